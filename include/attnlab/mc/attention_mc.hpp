@@ -1,0 +1,36 @@
+#pragma once
+// Monte-Carlo estimates of the attention norms over the Gaussian ensemble.
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/mc/driver.hpp>
+#include <attnlab/mc/result.hpp>
+
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+enum class Precision { float32, float64 };
+Precision parse_precision(const std::string& s);
+std::string to_string(Precision p);
+
+struct AttentionMcConfig {
+  EnsembleSpec ensemble;
+  std::vector<ActivationSpec> activations;  // evaluated on the same X, Q, K of each trial
+  std::uint64_t seed = 1;
+  std::uint32_t trials = 32;
+  Precision precision = Precision::float64;
+  std::string study = "attention_norms";
+};
+
+// The quantities of every activation: frob, frob2, jac, jac2, qgrad, qgrad2, kgrad, kgrad2.
+const std::vector<std::string>& attention_quantities();
+
+// Rows (activation × quantity) for one ensemble configuration; Inf/NaN trials are counted
+// in Estimate::nonfinite and excluded from the mean.
+std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& config, const ProgressFn& progress = {});
+
+// A key that names the configuration's result exactly (for ResultCache).
+std::string cache_key(const AttentionMcConfig& config);
+
+}  // namespace attnlab

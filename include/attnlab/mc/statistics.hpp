@@ -1,0 +1,56 @@
+#pragma once
+// Running moments, confidence intervals and log-log fits.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace attnlab {
+
+// Welford's running mean and variance; merge() is Chan et al.'s pairwise update, so
+// accumulators merged in a fixed order give the same numbers for any thread count.
+class Welford {
+ public:
+  void add(double x);
+  void merge(const Welford& other);
+  std::int64_t count() const { return n_; }
+  double mean() const { return mean_; }
+  double variance() const;  // unbiased
+  double standard_error() const;
+
+ private:
+  std::int64_t n_ = 0;
+  double mean_ = 0;
+  double m2_ = 0;
+};
+
+struct Estimate {
+  std::int64_t count = 0;
+  std::int64_t nonfinite = 0;  // trials whose value was Inf or NaN (excluded, never averaged)
+  double mean = 0;
+  double se = 0;
+  double ci_lo = 0;
+  double ci_hi = 0;
+  bool finite() const { return nonfinite == 0 && count > 0; }
+};
+
+// 95% two-sided Student-t interval from a sample; Inf/NaN values are counted, not used.
+Estimate estimate(std::span<const double> values, double level = 0.95);
+Estimate estimate(const Welford& w, std::int64_t nonfinite = 0, double level = 0.95);
+
+double student_t_quantile(double probability, double dof);
+
+// Weighted least squares fit of log y = a + b log x with y's standard errors propagated
+// by the delta method (se(log y) = se(y)/y); the CI on the exponent uses Student t with
+// n − 2 degrees of freedom and the larger of the model-based and residual-based errors.
+struct PowerLawFit {
+  double exponent = 0;
+  double exponent_se = 0;
+  double ci_lo = 0;
+  double ci_hi = 0;
+  double prefactor = 0;  // e^a
+  std::size_t points = 0;
+};
+PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, std::span<const double> y_se,
+                          double level = 0.95);
+
+}  // namespace attnlab

@@ -1,0 +1,44 @@
+#pragma once
+// Frobenius norms of ϕ(M), of its Jacobian w.r.t. its logits, and of its Q- and K-gradients
+// (the full N×N×D×d tensors), streamed over tiles of M = (XQ)(XK)ᵀ so that memory stays
+// O(N·(D + d + block)) and the N×N matrix is never formed.
+//
+// With U = XQ, V = XK and M_ij = u_i·v_j:
+//   elementwise ϕ:  ‖∂ϕ/∂Q‖² = Σ_ij ϕ'(M_ij)² ‖x_i‖² ‖v_j‖²,   ‖∂ϕ/∂K‖² = Σ_ij ϕ'(M_ij)² ‖u_i‖² ‖x_j‖²
+//   softmax rows s = softmax(c·m_i):  ‖∂ϕ/∂Q‖² = c² Σ_i ‖x_i‖² Σ_j s_j² ‖v_j − v̄_i‖²,  v̄_i = Σ_j s_j v_j
+//   (and K the same with (u_i, x_j) for (x_i, v_j)); derivations in docs of README "Conventions".
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/types.hpp>
+
+namespace attnlab {
+
+// Squared Frobenius norms of one sample; all sums are accumulated in double.
+struct AttentionNormsSquared {
+  double frob2 = 0;   // ‖ϕ(M)‖_F²
+  double jac2 = 0;    // ‖∂ϕ/∂S‖_F², S the activation's argument (diagonal for elementwise ϕ)
+  double qgrad2 = 0;  // ‖∂ϕ/∂Q‖_F² of the N×N×D×d tensor
+  double kgrad2 = 0;  // ‖∂ϕ/∂K‖_F²
+};
+
+struct TileShape {
+  index rows = 64;
+  index cols = 256;
+};
+
+// Parallel over row blocks (OpenMP) unless called inside a parallel region; the partition
+// and the reduction order do not depend on the thread count.
+template <class T>
+AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
+                                               const Activation& activation, TileShape tile = {});
+
+// Per-row closed forms for a row of logits a: Σ_j s_j² and ‖diag(s) − s sᵀ‖_F².
+struct SoftmaxRowNorms {
+  double frob2 = 0;
+  double jac2 = 0;
+};
+SoftmaxRowNorms softmax_row_norms(const double* logits, index n);
+
+// ‖softmax(A)‖_F² and ‖∇softmax(A)‖_F² (the N²×N² Jacobian) of an arbitrary square matrix.
+SoftmaxRowNorms softmax_matrix_norms(const MatrixD& A);
+
+}  // namespace attnlab

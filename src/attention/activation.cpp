@@ -1,0 +1,83 @@
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/text.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attnlab {
+
+Convention parse_convention(const std::string& s) {
+  if (s == "inside") return Convention::inside;
+  if (s == "outside") return Convention::outside;
+  if (s == "none") return Convention::none;
+  throw std::invalid_argument(text("convention must be inside, outside or none (got '", s, "')"));
+}
+
+std::string to_string(Convention c) {
+  switch (c) {
+    case Convention::inside: return "inside";
+    case Convention::outside: return "outside";
+    case Convention::none: return "none";
+  }
+  return "?";
+}
+
+double KScale::resolve(index N) const { return sqrt_n ? std::sqrt(static_cast<double>(N)) : value; }
+
+std::string KScale::str() const { return sqrt_n ? "sqrtN" : text(value); }
+
+KScale KScale::parse(const std::string& s) {
+  if (s == "sqrtN") return {true, 0.0};
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !(v > 0) || !std::isfinite(v))
+    throw std::invalid_argument(text("k must be a positive number or sqrtN (got '", s, "')"));
+  return {false, v};
+}
+
+const std::vector<ActivationInfo>& activation_registry() {
+  static const std::vector<ActivationInfo> registry{
+      {"poly", "x^p/k applied to the logits, 1/sqrt(d) placed by --convention", true, true},
+      {"softmax", "row-wise softmax of XQK^TX^T/sqrt(d)", false, false},
+  };
+  return registry;
+}
+
+const ActivationInfo& find_activation(const std::string& name) {
+  for (const auto& info : activation_registry())
+    if (info.name == name) return info;
+  std::string known;
+  for (const auto& info : activation_registry()) known += (known.empty() ? "" : ", ") + info.name;
+  throw std::invalid_argument(text("activation: unknown name '", name, "' (known: ", known, ")"));
+}
+
+void ActivationSpec::validate() const {
+  const auto& info = find_activation(name);
+  if (info.uses_p && p < 1) throw std::invalid_argument(text("p must be a positive integer (got ", p, ")"));
+}
+
+Activation ActivationSpec::resolve(index N, index d) const {
+  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
+  if (name == "softmax") return SoftmaxActivation{inv_sqrt_d};
+  const double inv_k = 1.0 / k.resolve(N);
+  switch (convention) {
+    case Convention::inside: return PowerActivation{p, inv_sqrt_d, inv_k};
+    case Convention::outside: return PowerActivation{p, 1.0, inv_sqrt_d * inv_k};
+    case Convention::none: return PowerActivation{p, 1.0, inv_k};
+  }
+  throw std::logic_error("unreachable convention");
+}
+
+std::string ActivationSpec::label() const {
+  if (name == "softmax") return "softmax";
+  const std::string power = p == 1 ? "x" : text("x^", p);
+  const std::string scale = k.sqrt_n ? "/sqrtN" : (k.value == 1.0 ? "" : "/" + k.str());
+  return text(power, scale, " (", to_string(convention), ")");
+}
+
+}  // namespace attnlab

@@ -1,0 +1,109 @@
+#include <attnlab/mc/statistics.hpp>
+
+#include <boost/math/distributions/students_t.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace attnlab {
+
+void Welford::add(double x) {
+  ++n_;
+  const double delta = x - mean_;
+  mean_ += delta / static_cast<double>(n_);
+  m2_ += delta * (x - mean_);
+}
+
+void Welford::merge(const Welford& other) {
+  if (other.n_ == 0) return;
+  if (n_ == 0) {
+    *this = other;
+    return;
+  }
+  const double na = static_cast<double>(n_), nb = static_cast<double>(other.n_), n = na + nb;
+  const double delta = other.mean_ - mean_;
+  mean_ += delta * nb / n;
+  m2_ += other.m2_ + delta * delta * na * nb / n;
+  n_ += other.n_;
+}
+
+double Welford::variance() const { return n_ > 1 ? m2_ / static_cast<double>(n_ - 1) : 0.0; }
+
+double Welford::standard_error() const {
+  return n_ > 1 ? std::sqrt(variance() / static_cast<double>(n_)) : std::numeric_limits<double>::infinity();
+}
+
+double student_t_quantile(double probability, double dof) {
+  return boost::math::quantile(boost::math::students_t(dof), probability);
+}
+
+Estimate estimate(const Welford& w, std::int64_t nonfinite, double level) {
+  Estimate e;
+  e.count = w.count();
+  e.nonfinite = nonfinite;
+  e.mean = w.mean();
+  e.se = w.standard_error();
+  if (e.count > 1) {
+    const double t = student_t_quantile(0.5 + level / 2, static_cast<double>(e.count - 1));
+    e.ci_lo = e.mean - t * e.se;
+    e.ci_hi = e.mean + t * e.se;
+  } else {
+    e.ci_lo = -std::numeric_limits<double>::infinity();
+    e.ci_hi = std::numeric_limits<double>::infinity();
+  }
+  return e;
+}
+
+Estimate estimate(std::span<const double> values, double level) {
+  Welford w;
+  std::int64_t nonfinite = 0;
+  for (double v : values) {
+    if (std::isfinite(v))
+      w.add(v);
+    else
+      ++nonfinite;
+  }
+  return estimate(w, nonfinite, level);
+}
+
+PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, std::span<const double> y_se,
+                          double level) {
+  if (x.size() != y.size() || x.size() != y_se.size()) throw std::invalid_argument("fit_power_law: size mismatch");
+  if (x.size() < 3) throw std::invalid_argument("fit_power_law: needs at least 3 points");
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  std::vector<double> lx(x.size()), ly(x.size()), w(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(x[i] > 0) || !(y[i] > 0)) throw std::invalid_argument("fit_power_law: x and y must be positive");
+    lx[i] = std::log(x[i]);
+    ly[i] = std::log(y[i]);
+    const double s = std::max(y_se[i] / y[i], 1e-12);
+    w[i] = 1 / (s * s);
+    sw += w[i];
+    sx += w[i] * lx[i];
+    sy += w[i] * ly[i];
+    sxx += w[i] * lx[i] * lx[i];
+    sxy += w[i] * lx[i] * ly[i];
+  }
+  const double det = sw * sxx - sx * sx;
+  PowerLawFit fit;
+  fit.points = x.size();
+  fit.exponent = (sw * sxy - sx * sy) / det;
+  const double a = (sy - fit.exponent * sx) / sw;
+  fit.prefactor = std::exp(a);
+  double chi2 = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = ly[i] - a - fit.exponent * lx[i];
+    chi2 += w[i] * r * r;
+  }
+  const double dof = static_cast<double>(x.size() - 2);
+  const double model_var = sw / det;
+  fit.exponent_se = std::sqrt(model_var * std::max(1.0, chi2 / dof));
+  const double t = student_t_quantile(0.5 + level / 2, dof);
+  fit.ci_lo = fit.exponent - t * fit.exponent_se;
+  fit.ci_hi = fit.exponent + t * fit.exponent_se;
+  return fit;
+}
+
+}  // namespace attnlab
