@@ -13,4 +13,12 @@ std::string text(const Args&... args) {
   return out.str();
 }
 
+// A number with `digits` significant digits, for human-readable summaries.
+inline std::string sig(double v, int digits = 4) {
+  std::ostringstream out;
+  out.precision(digits);
+  out << v;
+  return out.str();
+}
+
 }  // namespace attnlab

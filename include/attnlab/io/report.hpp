@@ -1,0 +1,20 @@
+#pragma once
+// claims.csv and report.md of `verify`.
+#include <attnlab/theory/claims.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::io {
+
+struct CheckedClaim {
+  const Claim* claim;
+  ClaimOutcome outcome;
+};
+
+std::string claims_csv(const std::vector<CheckedClaim>& checked);
+std::string report_markdown(const std::vector<CheckedClaim>& checked, const nlohmann::json& run);
+
+}  // namespace attnlab::io

@@ -1,0 +1,73 @@
+#pragma once
+// The common front end of every study binary: flags (and a TOML config with the same keys),
+// validation before any output, the output folder contract, checkpoints and metadata.
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/io/checkpoint.hpp>
+#include <attnlab/io/progress.hpp>
+#include <attnlab/mc/attention_mc.hpp>
+#include <attnlab/mc/figure.hpp>
+#include <attnlab/mc/result.hpp>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnlab::io {
+
+struct StudyOptions {
+  std::filesystem::path out = "results";
+  std::uint64_t seed = 1;
+  std::uint32_t trials = 0;  // 0: the study's default
+  int threads = 0;           // 0: every hardware thread
+  bool quick = false;
+  std::string config;
+  std::string backend = "cpu";
+  // Ensemble and activation grids (studies that sample X, Q, K).
+  std::vector<index> N, D, d;
+  std::vector<int> p;
+  std::vector<std::string> k;
+  double sigma_x = 1.0, sigma_t = 1.0;
+  std::vector<std::string> activations;
+  std::string convention = "inside";
+  std::string precision = "double";
+
+  // Every (N, D, d) of the grid as an ensemble.
+  std::vector<EnsembleSpec> ensembles() const;
+  // Every activation of the grid: each poly activation × p × k; softmax once.
+  std::vector<ActivationSpec> activation_specs() const;
+  std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
+};
+
+struct StudyContext {
+  ResultCache* cache;
+  ProgressBar* progress;
+  std::vector<std::string> warnings;
+};
+
+struct StudyOutput {
+  std::vector<ResultRow> rows;
+  std::vector<Figure> figures;
+  std::vector<std::pair<std::string, std::string>> files;  // extra outputs: name, content
+};
+
+struct StudyDefinition {
+  std::string name;
+  std::string description;
+  bool ensemble_flags = true;  // --N --D --d --p --k --sigma-x --sigma-t --activation ...
+  StudyOptions defaults{};
+  StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
+  std::function<void(CLI::App&)> add_flags;              // study-specific flags
+  std::function<void(const StudyOptions&)> validate;     // throws std::invalid_argument
+  std::function<StudyOutput(const StudyOptions&, StudyContext&)> run;
+};
+
+// Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
+// Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.
+int run_study(int argc, char** argv, const StudyDefinition& study);
+
+}  // namespace attnlab::io

@@ -1,0 +1,19 @@
+#pragma once
+// The long-format CSV of the output contract and its JSON-lines form for checkpoints.
+#include <attnlab/mc/result.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::io {
+
+// Fixed contract columns, then every extra column in order of first appearance.
+std::string to_csv(const std::vector<ResultRow>& rows);
+std::string csv_field(const std::string& s);
+
+nlohmann::json to_json(const ResultRow& row);
+ResultRow row_from_json(const nlohmann::json& j);
+
+}  // namespace attnlab::io

@@ -1,0 +1,32 @@
+#pragma once
+// A grid of ensembles × activations, each grid point a cached Monte-Carlo run, with
+// log-log fits over N of the chosen quantities and one figure per quantity.
+#include <attnlab/mc/attention_mc.hpp>
+#include <attnlab/mc/figure.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+struct SweepSpec {
+  std::string study;
+  std::vector<EnsembleSpec> ensembles;
+  std::vector<ActivationSpec> activations;
+  std::vector<std::string> quantities;  // kept in the output, e.g. {"frob", "frob2"}
+  std::vector<std::string> fitted;      // fitted over N and plotted, e.g. {"frob"}
+  std::uint64_t seed = 1;
+  std::uint32_t trials = 32;
+  Precision precision = Precision::float64;
+};
+
+struct SweepResult {
+  std::vector<ResultRow> rows;  // estimates, then one "<quantity>_exponent" row per fit
+  std::vector<Figure> figures;
+};
+
+SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
+                      const std::function<ProgressFn(const std::string&)>& progress = {});
+
+}  // namespace attnlab

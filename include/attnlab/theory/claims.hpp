@@ -1,0 +1,57 @@
+#pragma once
+// The claim registry: each claim of CLAIMS.md is an id, its source, its statement, how it
+// is checked, and a function that computes its verdict from data.
+#include <attnlab/mc/driver.hpp>
+#include <attnlab/mc/figure.hpp>
+#include <attnlab/mc/result.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+enum class Verdict { holds, violated, loose, inexact, inconclusive };
+std::string to_string(Verdict v);
+
+struct ClaimContext {
+  std::uint64_t seed = 1;
+  bool quick = false;             // CI-sized grids and trial counts
+  std::uint32_t trials = 0;       // 0: each claim's default
+  ResultCache* cache = nullptr;   // finished configurations (resume and sharing between claims)
+  std::function<ProgressFn(const std::string& label)> progress;  // may be empty
+
+  std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
+  ProgressFn progress_for(const std::string& label) const { return progress ? progress(label) : ProgressFn{}; }
+};
+
+struct ClaimOutcome {
+  Verdict verdict = Verdict::inconclusive;
+  double measured = 0, claimed = 0, ci_lo = 0, ci_hi = 0;
+  std::string detail;               // one line: what was measured and why this verdict
+  std::vector<ResultRow> evidence;  // rows for verify.csv
+  std::vector<Figure> figures;
+};
+
+struct Claim {
+  std::string id, source, statement, method;
+  std::function<ClaimOutcome(const ClaimContext&)> check;
+};
+
+class ClaimRegistry {
+ public:
+  void add(Claim claim);  // throws on a duplicate id
+  const std::vector<Claim>& all() const { return claims_; }
+  const Claim& find(const std::string& id) const;  // throws std::invalid_argument naming the id
+
+ private:
+  std::vector<Claim> claims_;
+};
+
+// Every registered claim, in catalogue order.
+const ClaimRegistry& claim_registry();
+
+// Each family adds its claims here; a new claim is one add() in its family's file.
+void register_poly_claims(ClaimRegistry& registry);
+
+}  // namespace attnlab

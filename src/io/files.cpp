@@ -1,0 +1,42 @@
+#include <attnlab/core/text.hpp>
+#include <attnlab/io/files.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+namespace attnlab::io {
+
+void write_atomically(const std::filesystem::path& path, const std::string& content) {
+  const auto tmp = path.string() + text(".tmp.", ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(errno)));
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const auto n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(errno)));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  std::filesystem::rename(tmp, path);
+}
+
+void ensure_writable_directory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::invalid_argument(text("--out: cannot create directory '", dir.string(), "': ", ec.message()));
+  if (!std::filesystem::is_directory(dir)) throw std::invalid_argument(text("--out: '", dir.string(), "' is not a directory"));
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::invalid_argument(text("--out: directory '", dir.string(), "' is not writable: ", std::strerror(errno)));
+}
+
+}  // namespace attnlab::io

@@ -1,0 +1,72 @@
+#include <attnlab/core/text.hpp>
+#include <attnlab/io/plot.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace attnlab::io {
+namespace {
+
+// gnuplot single-quoted string: no escapes, '' stands for a quote.
+std::string quoted(const std::string& s) {
+  std::string q;
+  for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return "'" + q + "'";
+}
+
+bool gnuplot_available() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+}  // namespace
+
+bool draw_png(const Figure& f, const std::filesystem::path& dir, std::string& warning) {
+  static const bool available = gnuplot_available();
+  if (!available) {
+    warning = "gnuplot not found: " + f.name + ".png not drawn";
+    return false;
+  }
+  const auto stem = dir / text(".", f.name, ".", ::getpid());
+  const auto data = stem.string() + ".dat", script = stem.string() + ".gp", png = stem.string() + ".png";
+  {
+    std::ofstream out(data);
+    out.precision(12);
+    for (const auto& s : f.series) {
+      for (std::size_t i = 0; i < s.x.size(); ++i) {
+        const bool bars = s.lo.size() == s.y.size();
+        out << s.x[i] << ' ' << s.y[i] << ' ' << (bars ? s.lo[i] : s.y[i]) << ' ' << (bars ? s.hi[i] : s.y[i]) << '\n';
+      }
+      out << "\n\n";
+    }
+  }
+  {
+    std::ofstream gp(script);
+    gp << "set terminal pngcairo size 960,640 noenhanced font 'sans,11'\n";
+    gp << "set output " << quoted(png) << "\n";
+    gp << "set title " << quoted(f.title) << "\n";
+    gp << "set xlabel " << quoted(f.xlabel) << " noenhanced\nset ylabel " << quoted(f.ylabel) << "\n";
+    gp << "set key outside right top\nset grid\n";
+    if (f.logx) gp << "set logscale x\n";
+    if (f.logy) gp << "set logscale y\n";
+    gp << "plot ";
+    for (std::size_t i = 0; i < f.series.size(); ++i) {
+      const auto& s = f.series[i];
+      gp << (i ? ", " : "") << quoted(data) << " index " << i
+         << (s.line_only ? " using 1:2 with lines lw 2" : " using 1:2:3:4 with yerrorlines pt 7 ps 0.8")
+         << " title " << quoted(s.label);
+    }
+    gp << "\n";
+  }
+  const int rc = std::system(text("gnuplot ", quoted(script), " 2>/dev/null").c_str());
+  std::filesystem::remove(data);
+  std::filesystem::remove(script);
+  if (rc != 0 || !std::filesystem::exists(png)) {
+    warning = "gnuplot failed: " + f.name + ".png not drawn";
+    std::filesystem::remove(png);
+    return false;
+  }
+  std::filesystem::rename(png, dir / (f.name + ".png"));
+  return true;
+}
+
+}  // namespace attnlab::io

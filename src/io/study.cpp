@@ -1,0 +1,232 @@
+#include <attnlab/core/text.hpp>
+#include <attnlab/io/files.hpp>
+#include <attnlab/io/metadata.hpp>
+#include <attnlab/io/plot.hpp>
+#include <attnlab/io/study.hpp>
+#include <attnlab/io/table.hpp>
+
+#include <omp.h>
+#include <toml++/toml.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace attnlab::io {
+
+std::vector<EnsembleSpec> StudyOptions::ensembles() const {
+  std::vector<EnsembleSpec> specs;
+  for (index n : N)
+    for (index dd : D)
+      for (index h : d) specs.push_back({n, dd, h, sigma_x, sigma_t});
+  return specs;
+}
+
+std::vector<ActivationSpec> StudyOptions::activation_specs() const {
+  std::vector<ActivationSpec> specs;
+  const auto conv = parse_convention(convention);
+  for (const auto& name : activations) {
+    const auto& info = find_activation(name);
+    if (!info.uses_p) {
+      specs.push_back({name, 1, KScale{}, conv});
+      continue;
+    }
+    for (int power : p)
+      for (const auto& scale : k) specs.push_back({name, power, KScale::parse(scale), conv});
+  }
+  return specs;
+}
+
+std::uint32_t StudyOptions::trials_or(std::uint32_t full, std::uint32_t quick_default) const {
+  if (trials > 0) return trials;
+  return quick ? quick_default : full;
+}
+
+namespace {
+
+nlohmann::json resolved_config(const StudyOptions& o, bool ensemble) {
+  nlohmann::json j{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
+                   {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
+  if (ensemble) {
+    j.update({{"N", o.N}, {"D", o.D}, {"d", o.d}, {"p", o.p}, {"k", o.k}, {"sigma_x", o.sigma_x},
+              {"sigma_t", o.sigma_t}, {"activation", o.activations}, {"convention", o.convention},
+              {"precision", o.precision}});
+  }
+  return j;
+}
+
+std::string toml_value(const toml::node& node, const std::string& key) {
+  if (const auto* arr = node.as_array()) {
+    std::string joined;
+    for (const auto& item : *arr) joined += (joined.empty() ? "" : ",") + toml_value(item, key);
+    return joined;
+  }
+  if (const auto* s = node.as_string()) return s->get();
+  if (const auto* i = node.as_integer()) return std::to_string(i->get());
+  if (const auto* f = node.as_floating_point()) return text(f->get());
+  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
+  throw std::invalid_argument(text("config: key '", key, "' has an unsupported type"));
+}
+
+// Arguments from the TOML file for every key not given on the command line.
+std::vector<std::string> config_arguments(const std::string& file, const CLI::App& app,
+                                          const std::vector<std::string>& argv) {
+  toml::table table;
+  try {
+    table = toml::parse_file(file);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw std::invalid_argument(text("config: malformed TOML in ", file, " at line ", where.line, ": ", e.description()));
+  }
+  std::vector<std::string> args;
+  for (const auto& [k, node] : table) {
+    const std::string key(k.str());
+    const std::string flag = "--" + key;
+    const auto* option = app.get_option_no_throw(flag);
+    if (!option || key == "config") throw std::invalid_argument(text("config: unknown key '", key, "' in ", file));
+    bool on_command_line = false;
+    for (const auto& a : argv) on_command_line |= a == flag || a.rfind(flag + "=", 0) == 0;
+    if (on_command_line) continue;
+    const std::string value = toml_value(node, key);
+    if (option->get_type_size() == 0) {  // a flag
+      if (value == "true") args.push_back(flag);
+    } else {
+      args.push_back(flag);
+      args.push_back(value);
+    }
+  }
+  return args;
+}
+
+void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
+  app.add_option("--out", o.out, "output directory")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of every random stream")->capture_default_str();
+  app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (0: the study's default)")
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "OpenMP threads (0: all hardware threads)")->capture_default_str();
+  app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
+  app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");
+  app.add_option("--backend", o.backend, "cpu (thrust and cuda need the GPU build)")->capture_default_str();
+  if (!ensemble) return;
+  app.add_option("--N", o.N, "sequence lengths, comma-separated")->delimiter(',')->capture_default_str();
+  app.add_option("--D", o.D, "embedding dimensions")->delimiter(',')->capture_default_str();
+  app.add_option("--d", o.d, "head dimensions")->delimiter(',')->capture_default_str();
+  app.add_option("--p", o.p, "powers of x^p/k (positive integers)")->delimiter(',')->capture_default_str();
+  app.add_option("--k", o.k, "scales k of x^p/k: numbers or sqrtN")->delimiter(',')->capture_default_str();
+  app.add_option("--sigma-x", o.sigma_x, "standard deviation of the entries of X")->capture_default_str();
+  app.add_option("--sigma-t", o.sigma_t, "standard deviation of the entries of Q and K")->capture_default_str();
+  app.add_option("--activation", o.activations, "activations by name (poly, softmax)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--convention", o.convention,
+                 "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
+      ->capture_default_str();
+  app.add_option("--precision", o.precision, "float or double")->capture_default_str();
+}
+
+void validate_common(const StudyOptions& o, bool ensemble) {
+  if (o.threads < 0) throw std::invalid_argument(text("threads must be at least 0 (got ", o.threads, ")"));
+  if (o.backend == "thrust" || o.backend == "cuda")
+    throw std::invalid_argument(text("backend: '", o.backend, "' is not built in this binary (use cpu)"));
+  if (o.backend != "cpu") throw std::invalid_argument(text("backend must be cpu, thrust or cuda (got '", o.backend, "')"));
+  if (!ensemble) return;
+  const auto non_empty = [](const char* name, std::size_t n) {
+    if (n == 0) throw std::invalid_argument(text(name, " must list at least one value"));
+  };
+  non_empty("N", o.N.size());
+  non_empty("D", o.D.size());
+  non_empty("d", o.d.size());
+  non_empty("activation", o.activations.size());
+  for (const auto& e : o.ensembles()) e.validate();
+  parse_precision(o.precision);
+  for (const auto& a : o.activation_specs()) a.validate();
+}
+
+}  // namespace
+
+int run_study(int argc, char** argv, const StudyDefinition& study) {
+  const auto start = std::chrono::steady_clock::now();
+  StudyOptions options = study.defaults;
+  CLI::App app{study.description, study.name};
+  add_common_flags(app, options, study.ensemble_flags);
+  if (study.add_flags) study.add_flags(app);
+  const auto fail = [&](const std::string& message, int code) {
+    std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
+    return code;
+  };
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // Vector flags append on repeat, so the config supplies only keys absent from argv.
+    {
+      StudyOptions probe;
+      CLI::App first{study.description, study.name};
+      first.allow_extras();
+      first.add_option("--config", probe.config);
+      first.set_help_flag();
+      std::vector<std::string> reversed(args.rbegin(), args.rend());
+      first.parse(reversed);
+      if (!probe.config.empty()) {
+        const auto extra = config_arguments(probe.config, app, args);
+        args.insert(args.begin(), extra.begin(), extra.end());
+      }
+    }
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    if (options.quick && study.ensemble_flags) {
+      const auto use_quick = [&](const char* flag, auto& value, const auto& quick) {
+        if (app.count(flag) == 0 && !quick.empty()) value = quick;
+      };
+      use_quick("--N", options.N, study.quick_defaults.N);
+      use_quick("--D", options.D, study.quick_defaults.D);
+      use_quick("--d", options.d, study.quick_defaults.d);
+      use_quick("--p", options.p, study.quick_defaults.p);
+    }
+    validate_common(options, study.ensemble_flags);
+    if (study.validate) study.validate(options);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return fail(e.what(), 2);
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what(), 2);
+  }
+
+  try {
+    ensure_writable_directory(options.out);
+    if (options.threads > 0) omp_set_num_threads(options.threads);
+    JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"));
+    ProgressBar progress;
+    StudyContext ctx{&checkpoint, &progress, {}};
+    const auto output = study.run(options, ctx);
+    if (checkpoint.resumed() > 0)
+      std::fprintf(stderr, "%s: resumed %zu finished configurations\n", study.name.c_str(), checkpoint.resumed());
+
+    for (const auto& r : output.rows)
+      if (r.value.nonfinite > 0)
+        ctx.warnings.push_back(text("non-finite values in ", r.value.nonfinite, " trials of ", r.quantity, " for ",
+                                    r.activation, " at N=", r.N, " D=", r.D, " d=", r.d, " (excluded; row marked)"));
+    write_atomically(options.out / (study.name + ".csv"), to_csv(output.rows));
+    for (const auto& [name, content] : output.files) write_atomically(options.out / name, content);
+    for (const auto& f : output.figures) {
+      std::string warning;
+      if (!draw_png(f, options.out, warning)) ctx.warnings.push_back(warning);
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto meta = run_metadata(study.name, resolved_config(options, study.ensemble_flags), wall);
+    meta["warnings"] = ctx.warnings;
+    meta["outputs"] = nlohmann::json::array({study.name + ".csv"});
+    for (const auto& [name, content] : output.files) meta["outputs"].push_back(name);
+    for (const auto& f : output.figures) meta["outputs"].push_back(f.name + ".png");
+    write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
+    checkpoint.remove();
+    for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
+    return 0;
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what(), 2);
+  } catch (const std::exception& e) {
+    return fail(e.what(), 1);
+  }
+}
+
+}  // namespace attnlab::io

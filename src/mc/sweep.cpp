@@ -1,0 +1,63 @@
+#include <attnlab/core/text.hpp>
+#include <attnlab/mc/sweep.hpp>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace attnlab {
+
+SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
+                      const std::function<ProgressFn(const std::string&)>& progress) {
+  SweepResult result;
+  for (const auto& e : spec.ensembles) {
+    const AttentionMcConfig config{e, spec.activations, spec.seed, spec.trials, spec.precision, spec.study};
+    auto rows = cached(cache, cache_key(config), [&] {
+      return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{});
+    });
+    for (auto& r : rows)
+      if (std::find(spec.quantities.begin(), spec.quantities.end(), r.quantity) != spec.quantities.end())
+        result.rows.push_back(std::move(r));
+  }
+  // Group by (quantity, activation, D, d) and fit over N where there are at least 3 N.
+  using Key = std::tuple<std::string, std::string, index, index>;
+  std::map<Key, std::vector<const ResultRow*>> groups;
+  for (const auto& r : result.rows)
+    if (std::find(spec.fitted.begin(), spec.fitted.end(), r.quantity) != spec.fitted.end())
+      groups[{r.quantity, r.activation, r.D, r.d}].push_back(&r);
+  std::map<std::string, Figure> figures;
+  std::vector<ResultRow> fits;
+  for (const auto& [key, members] : groups) {
+    const auto& [quantity, activation, D, d] = key;
+    Series s{text(activation, ", D=", D, ", d=", d), {}, {}, {}, {}, false};
+    std::vector<double> se;
+    bool finite = true;
+    for (const auto* r : members) {
+      finite &= r->value.finite();
+      s.x.push_back(double(r->N));
+      s.y.push_back(r->value.mean);
+      s.lo.push_back(r->value.ci_lo);
+      s.hi.push_back(r->value.ci_hi);
+      se.push_back(r->value.se);
+    }
+    auto& fig = figures[quantity];
+    if (fig.name.empty())
+      fig = {quantity == spec.fitted.front() ? spec.study : spec.study + "_" + quantity,
+             text("E ", quantity, " over N (", spec.study, ")"), "N", text(quantity, ": mean with 95% CI"), true, true, {}};
+    fig.series.push_back(s);
+    if (members.size() < 3 || !finite) continue;
+    const auto fit = fit_power_law(s.x, s.y, se);
+    ResultRow row = *members.front();
+    row.quantity = quantity + "_exponent";
+    row.N = 0;
+    row.value = Estimate{static_cast<std::int64_t>(fit.points), 0, fit.exponent, fit.exponent_se, fit.ci_lo, fit.ci_hi};
+    row.extra.push_back({"N_range", text(s.x.front(), "-", s.x.back())});
+    row.extra.push_back({"prefactor", text(fit.prefactor)});
+    fits.push_back(std::move(row));
+  }
+  result.rows.insert(result.rows.end(), fits.begin(), fits.end());
+  for (auto& [q, f] : figures) result.figures.push_back(std::move(f));
+  return result;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,72 @@
+#include <attnlab/theory/moments.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attnlab::theory {
+
+double rising_by_two(double n, int p) {
+  double r = 1;
+  for (int k = 0; k < p; ++k) r *= n + 2 * k;
+  return r;
+}
+
+double double_factorial(int n) {
+  if (n < -1) throw std::invalid_argument("double_factorial of n < -1");
+  double r = 1;
+  for (int k = n; k > 1; k -= 2) r *= k;
+  return r;
+}
+
+double falling_factorial(double n, int p) {
+  double r = 1;
+  for (int k = 0; k < p; ++k) r *= n - k;
+  return r;
+}
+
+double frobenius2_exact(const Ensemble& e, int p) {
+  const double scale = double_factorial(2 * p - 1) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
+                       std::pow(e.sigma_t, 4 * p);
+  const double off = e.N * (e.N - 1) * std::pow(rising_by_two(e.D, p), 2);
+  const double diag = e.N * rising_by_two(e.D, 2 * p);
+  return scale * (off + diag);
+}
+
+double frobenius2_independent_paper(const Ensemble& e, int p) {
+  const double s = std::sqrt(e.D) * e.sigma_x * e.sigma_t;
+  return e.N * e.N * product_moment_paper(e.d, p, s, s);
+}
+
+double frobenius2_independent_exact(const Ensemble& e, int p) {
+  const double s = std::sqrt(e.D) * e.sigma_x * e.sigma_t;
+  return e.N * e.N * product_moment_exact(e.d, p, s, s);
+}
+
+double product_moment_exact(double D, int p, double sigma1, double sigma2) {
+  // c = Σ a_i b_i; given b, c ~ N(0, σ1²‖b‖²) and ‖b‖²/σ2² ~ χ²_D.
+  return double_factorial(2 * p - 1) * rising_by_two(D, p) * std::pow(sigma1 * sigma2, 2 * p);
+}
+
+double product_moment_paper(double D, int p, double sigma1, double sigma2) {
+  return falling_factorial(D, p) * double_factorial(2 * p - 1) * std::pow(sigma1 * sigma2, 2 * p);
+}
+
+double qgrad2_exact(const Ensemble& e, int p) {
+  const double scale = p * p * double_factorial(2 * p - 3) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
+                       std::pow(e.sigma_t, 4 * p - 2);
+  const double off = e.N * (e.N - 1) * std::pow(rising_by_two(e.D, p), 2);
+  const double diag = e.N * rising_by_two(e.D, 2 * p);
+  return scale * (off + diag);
+}
+
+double qgrad2_paper(const Ensemble& e, int p) {
+  const double s = std::pow(e.sigma_x, 4 * p) * std::pow(e.sigma_t, 4 * p - 2);
+  if (p == 1) return (3 * e.N * e.D * e.d + e.N * (e.N - 1) * e.D * (e.D - 1) * e.d) * s;
+  return e.N * e.N * std::pow(e.D, 2 * p) * std::pow(e.d, p) * double_factorial(2 * p - 3) * s;
+}
+
+double qgrad2_paper_leading(const Ensemble& e) {
+  return e.N * e.N * e.D * e.D * e.d * std::pow(e.sigma_x, 4) * std::pow(e.sigma_t, 2);
+}
+
+}  // namespace attnlab::theory
