@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   io::StudyDefinition study{"softmax_bounds", "softmax Frobenius and Jacobian norms against sqrt(N) and 2 sqrt(N)"};
   study.ensemble_flags = false;
   study.run = [](const io::StudyOptions& o, io::StudyContext& ctx) {
-    const ClaimContext claims{o.seed, o.quick, o.trials, ctx.cache, {}};
+    const ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache, {}};
     io::StudyOutput out;
     for (const char* id : {"poly.softmax_fro_bound", "poly.softmax_jac_bound"}) {
       auto outcome = claim_registry().find(id).check(claims);

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     for (const auto& id : ids) claim_registry().find(id);
   };
   study.run = [&](const io::StudyOptions& o, io::StudyContext& ctx) {
-    const ClaimContext claims{o.seed, o.quick, o.trials, ctx.cache,
+    const ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
                               [&](const std::string& label) { return ctx.progress->task(label); }};
     std::vector<io::CheckedClaim> checked;
     for (const auto& claim : claim_registry().all())

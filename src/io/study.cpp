@@ -38,7 +38,7 @@ std::vector<ActivationSpec> StudyOptions::activation_specs() const {
 }
 
 std::uint32_t StudyOptions::trials_or(std::uint32_t full, std::uint32_t quick_default) const {
-  if (trials > 0) return trials;
+  if (trials > 0) return static_cast<std::uint32_t>(trials);
   return quick ? quick_default : full;
 }
 
@@ -101,8 +101,7 @@ std::vector<std::string> config_arguments(const std::string& file, const CLI::Ap
 void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--out", o.out, "output directory")->capture_default_str();
   app.add_option("--seed", o.seed, "seed of every random stream")->capture_default_str();
-  app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (0: the study's default)")
-      ->capture_default_str();
+  app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (default: the study's own)");
   app.add_option("--threads", o.threads, "OpenMP threads (0: all hardware threads)")->capture_default_str();
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
   app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");
@@ -181,6 +180,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
       use_quick("--d", options.d, study.quick_defaults.d);
       use_quick("--p", options.p, study.quick_defaults.p);
     }
+    if (app.count("--trials") > 0 && options.trials < 1)
+      throw std::invalid_argument(text("trials must be at least 1 (got ", options.trials, ")"));
     validate_common(options, study.ensemble_flags);
     if (study.validate) study.validate(options);
   } catch (const CLI::CallForHelp&) {

@@ -22,7 +22,7 @@ namespace attnlab::io {
 struct StudyOptions {
   std::filesystem::path out = "results";
   std::uint64_t seed = 1;
-  std::uint32_t trials = 0;  // 0: the study's default
+  std::int64_t trials = 0;  // 0: the study's default
   int threads = 0;           // 0: every hardware thread
   bool quick = false;
   std::string config;
