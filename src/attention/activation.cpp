@@ -22,7 +22,7 @@ std::string to_string(Convention c) {
   return "?";
 }
 
-double KScale::resolve(index N) const { return sqrt_n ? std::sqrt(static_cast<double>(N)) : value; }
+double KScale::resolve(Index N) const { return sqrt_n ? std::sqrt(static_cast<double>(N)) : value; }
 
 std::string KScale::str() const { return sqrt_n ? "sqrtN" : text(value); }
 
@@ -61,7 +61,7 @@ void ActivationSpec::validate() const {
   if (info.uses_p && p < 1) throw std::invalid_argument(text("p must be a positive integer (got ", p, ")"));
 }
 
-Activation ActivationSpec::resolve(index N, index d) const {
+Activation ActivationSpec::resolve(Index N, Index d) const {
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
   if (name == "softmax") return SoftmaxActivation{inv_sqrt_d};
   const double inv_k = 1.0 / k.resolve(N);

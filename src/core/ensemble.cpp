@@ -16,7 +16,7 @@ std::string EnsembleSpec::describe() const {
 }
 
 void EnsembleSpec::validate() const {
-  const auto positive_size = [](const char* name, index v) {
+  const auto positive_size = [](const char* name, Index v) {
     if (v < 1) throw std::invalid_argument(text(name, " must be at least 1 (got ", v, ")"));
   };
   const auto positive_sigma = [](const char* name, double v) {

@@ -16,9 +16,9 @@ namespace attnlab::io {
 
 std::vector<EnsembleSpec> StudyOptions::ensembles() const {
   std::vector<EnsembleSpec> specs;
-  for (index n : N)
-    for (index dd : D)
-      for (index h : d) specs.push_back({n, dd, h, sigma_x, sigma_t});
+  for (Index n : N)
+    for (Index dd : D)
+      for (Index h : d) specs.push_back({n, dd, h, sigma_x, sigma_t});
   return specs;
 }
 

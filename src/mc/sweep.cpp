@@ -20,7 +20,7 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
         result.rows.push_back(std::move(r));
   }
   // Group by (quantity, activation, D, d) and fit over N where there are at least 3 N.
-  using Key = std::tuple<std::string, std::string, index, index>;
+  using Key = std::tuple<std::string, std::string, Index, Index>;
   std::map<Key, std::vector<const ResultRow*>> groups;
   for (const auto& r : result.rows)
     if (std::find(spec.fitted.begin(), spec.fitted.end(), r.quantity) != spec.fitted.end())

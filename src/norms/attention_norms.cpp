@@ -29,29 +29,29 @@ inline double power_minus_one(double s, int p) {
 }
 
 struct Streamed {
-  index N;
+  Index N;
   VectorD x2, u2, v2;  // ‖x_i‖², ‖u_i‖², ‖v_i‖²
 };
 
 // One block of rows of the elementwise estimator: S tiles live only in `tile`.
 template <class T, int P>
 AttentionNormsSquared power_rows(const Matrix<T>& U, const Matrix<T>& V, const Streamed& st,
-                                 const PowerActivation& a, index r0, index nr, Matrix<T>& tile) {
+                                 const PowerActivation& a, Index r0, Index nr, Matrix<T>& tile) {
   AttentionNormsSquared acc;
   const double ls = a.logit_scale, os = a.out_scale, p = a.p;
   const double dlogit2 = ls * ls;  // ∂S/∂M squared
   std::vector<double> rq(static_cast<std::size_t>(nr), 0.0), rk(static_cast<std::size_t>(nr), 0.0);
-  for (index c0 = 0; c0 < st.N; c0 += tile.cols()) {
-    const index nc = std::min(tile.cols(), st.N - c0);
+  for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
+    const Index nc = std::min(tile.cols(), st.N - c0);
     auto t = tile.topLeftCorner(nr, nc);
     t.noalias() = U.middleRows(r0, nr) * V.middleRows(c0, nc).transpose();
     const double* v2 = st.v2.data() + c0;
     const double* x2 = st.x2.data() + c0;
-    for (index i = 0; i < nr; ++i) {
+    for (Index i = 0; i < nr; ++i) {
       const T* m = tile.data() + i * tile.cols();
       double f2 = 0, j2 = 0, q = 0, k = 0;
 #pragma omp simd reduction(+ : f2, j2, q, k)
-      for (index j = 0; j < nc; ++j) {
+      for (Index j = 0; j < nc; ++j) {
         const double s = ls * static_cast<double>(m[j]);
         const double sp = power_minus_one<P>(s, a.p);
         const double phi = os * sp * s;
@@ -68,7 +68,7 @@ AttentionNormsSquared power_rows(const Matrix<T>& U, const Matrix<T>& V, const S
       rk[static_cast<std::size_t>(i)] += k;
     }
   }
-  for (index i = 0; i < nr; ++i) {
+  for (Index i = 0; i < nr; ++i) {
     acc.qgrad2 += dlogit2 * st.x2[r0 + i] * rq[static_cast<std::size_t>(i)];
     acc.kgrad2 += dlogit2 * st.u2[r0 + i] * rk[static_cast<std::size_t>(i)];
   }
@@ -78,11 +78,11 @@ AttentionNormsSquared power_rows(const Matrix<T>& U, const Matrix<T>& V, const S
 // One block of full rows of the softmax estimator (a row needs all its logits).
 template <class T>
 AttentionNormsSquared softmax_rows_block(const Matrix<T>& U, const Matrix<T>& V, const MatrixD& Xd, const MatrixD& Vd,
-                                         const Streamed& st, double c, index r0, index nr, Matrix<T>& tile) {
+                                         const Streamed& st, double c, Index r0, Index nr, Matrix<T>& tile) {
   auto t = tile.topLeftCorner(nr, st.N);
   t.noalias() = U.middleRows(r0, nr) * V.transpose();
   MatrixD P = (c * t.template cast<double>()).eval();
-  for (index i = 0; i < nr; ++i) {
+  for (Index i = 0; i < nr; ++i) {
     const double mx = P.row(i).maxCoeff();
     P.row(i) = (P.row(i).array() - mx).exp().matrix();
     P.row(i) /= P.row(i).sum();
@@ -91,7 +91,7 @@ AttentionNormsSquared softmax_rows_block(const Matrix<T>& U, const Matrix<T>& V,
   const MatrixD vbar = P * Vd, w = P2 * Vd, xbar = P * Xd, y = P2 * Xd;
   const VectorD sv2 = P2 * st.v2, sx2 = P2 * st.x2;
   AttentionNormsSquared acc;
-  for (index i = 0; i < nr; ++i) {
+  for (Index i = 0; i < nr; ++i) {
     const double s2 = P2.row(i).sum();
     const double s3 = (P2.row(i).array() * P.row(i).array()).sum();
     acc.frob2 += s2;
@@ -105,15 +105,15 @@ AttentionNormsSquared softmax_rows_block(const Matrix<T>& U, const Matrix<T>& V,
 }
 
 template <class T, class Block>
-AttentionNormsSquared over_row_blocks(index N, index block_rows, index tile_cols, const Block& block) {
-  const index blocks = (N + block_rows - 1) / block_rows;
+AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols, const Block& block) {
+  const Index blocks = (N + block_rows - 1) / block_rows;
   std::vector<AttentionNormsSquared> partial(static_cast<std::size_t>(blocks));
 #pragma omp parallel if (!omp_in_parallel() && blocks > 1)
   {
     Matrix<T> tile(block_rows, tile_cols);
 #pragma omp for schedule(dynamic)
-    for (index b = 0; b < blocks; ++b) {
-      const index r0 = b * block_rows;
+    for (Index b = 0; b < blocks; ++b) {
+      const Index r0 = b * block_rows;
       partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0), tile);
     }
   }
@@ -130,8 +130,8 @@ AttentionNormsSquared over_row_blocks(index N, index block_rows, index tile_cols
 template <class T, int P>
 AttentionNormsSquared power_norms(const Matrix<T>& U, const Matrix<T>& V, const Streamed& st, const PowerActivation& a,
                                   TileShape tile) {
-  const index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
-  return over_row_blocks<T>(st.N, rows, cols, [&](index r0, index nr, Matrix<T>& buf) {
+  const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
+  return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
     return power_rows<T, P>(U, V, st, a, r0, nr, buf);
   });
 }
@@ -156,13 +156,13 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
   const double c = std::get<SoftmaxActivation>(activation).logit_scale;
   const MatrixD Xd = X.template cast<double>(), Vd = V.template cast<double>();
   // Row blocks of softmax hold whole rows: keep a block near 2 MB.
-  const index rows = std::clamp<index>((index{1} << 18) / std::max<index>(st.N, 1), 1, tile.rows);
-  return over_row_blocks<T>(st.N, rows, st.N, [&](index r0, index nr, Matrix<T>& buf) {
+  const Index rows = std::clamp<Index>((Index{1} << 18) / std::max<Index>(st.N, 1), 1, tile.rows);
+  return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
     return softmax_rows_block<T>(U, V, Xd, Vd, st, c, r0, nr, buf);
   });
 }
 
-SoftmaxRowNorms softmax_row_norms(const double* logits, index n) {
+SoftmaxRowNorms softmax_row_norms(const double* logits, Index n) {
   const Eigen::Map<const Eigen::ArrayXd> a(logits, n);
   const Eigen::ArrayXd e = (a - a.maxCoeff()).exp();
   const Eigen::ArrayXd s = e / e.sum();
@@ -172,7 +172,7 @@ SoftmaxRowNorms softmax_row_norms(const double* logits, index n) {
 
 SoftmaxRowNorms softmax_matrix_norms(const MatrixD& A) {
   SoftmaxRowNorms total;
-  for (index i = 0; i < A.rows(); ++i) {
+  for (Index i = 0; i < A.rows(); ++i) {
     const auto r = softmax_row_norms(A.row(i).data(), A.cols());
     total.frob2 += r.frob2;
     total.jac2 += r.jac2;

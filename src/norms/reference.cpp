@@ -7,10 +7,10 @@ namespace {
 
 // ∂ϕ_ij/∂M_il for row i of logits m (unscaled); elementwise ϕ only has l = j.
 MatrixD row_derivatives(const RowVector<double>& m, const Activation& activation) {
-  const index n = m.size();
+  const Index n = m.size();
   if (const auto* a = std::get_if<PowerActivation>(&activation)) {
     MatrixD J = MatrixD::Zero(n, n);
-    for (index j = 0; j < n; ++j)
+    for (Index j = 0; j < n; ++j)
       J(j, j) = a->out_scale * a->p * std::pow(a->logit_scale * m[j], a->p - 1) * a->logit_scale;
     return J;
   }
@@ -29,7 +29,7 @@ double logit_scale(const Activation& activation) {
 
 MatrixD softmax_rows(const MatrixD& A) {
   MatrixD S(A.rows(), A.cols());
-  for (index i = 0; i < A.rows(); ++i) {
+  for (Index i = 0; i < A.rows(); ++i) {
     const Eigen::ArrayXd e = (A.row(i).array() - A.row(i).maxCoeff()).exp().transpose();
     S.row(i) = (e / e.sum()).transpose();
   }
@@ -37,12 +37,12 @@ MatrixD softmax_rows(const MatrixD& A) {
 }
 
 MatrixD softmax_jacobian(const MatrixD& A) {
-  const index N = A.rows(), n = A.cols();
+  const Index N = A.rows(), n = A.cols();
   const MatrixD S = softmax_rows(A);
   MatrixD J = MatrixD::Zero(N * n, N * n);
-  for (index i = 0; i < N; ++i)
-    for (index j = 0; j < n; ++j)
-      for (index l = 0; l < n; ++l) J(i * n + j, i * n + l) = (j == l ? S(i, j) : 0.0) - S(i, j) * S(i, l);
+  for (Index i = 0; i < N; ++i)
+    for (Index j = 0; j < n; ++j)
+      for (Index l = 0; l < n; ++l) J(i * n + j, i * n + l) = (j == l ? S(i, j) : 0.0) - S(i, j) * S(i, l);
   return J;
 }
 
@@ -55,39 +55,39 @@ MatrixD attention_matrix(const MatrixD& X, const MatrixD& Q, const MatrixD& K, c
 
 MatrixD logit_jacobian(const MatrixD& X, const MatrixD& Q, const MatrixD& K, const Activation& activation) {
   const MatrixD M = X * Q * K.transpose() * X.transpose();
-  const index N = M.rows();
+  const Index N = M.rows();
   const double c = logit_scale(activation);
   MatrixD J = MatrixD::Zero(N * N, N * N);
-  for (index i = 0; i < N; ++i) J.block(i * N, i * N, N, N) = row_derivatives(M.row(i), activation) / c;
+  for (Index i = 0; i < N; ++i) J.block(i * N, i * N, N, N) = row_derivatives(M.row(i), activation) / c;
   return J;
 }
 
 MatrixD q_jacobian(const MatrixD& X, const MatrixD& Q, const MatrixD& K, const Activation& activation) {
   const MatrixD V = X * K, M = X * Q * V.transpose();
-  const index N = X.rows(), D = Q.rows(), d = Q.cols();
+  const Index N = X.rows(), D = Q.rows(), d = Q.cols();
   MatrixD J = MatrixD::Zero(N * N, D * d);
-  for (index i = 0; i < N; ++i) {
+  for (Index i = 0; i < N; ++i) {
     const MatrixD dM = row_derivatives(M.row(i), activation);  // ∂ϕ_ij/∂M_il
     // ∂M_il/∂Q_kr = X_ik V_lr
-    for (index j = 0; j < N; ++j)
-      for (index l = 0; l < N; ++l)
-        for (index k = 0; k < D; ++k)
-          for (index r = 0; r < d; ++r) J(i * N + j, k * d + r) += dM(j, l) * X(i, k) * V(l, r);
+    for (Index j = 0; j < N; ++j)
+      for (Index l = 0; l < N; ++l)
+        for (Index k = 0; k < D; ++k)
+          for (Index r = 0; r < d; ++r) J(i * N + j, k * d + r) += dM(j, l) * X(i, k) * V(l, r);
   }
   return J;
 }
 
 MatrixD k_jacobian(const MatrixD& X, const MatrixD& Q, const MatrixD& K, const Activation& activation) {
   const MatrixD U = X * Q, M = U * (X * K).transpose();
-  const index N = X.rows(), D = K.rows(), d = K.cols();
+  const Index N = X.rows(), D = K.rows(), d = K.cols();
   MatrixD J = MatrixD::Zero(N * N, D * d);
-  for (index i = 0; i < N; ++i) {
+  for (Index i = 0; i < N; ++i) {
     const MatrixD dM = row_derivatives(M.row(i), activation);
     // ∂M_il/∂K_kr = U_ir X_lk
-    for (index j = 0; j < N; ++j)
-      for (index l = 0; l < N; ++l)
-        for (index k = 0; k < D; ++k)
-          for (index r = 0; r < d; ++r) J(i * N + j, k * d + r) += dM(j, l) * U(i, r) * X(l, k);
+    for (Index j = 0; j < N; ++j)
+      for (Index l = 0; l < N; ++l)
+        for (Index k = 0; k < D; ++k)
+          for (Index r = 0; r < d; ++r) J(i * N + j, k * d + r) += dM(j, l) * U(i, r) * X(l, k);
   }
   return J;
 }

@@ -6,7 +6,7 @@
 
 namespace attnlab {
 
-RowSearchResult maximise_row(index n, const RowObjective& objective, std::uint64_t seed, int restarts,
+RowSearchResult maximise_row(Index n, const RowObjective& objective, std::uint64_t seed, int restarts,
                              int iterations) {
   RowSearchResult result;
   result.best = -std::numeric_limits<double>::infinity();
@@ -15,7 +15,7 @@ RowSearchResult maximise_row(index n, const RowObjective& objective, std::uint64
     if (v > result.best) result = {v, a, family};
   };
   // m equal top logits, the rest `gap` below: covers one-hot and two-way ties.
-  for (index m = 1; m <= n; ++m)
+  for (Index m = 1; m <= n; ++m)
     for (double gap : {0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0}) {
       VectorD a = VectorD::Zero(n);
       a.head(m).setConstant(gap);
@@ -27,11 +27,11 @@ RowSearchResult maximise_row(index n, const RowObjective& objective, std::uint64
     std::uint64_t e = 0;
     const double scale = std::pow(10.0, r % 4 - 1);  // starts at logit scales 0.1 … 100
     VectorD a(n);
-    for (index j = 0; j < n; ++j) a[j] = scale * stream.normal(e++);
+    for (Index j = 0; j < n; ++j) a[j] = scale * stream.normal(e++);
     double value = objective(a), step = scale;
     for (int it = 0; it < iterations; ++it) {
       VectorD trial = a;
-      for (index j = 0; j < n; ++j) trial[j] += step * stream.normal(e++);
+      for (Index j = 0; j < n; ++j) trial[j] += step * stream.normal(e++);
       const double v = objective(trial);
       if (v > value) {
         a = trial, value = v, step *= 1.5;

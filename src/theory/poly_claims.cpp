@@ -40,7 +40,7 @@ struct SoftmaxBound {
 ClaimOutcome check_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bound) {
   ClaimOutcome out;
   out.claimed = bound.constant;
-  const std::vector<index> sizes = ctx.quick ? std::vector<index>{2, 8, 32} : std::vector<index>{2, 8, 32, 128, 512};
+  const std::vector<Index> sizes = ctx.quick ? std::vector<Index>{2, 8, 32} : std::vector<Index>{2, 8, 32, 128, 512};
   const std::vector<double> scales{1e-3, 1e-2, 1e-1, 1, 3, 10, 30, 100, 1e3};
   const std::uint32_t trials = ctx.trials_or(16, 4);
   double max_ratio = 0;
@@ -49,7 +49,7 @@ ClaimOutcome check_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bo
              text("max ||", bound.quantity == std::string("frob") ? "softmax(A)" : "grad softmax(A)",
                   "||_F / (", bound.constant, " sqrt(N)), A ~ N(0, s^2)"),
              "logit scale s", "largest ratio over trials", true, false, {}};
-  for (index N : sizes) {
+  for (Index N : sizes) {
     Series series{text("N = ", N), {}, {}, {}, {}, false};
     for (double s : scales) {
       std::vector<double> ratios(trials);
@@ -78,7 +78,7 @@ ClaimOutcome check_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bo
     fig.series.push_back(series);
   }
   // The matrix bound decouples over rows: the worst matrix repeats the worst row.
-  for (index n : ctx.quick ? std::vector<index>{2, 3, 8} : std::vector<index>{2, 3, 4, 8, 16, 64, 256}) {
+  for (Index n : ctx.quick ? std::vector<Index>{2, 3, 8} : std::vector<Index>{2, 3, 4, 8, 16, 64, 256}) {
     const auto found = maximise_row(
         n,
         [&](const VectorD& a) { return std::sqrt(bound.row_value(softmax_row_norms(a.data(), a.size()))) / bound.constant; },
@@ -106,9 +106,9 @@ ClaimOutcome check_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bo
 
 struct Grid {
   std::string name;
-  index D, d;
+  Index D, d;
   double sigma_x, sigma_t;
-  std::vector<index> N;
+  std::vector<Index> N;
 };
 
 std::vector<Grid> growth_grids(bool quick) {
@@ -129,7 +129,7 @@ std::vector<ActivationSpec> growth_activations() {
 std::vector<ResultRow> growth_sweep(const ClaimContext& ctx) {
   std::vector<ResultRow> rows;
   for (const auto& g : growth_grids(ctx.quick))
-    for (index N : g.N) {
+    for (Index N : g.N) {
       AttentionMcConfig c{{N, g.D, g.d, g.sigma_x, g.sigma_t}, growth_activations(), ctx.seed,
                           ctx.trials_or(64, 16), Precision::float64, "verify"};
       auto part = cached(ctx.cache, cache_key(c), [&] {
@@ -209,7 +209,7 @@ ResultRow closed_form_row(const std::string& quantity, const Estimate& mc, doubl
 }
 
 // E(c^{2q}) for q = 1..p_max, c = a·b with a, b ∈ R^D independent Gaussian vectors.
-std::vector<Estimate> product_moments_mc(const ClaimContext& ctx, index D, int p_max, double s1, double s2,
+std::vector<Estimate> product_moments_mc(const ClaimContext& ctx, Index D, int p_max, double s1, double s2,
                                          std::uint32_t trials) {
   const auto key = hash_words({hash_string("product-moment"), std::uint64_t(D)});
   return run_trials(
@@ -217,7 +217,7 @@ std::vector<Estimate> product_moments_mc(const ClaimContext& ctx, index D, int p
       [&](std::uint32_t t, std::span<double> out) {
         const GaussianStream a(ctx.seed, key, t, StreamTag::A), b(ctx.seed, key, t, StreamTag::B);
         double c = 0;
-        for (index i = 0; i < D; ++i) c += s1 * a.normal(std::uint64_t(i)) * s2 * b.normal(std::uint64_t(i));
+        for (Index i = 0; i < D; ++i) c += s1 * a.normal(std::uint64_t(i)) * s2 * b.normal(std::uint64_t(i));
         double c2q = 1;
         for (int q = 0; q < p_max; ++q) out[std::size_t(q)] = (c2q *= c * c);
       },
@@ -243,14 +243,14 @@ void record(MomentTable& table, ResultRow row, double paper, double exact) {
 
 ClaimOutcome check_product_moment(const ClaimContext& ctx, bool higher_powers) {
   const double s1 = 1.5, s2 = 0.7;
-  const std::vector<index> dims = ctx.quick ? std::vector<index>{4, 16} : std::vector<index>{4, 16, 64, 256};
+  const std::vector<Index> dims = ctx.quick ? std::vector<Index>{4, 16} : std::vector<Index>{4, 16, 64, 256};
   const int p_max = higher_powers ? 5 : 1;
   MomentTable table;
   ClaimOutcome out;
   Figure fig{"poly_proof_pp_moment", "E(c^2p), c = sum_i a_i b_i: paper eq (43) / Monte-Carlo", "D",
              "paper / Monte-Carlo", true, false, {}};
   std::map<int, Series> by_p;
-  for (index D : dims) {
+  for (Index D : dims) {
     const auto key = text("product-moment|D=", D, "|p=", p_max, "|seed=", ctx.seed, "|quick=", ctx.quick);
     const auto rows = cached(ctx.cache, key, [&] {
       const auto mc = product_moments_mc(ctx, D, p_max, s1, s2, ctx.trials_or(400000, 20000));
@@ -289,7 +289,7 @@ ClaimOutcome check_product_moment(const ClaimContext& ctx, bool higher_powers) {
     // How well the independent-factor model describes S = XQK^TX^T, where X appears twice.
     double worst_model = 0;
     for (const auto& g : growth_grids(ctx.quick))
-      for (index N : {g.N.front(), g.N.back()}) {
+      for (Index N : {g.N.front(), g.N.back()}) {
         const theory::Ensemble e{double(N), double(g.D), double(g.d), g.sigma_x, g.sigma_t};
         worst_model = std::max(worst_model, std::abs(relative_error(theory::frobenius2_independent_exact(e, 1),
                                                                     theory::frobenius2_exact(e, 1))));
@@ -305,7 +305,7 @@ ClaimOutcome check_product_moment(const ClaimContext& ctx, bool higher_powers) {
 // E‖∂(M^p)/∂Q‖_F² (convention none, k = 1) against POLY eq (55)/(56) and (71).
 ClaimOutcome check_qgrad_closed_form(const ClaimContext& ctx, std::vector<int> powers) {
   struct Config {
-    index N, D, d;
+    Index N, D, d;
   };
   const std::vector<Config> configs = ctx.quick ? std::vector<Config>{{8, 4, 4}, {16, 16, 8}}
                                                 : std::vector<Config>{{8, 4, 4}, {32, 16, 8}, {64, 64, 64}};

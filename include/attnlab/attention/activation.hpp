@@ -19,7 +19,7 @@ std::string to_string(Convention c);
 struct KScale {
   bool sqrt_n = false;
   double value = 1.0;
-  double resolve(index N) const;
+  double resolve(Index N) const;
   std::string str() const;
   static KScale parse(const std::string& s);  // "1", "16", "sqrtN"
 };
@@ -45,7 +45,7 @@ struct ActivationSpec {
   KScale k{};
   Convention convention = Convention::inside;
 
-  Activation resolve(index N, index d) const;
+  Activation resolve(Index N, Index d) const;
   std::string label() const;  // e.g. "x^3/sqrtN (inside)"
   void validate() const;      // throws std::invalid_argument naming the parameter
 };

@@ -8,9 +8,9 @@
 namespace attnlab {
 
 struct EnsembleSpec {
-  index N = 64;
-  index D = 64;
-  index d = 64;
+  Index N = 64;
+  Index D = 64;
+  Index d = 64;
   double sigma_x = 1.0;  // standard deviation of the entries of X
   double sigma_t = 1.0;  // standard deviation of the entries of Q and K
 

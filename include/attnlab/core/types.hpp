@@ -5,7 +5,7 @@
 
 namespace attnlab {
 
-using index = Eigen::Index;
+using Index = Eigen::Index;
 
 // Row-major so that a token (a row of X, U = XQ or V = XK) is contiguous.
 template <class T>

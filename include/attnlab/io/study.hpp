@@ -28,7 +28,7 @@ struct StudyOptions {
   std::string config;
   std::string backend = "cpu";
   // Ensemble and activation grids (studies that sample X, Q, K).
-  std::vector<index> N, D, d;
+  std::vector<Index> N, D, d;
   std::vector<int> p;
   std::vector<std::string> k;
   double sigma_x = 1.0, sigma_t = 1.0;

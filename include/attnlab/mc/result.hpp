@@ -12,7 +12,7 @@ namespace attnlab {
 
 struct ResultRow {
   std::string study, quantity, activation, convention, precision;
-  index N = 0, D = 0, d = 0;
+  Index N = 0, D = 0, d = 0;
   int p = 0;
   std::string k;
   double sigma_x = std::numeric_limits<double>::quiet_NaN();

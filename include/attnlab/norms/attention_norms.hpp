@@ -21,8 +21,8 @@ struct AttentionNormsSquared {
 };
 
 struct TileShape {
-  index rows = 64;
-  index cols = 256;
+  Index rows = 64;
+  Index cols = 256;
 };
 
 // Parallel over row blocks (OpenMP) unless called inside a parallel region; the partition
@@ -36,7 +36,7 @@ struct SoftmaxRowNorms {
   double frob2 = 0;
   double jac2 = 0;
 };
-SoftmaxRowNorms softmax_row_norms(const double* logits, index n);
+SoftmaxRowNorms softmax_row_norms(const double* logits, Index n);
 
 // ‖softmax(A)‖_F² and ‖∇softmax(A)‖_F² (the N²×N² Jacobian) of an arbitrary square matrix.
 SoftmaxRowNorms softmax_matrix_norms(const MatrixD& A);

@@ -17,7 +17,7 @@ struct RowSearchResult {
 
 using RowObjective = std::function<double(const VectorD& logits)>;
 
-RowSearchResult maximise_row(index n, const RowObjective& objective, std::uint64_t seed, int restarts = 8,
+RowSearchResult maximise_row(Index n, const RowObjective& objective, std::uint64_t seed, int restarts = 8,
                              int iterations = 1500);
 
 }  // namespace attnlab

@@ -1,0 +1,192 @@
+// The streamed estimators against dense references, the references against finite differences,
+// and determinism for any thread count.
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/mc/attention_mc.hpp>
+#include <attnlab/norms/attention_norms.hpp>
+#include <attnlab/norms/reference.hpp>
+
+#include "support.hpp"
+
+#include <omp.h>
+#include <sys/resource.h>
+
+using namespace attnlab;
+
+namespace {
+
+EnsembleSample<double> sample(Index N, Index D, Index d, std::uint32_t trial, double sx = 1.0, double st = 1.0) {
+  EnsembleSample<double> s;
+  draw_ensemble(EnsembleSpec{N, D, d, sx, st}, test::seed(), trial, s);
+  return s;
+}
+
+std::vector<Activation> activations(Index N, Index d) {
+  std::vector<Activation> acts;
+  for (int p : {1, 2, 3, 4, 5, 7})
+    for (Convention c : {Convention::inside, Convention::outside, Convention::none})
+      acts.push_back(ActivationSpec{"poly", p, KScale::parse(p % 2 ? "sqrtN" : "2.5"), c}.resolve(N, d));
+  acts.push_back(ActivationSpec{"softmax"}.resolve(N, d));
+  return acts;
+}
+
+std::string describe(const Activation& a) {
+  if (const auto* p = std::get_if<PowerActivation>(&a))
+    return text("x^", p->p, " logit_scale ", p->logit_scale, " out_scale ", p->out_scale);
+  return "softmax";
+}
+
+}  // namespace
+
+TEST(AttentionNorms, StreamedEqualsExplicitJacobians) {
+  for (auto [N, D, d] : {std::tuple{5, 3, 2}, std::tuple{11, 4, 3}, std::tuple{1, 2, 2}}) {
+    const auto s = sample(N, D, d, 0, 0.8, 0.9);
+    for (const auto& act : activations(N, d)) {
+      SCOPED_TRACE(text("N=", N, " D=", D, " d=", d, " ", describe(act)));
+      const auto fast = attention_norms_streamed(s.X, s.Q, s.K, act, {3, 4});  // tiles cut rows and columns
+      const double frob2 = reference::attention_matrix(s.X, s.Q, s.K, act).squaredNorm();
+      const double jac2 = reference::logit_jacobian(s.X, s.Q, s.K, act).squaredNorm();
+      const double q2 = reference::q_jacobian(s.X, s.Q, s.K, act).squaredNorm();
+      const double k2 = reference::k_jacobian(s.X, s.Q, s.K, act).squaredNorm();
+      EXPECT_TRUE(test::close(fast.frob2, frob2, 1e-11, 1e-13));
+      EXPECT_TRUE(test::close(fast.jac2, jac2, 1e-11, 1e-13));
+      EXPECT_TRUE(test::close(fast.qgrad2, q2, 1e-10, 1e-13));
+      EXPECT_TRUE(test::close(fast.kgrad2, k2, 1e-10, 1e-13));
+    }
+  }
+}
+
+TEST(AttentionNorms, TileShapeDoesNotChangeTheResult) {
+  const auto s = sample(37, 6, 5, 1);
+  for (const auto& act : activations(37, 5)) {
+    const auto a = attention_norms_streamed(s.X, s.Q, s.K, act, {64, 256});
+    const auto b = attention_norms_streamed(s.X, s.Q, s.K, act, {7, 9});
+    EXPECT_TRUE(test::close(a.frob2, b.frob2, 1e-12, 0)) << describe(act);
+    EXPECT_TRUE(test::close(a.qgrad2, b.qgrad2, 1e-12, 0)) << describe(act);
+    EXPECT_TRUE(test::close(a.kgrad2, b.kgrad2, 1e-12, 0)) << describe(act);
+  }
+}
+
+TEST(AttentionNorms, FloatPathAgreesWithDouble) {
+  const auto s = sample(40, 8, 8, 2);
+  for (const auto& act : activations(40, 8)) {
+    const auto d = attention_norms_streamed(s.X, s.Q, s.K, act);
+    const auto f = attention_norms_streamed<float>(s.X.cast<float>(), s.Q.cast<float>(), s.K.cast<float>(), act);
+    EXPECT_TRUE(test::close(f.frob2, d.frob2, 1e-3, 1e-6)) << describe(act);
+    EXPECT_TRUE(test::close(f.qgrad2, d.qgrad2, 1e-3, 1e-6)) << describe(act);
+  }
+}
+
+// Central differences of ϕ(XQKᵀXᵀ) in each entry of Q and K, against the explicit Jacobians.
+TEST(ReferenceJacobians, MatchFiniteDifferences) {
+  const Index N = 4, D = 3, d = 2;
+  const auto s = sample(N, D, d, 3);
+  for (const auto& act : activations(N, d)) {
+    SCOPED_TRACE(describe(act));
+    for (bool wrt_q : {true, false}) {
+      const MatrixD J = wrt_q ? reference::q_jacobian(s.X, s.Q, s.K, act) : reference::k_jacobian(s.X, s.Q, s.K, act);
+      for (Index k = 0; k < D; ++k)
+        for (Index r = 0; r < d; ++r) {
+          MatrixD Qp = s.Q, Qm = s.Q, Kp = s.K, Km = s.K;
+          auto& plus = wrt_q ? Qp : Kp;
+          auto& minus = wrt_q ? Qm : Km;
+          const double h = 1e-6 * std::max(1.0, std::abs(plus(k, r)));
+          plus(k, r) += h;
+          minus(k, r) -= h;
+          const MatrixD fd = (reference::attention_matrix(s.X, Qp, Kp, act) -
+                              reference::attention_matrix(s.X, Qm, Km, act)) / (2 * h);
+          for (Index i = 0; i < N; ++i)
+            for (Index j = 0; j < N; ++j)
+              ASSERT_TRUE(test::close(J(i * N + j, k * d + r), fd(i, j), test::tol.finite_diff_rel * 100,
+                                      test::tol.finite_diff_abs * (1 + fd.cwiseAbs().maxCoeff())))
+                  << (wrt_q ? "Q" : "K") << " entry " << k << "," << r << " output " << i << "," << j;
+        }
+    }
+  }
+}
+
+TEST(ReferenceJacobians, SoftmaxJacobianMatchesFiniteDifferences) {
+  const Index N = 3, n = 4;
+  MatrixD A(N, n);
+  fill_gaussian(A, GaussianStream(test::seed(), 11, 0, StreamTag::Logits), 2.0);
+  const MatrixD J = reference::softmax_jacobian(A);
+  for (Index i = 0; i < N; ++i)
+    for (Index l = 0; l < n; ++l) {
+      MatrixD Ap = A, Am = A;
+      const double h = 1e-6;
+      Ap(i, l) += h;
+      Am(i, l) -= h;
+      const MatrixD fd = (reference::softmax_rows(Ap) - reference::softmax_rows(Am)) / (2 * h);
+      for (Index a = 0; a < N; ++a)
+        for (Index b = 0; b < n; ++b)
+          ASSERT_TRUE(test::close(J(a * n + b, i * n + l), fd(a, b), 1e-6, 1e-9));
+    }
+  const auto closed = softmax_matrix_norms(A);
+  EXPECT_TRUE(test::close(closed.jac2, J.squaredNorm(), 1e-12, 1e-15));
+  EXPECT_TRUE(test::close(closed.frob2, reference::softmax_rows(A).squaredNorm(), 1e-12, 1e-15));
+}
+
+// POLY Thm 4.1 on random inputs at many scales and on extreme ones; the Jacobian bound is also
+// checked at its tight constant 1/2 (two equal dominant logits attain it).
+TEST(SoftmaxBounds, HoldOnRandomAndExtremeInputs) {
+  for (Index N : {1, 2, 5, 33})
+    for (double scale : {1e-8, 1e-2, 1.0, 10.0, 1e3, 1e8}) {
+      MatrixD A(N, N);
+      fill_gaussian(A, GaussianStream(test::seed(), std::uint64_t(N), 0, StreamTag::Logits), scale);
+      const auto n = softmax_matrix_norms(A);
+      const double sqrtN = std::sqrt(double(N));
+      EXPECT_LE(std::sqrt(n.frob2), sqrtN * (1 + 1e-12)) << "N=" << N << " scale=" << scale;
+      EXPECT_LE(std::sqrt(n.jac2), 2 * sqrtN);
+      EXPECT_LE(std::sqrt(n.jac2), 0.5 * sqrtN * (1 + 1e-12));
+    }
+  const double two_way[] = {50.0, 50.0, 0.0, -3.0};
+  EXPECT_TRUE(test::close(softmax_row_norms(two_way, 4).jac2, 0.25, 1e-12, 0));
+  const double one_hot[] = {800.0, 0.0, 0.0};
+  EXPECT_TRUE(test::close(softmax_row_norms(one_hot, 3).frob2, 1.0, 1e-12, 0));
+}
+
+TEST(MonteCarlo, IdenticalForAnyThreadCount) {
+  for (Index N : {16, 600}) {  // parallel over trials, and parallel inside a trial
+    AttentionMcConfig c{{N, 8, 4, 1.0, 1.0},
+                        {{"poly", 3, KScale::parse("sqrtN"), Convention::inside}, {"softmax"}},
+                        test::seed(), 6};
+    omp_set_num_threads(1);
+    const auto one = run_attention_norms(c);
+    omp_set_num_threads(2);
+    const auto two = run_attention_norms(c);
+    omp_set_num_threads(3);
+    const auto three = run_attention_norms(c);
+    ASSERT_EQ(one.size(), two.size());
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      EXPECT_EQ(one[i].value.mean, two[i].value.mean) << one[i].quantity << " N=" << N;
+      EXPECT_EQ(one[i].value.se, three[i].value.se) << one[i].quantity << " N=" << N;
+    }
+  }
+}
+
+TEST(MonteCarlo, NonFiniteTrialsAreCountedNotAveraged) {
+  AttentionMcConfig c{{8, 4, 4, 1e30, 1e30}, {{"poly", 9, KScale{}, Convention::none}}, test::seed(), 4};
+  const auto rows = run_attention_norms(c);
+  for (const auto& r : rows)
+    if (r.quantity == "frob2") {
+      EXPECT_EQ(r.value.nonfinite, 4);
+      EXPECT_FALSE(r.value.finite());
+    }
+}
+
+// Memory stays O(N (D + d + block)): an N×N double matrix at N = 8192 would be 512 MiB.
+TEST(AttentionNorms, StreamedNeverFormsTheNxNMatrix) {
+  const Index N = 8192;
+  EnsembleSample<float> s;
+  draw_ensemble(EnsembleSpec{N, 16, 16, 1, 1}, test::seed(), 0, s);
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  const auto act = ActivationSpec{"poly", 3, KScale::parse("sqrtN")}.resolve(N, 16);
+  const auto n = attention_norms_streamed(s.X, s.Q, s.K, act);
+  const auto soft = attention_norms_streamed(s.X, s.Q, s.K, ActivationSpec{"softmax"}.resolve(N, 16));
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_TRUE(std::isfinite(n.frob2) && n.frob2 > 0);
+  EXPECT_TRUE(std::isfinite(soft.qgrad2) && soft.qgrad2 > 0);
+  const double grown_mib = double(after.ru_maxrss - before.ru_maxrss) / 1024.0;
+  EXPECT_LT(grown_mib, 64.0) << "peak RSS grew by " << grown_mib << " MiB";
+}
