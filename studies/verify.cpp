@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
       if (ids.empty() || std::find(ids.begin(), ids.end(), claim.id) != ids.end())
         checked.push_back({&claim, claim.check(claims)});
     io::StudyOutput out;
-    Figure summary{"verify", "Verdicts: measured / claimed (1 = agreement)", "claim", "measured / claimed", false, false, {}};
-    Series ratio{"measured / claimed", {}, {}, {}, {}, false};
+    Figure summary{"verify", "measured / claimed per claim (1 = agreement)", "", "measured / claimed", false, true, {}, {}};
+    Series ratio{"measured / claimed with 95% CI", {}, {}, {}, {}, false};
     for (std::size_t i = 0; i < checked.size(); ++i) {
       const auto& c = checked[i];
       for (auto r : c.outcome.evidence) {
@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
       out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
       if (c.outcome.claimed != 0) {
         ratio.x.push_back(double(i + 1));
+        summary.xtics.push_back({double(i + 1), c.claim->id});
         ratio.y.push_back(c.outcome.measured / c.outcome.claimed);
         ratio.lo.push_back(c.outcome.ci_lo / c.outcome.claimed);
         ratio.hi.push_back(c.outcome.ci_hi / c.outcome.claimed);

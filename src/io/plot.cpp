@@ -48,11 +48,17 @@ bool draw_png(const Figure& f, const std::filesystem::path& dir, std::string& wa
     gp << "set key outside right top\nset grid\n";
     if (f.logx) gp << "set logscale x\n";
     if (f.logy) gp << "set logscale y\n";
+    if (!f.xtics.empty()) {
+      gp << "set xtics rotate by -35 left (";
+      for (std::size_t i = 0; i < f.xtics.size(); ++i)
+        gp << (i ? ", " : "") << quoted(f.xtics[i].second) << " " << f.xtics[i].first;
+      gp << ")\nset xrange [0.5:" << f.xtics.size() + 0.5 << "]\nset bmargin 12\n";
+    }
     gp << "plot ";
     for (std::size_t i = 0; i < f.series.size(); ++i) {
       const auto& s = f.series[i];
       gp << (i ? ", " : "") << quoted(data) << " index " << i
-         << (s.line_only ? " using 1:2 with lines lw 2" : " using 1:2:3:4 with yerrorlines pt 7 ps 0.8")
+         << (s.connect ? " using 1:2:3:4 with yerrorlines pt 7 ps 0.8" : " using 1:2:3:4 with yerrorbars pt 7 ps 1.2")
          << " title " << quoted(s.label);
     }
     gp << "\n";

@@ -28,6 +28,47 @@ const char* kConventions = R"md(## Conventions
   of the comparison, not of the toolkit).
 )md";
 
+const char* kDerivations = R"md(## Exact moments (derivation)
+
+With u_i = Qᵀx_i and v_j = Kᵀx_j, M_ij = u_i·v_j. Given X, u_i ~ N(0, σt²‖x_i‖² I_d) and v_j ~ N(0, σt²‖x_j‖² I_d)
+are independent (Q and K are). So for i ≠ j, M_ij = σt²‖x_i‖‖x_j‖ (g·h) with g, h ~ N(0, I_d) independent, and
+E(g·h)^{2p} = (2p−1)!! E‖h‖^{2p} = (2p−1)!! [d]_p, where [n]_p = n(n+2)…(n+2p−2) = E(χ²_n)^p. With E‖x‖^{2p} = σx^{2p}[D]_p:
+
+- E M_ij^{2p} = (2p−1)!! [d]_p σx^{4p} σt^{4p} [D]_p² (i ≠ j), and on the diagonal ‖x_i‖‖x_j‖ → ‖x_i‖², giving [D]_{2p}:
+  **E‖M^p‖_F² = (2p−1)!! [d]_p σx^{4p} σt^{4p} (N(N−1)[D]_p² + N[D]_{2p})**.
+- ∂M_ij^p/∂Q = p M_ij^{p−1} x_i v_jᵀ, so ‖∂M^p/∂Q‖_F² = Σ_ij p² M_ij^{2p−2} ‖x_i‖²‖v_j‖². Conditioning on x_i, x_j, v_j,
+  M_ij ~ N(0, σt²‖x_i‖²‖v_j‖²), and ‖v_j‖² = σt²‖x_j‖² χ²_d:
+  **E‖∂M^p/∂Q‖_F² = p² (2p−3)!! [d]_p σx^{4p} σt^{4p−2} (N(N−1)[D]_p² + N[D]_{2p})**; the K-gradient has the same
+  expectation by the Q ↔ K, i ↔ j symmetry.
+- For independent factors C = AB (inner dimension D): c = Σ a_i b_i is N(0, σ1²‖b‖²) given b, so
+  **E c^{2p} = (2p−1)!! [D]_p σ1^{2p} σ2^{2p}**. POLY eq (43) has D!/(D−p)! in place of [D]_p (it keeps only
+  distinct indices and drops the higher even moments); eq (55) has D(D−1) where independence of x_i and x_j (i ≠ j)
+  gives D², and 3 where E‖x‖⁴ gives D+2; eq (71) drops the factor p² of eq (65).
+)md";
+
+std::string extra_value(const ResultRow& r, const std::string& key) {
+  for (const auto& [k, v] : r.extra)
+    if (k == key) return v;
+  return "";
+}
+
+// Paper formula, exact expectation and Monte-Carlo side by side for closed-form claims.
+std::string closed_form_table(const std::vector<ResultRow>& rows) {
+  std::string md;
+  for (const auto& r : rows) {
+    if (extra_value(r, "paper").empty()) continue;
+    if (md.empty())
+      md = "| N | D | d | p | Monte-Carlo [95% CI] | paper | exact | rel. err. paper | rel. err. exact |\n"
+           "|---|---|---|---|---|---|---|---|---|\n";
+    const auto dim = [](Index v) { return v > 0 ? text(v) : std::string("–"); };
+    md += text("| ", dim(r.N), " | ", dim(r.D), " | ", dim(r.d), " | ", r.p, " | ", sig(r.value.mean), " [",
+               sig(r.value.ci_lo), ", ", sig(r.value.ci_hi), "] | ", sig(std::stod(extra_value(r, "paper"))), " | ",
+               sig(std::stod(extra_value(r, "exact"))), " | ", sig(std::stod(extra_value(r, "rel_err_paper")), 3),
+               " | ", sig(std::stod(extra_value(r, "rel_err_exact")), 3), " |\n");
+  }
+  return md.empty() ? md : md + "\n";
+}
+
 std::string verdict_rules() {
   const auto& t = tolerances;
   return text("## Verdict rules\n\n",
@@ -69,12 +110,15 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
   md += "\n";
   md += kConventions;
   md += "\n" + verdict_rules();
+  md += kDerivations;
+  md += "\n";
   md += "## Claims\n\n";
   for (const auto& c : checked) {
     md += text("### `", c.claim->id, "` — ", to_string(c.outcome.verdict), "\n\n");
     md += text("*Statement* (", c.claim->source, "): ", c.claim->statement, "\n\n");
     md += text("*Method*: ", c.claim->method, "\n\n");
     md += text("*Result*: ", c.outcome.detail, "\n\n");
+    md += closed_form_table(c.outcome.evidence);
     for (const auto& f : c.outcome.figures) md += text("![", f.title, "](", f.name, ".png)\n\n");
   }
   md += "Evidence rows (every estimate behind every verdict) are in `verify.csv`.\n";

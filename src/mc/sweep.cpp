@@ -29,7 +29,7 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
   std::vector<ResultRow> fits;
   for (const auto& [key, members] : groups) {
     const auto& [quantity, activation, D, d] = key;
-    Series s{text(activation, ", D=", D, ", d=", d), {}, {}, {}, {}, false};
+    Series s{text(activation, ", D=", D, ", d=", d), {}, {}, {}, {}, true};
     std::vector<double> se;
     bool finite = true;
     for (const auto* r : members) {

@@ -50,7 +50,7 @@ ClaimOutcome check_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bo
                   "||_F / (", bound.constant, " sqrt(N)), A ~ N(0, s^2)"),
              "logit scale s", "largest ratio over trials", true, false, {}};
   for (Index N : sizes) {
-    Series series{text("N = ", N), {}, {}, {}, {}, false};
+    Series series{text("N = ", N), {}, {}, {}, {}, true};
     for (double s : scales) {
       std::vector<double> ratios(trials);
       for (std::uint32_t t = 0; t < trials; ++t) {
@@ -184,7 +184,7 @@ ClaimOutcome check_growth(const ClaimContext& ctx, const GrowthClaim& claim) {
       fits += text(" grid ", g.name, " (D=", g.D, ", d=", g.d, ") p=", p, ": ", sig(fit.exponent, 3), " [",
                    sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3), "];");
       if (g.name == "A" && p == 3) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
-      fig.series.push_back({text("grid ", g.name, " p=", p), x, y, lo, hi, false});
+      fig.series.push_back({text("grid ", g.name, " p=", p), x, y, lo, hi, true});
     }
   out.detail = text("fitted exponents of E||.|| in N (claimed ", claim.claimed_exponent, "):", fits);
   out.figures.push_back(fig);

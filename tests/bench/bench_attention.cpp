@@ -1,0 +1,102 @@
+// Micro-benchmarks of the attention-norms estimator (x^3, k = 1, inside, double, D = d = 64) and of
+// Eigen's dgemm, the roofline it is judged against. Run with --benchmark_format=json; the FLOP/s
+// counters count 2N²d + 4NDd flops per trial (U = XQ, V = XK, S = UVᵀ).
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/mc/attention_mc.hpp>
+#include <attnlab/norms/attention_norms.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+
+using namespace attnlab;
+
+namespace {
+
+constexpr Index kD = 64, kd = 64;
+constexpr std::uint64_t kSeed = 1;
+
+const ActivationSpec kCube{"poly", 3, KScale{}, Convention::inside};
+
+double flops_per_trial(Index N) { return 2.0 * N * N * kd + 4.0 * N * kD * kd; }
+
+void report(benchmark::State& state, double flops_per_item, double items_per_iteration) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items_per_iteration));
+  state.counters["FLOP/s"] =
+      benchmark::Counter(flops_per_item * items_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_attention_norms_trial(benchmark::State& state) {
+  const EnsembleSpec spec{state.range(0), kD, kd};
+  const auto activation = kCube.resolve(spec.N, spec.d);
+  EnsembleSample<double> sample;
+  std::uint32_t trial = 0;
+  for (auto _ : state) {
+    draw_ensemble(spec, kSeed, trial++, sample);
+    benchmark::DoNotOptimize(attention_norms_streamed(sample.X, sample.Q, sample.K, activation));
+  }
+  report(state, flops_per_trial(spec.N), 1);
+}
+
+void BM_fused_kernel(benchmark::State& state) {
+  const EnsembleSpec spec{state.range(0), kD, kd};
+  const auto activation = kCube.resolve(spec.N, spec.d);
+  EnsembleSample<double> sample;
+  draw_ensemble(spec, kSeed, 0, sample);
+  for (auto _ : state) benchmark::DoNotOptimize(attention_norms_streamed(sample.X, sample.Q, sample.K, activation));
+  report(state, flops_per_trial(spec.N), 1);
+}
+
+// Enough trials per run that dynamic scheduling keeps both threads busy at N ≤ 256.
+std::uint32_t trials_per_run(Index N) { return static_cast<std::uint32_t>(std::max<Index>(4, (Index{1} << 20) / (N * N))); }
+
+void BM_mc_run(benchmark::State& state) {
+  AttentionMcConfig config;
+  config.ensemble = EnsembleSpec{state.range(0), kD, kd};
+  config.activations = {kCube};
+  config.seed = kSeed;
+  config.trials = trials_per_run(config.ensemble.N);
+  for (auto _ : state) benchmark::DoNotOptimize(run_attention_norms(config));
+  report(state, flops_per_trial(config.ensemble.N), config.trials);
+}
+
+void BM_dgemm(benchmark::State& state) {
+  const Index n = state.range(0);
+  const MatrixD A = MatrixD::Random(n, n), B = MatrixD::Random(n, n);
+  MatrixD C(n, n);
+  for (auto _ : state) {
+    C.noalias() = A * B;
+    benchmark::DoNotOptimize(C.data());
+  }
+  report(state, 2.0 * n * n * n, 1);
+}
+
+// The GEMM of one tile of attention_norms_streamed (64 rows × 256 columns, inner size d), one thread:
+// compare with BM_dgemm to see how much of the large-N gap is the tile shape.
+void BM_dgemm_tile(benchmark::State& state) {
+  const TileShape tile{};
+  const MatrixD U = MatrixD::Random(tile.rows, kd), V = MatrixD::Random(tile.cols, kd);
+  MatrixD S(tile.rows, tile.cols);
+  Eigen::setNbThreads(1);
+  for (auto _ : state) {
+    S.noalias() = U * V.transpose();
+    benchmark::DoNotOptimize(S.data());
+  }
+  Eigen::setNbThreads(0);  // back to OpenMP's default for the benchmarks after this one
+  report(state, 2.0 * tile.rows * tile.cols * kd, 1);
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (Index N : {16, 64, 256, 1024, 4096}) b->Arg(N);
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);  // wall time: the work runs on several threads
+}
+
+}  // namespace
+
+BENCHMARK(BM_attention_norms_trial)->Apply(sizes);
+BENCHMARK(BM_fused_kernel)->Apply(sizes);
+BENCHMARK(BM_mc_run)->Apply(sizes);
+BENCHMARK(BM_dgemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_dgemm_tile)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
