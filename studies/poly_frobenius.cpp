@@ -1,25 +1,9 @@
 // E‖ϕ(S)‖_F (and its square) over a grid of N, D, d for x^p/k and softmax (POLY Thm 4.2, Cor 4.1).
 #include <attnlab/io/study.hpp>
-#include <attnlab/mc/sweep.hpp>
-
-using namespace attnlab;
 
 int main(int argc, char** argv) {
-  io::StudyDefinition study{"poly_frobenius", "Frobenius norm of scaled x^p attention and softmax over N"};
-  study.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
-  study.defaults.D = {64};
-  study.defaults.d = {64};
-  study.quick_defaults.N = {8, 16, 32, 64};
-  study.quick_defaults.D = {16};
-  study.quick_defaults.d = {16};
-  study.defaults.p = {1, 2, 3};
-  study.defaults.k = {"1", "sqrtN"};
-  study.defaults.activations = {"poly", "softmax"};
-  study.run = [](const io::StudyOptions& o, io::StudyContext& ctx) {
-    const auto sweep = run_sweep({"poly_frobenius", o.ensembles(), o.activation_specs(), {"frob", "frob2", "jac", "jac2"},
-                                  {"frob", "jac"}, o.seed, o.trials_or(64, 8), parse_precision(o.precision)},
-                                 ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
-    return io::StudyOutput{sweep.rows, sweep.figures, {}};
-  };
-  return io::run_study(argc, argv, study);
+  const auto study = attnlab::io::ensemble_sweep_study(
+      "poly_frobenius", "Frobenius norm of scaled x^p attention and softmax, and of its logit Jacobian, over N",
+      {"frob", "frob2", "jac", "jac2"}, {"frob", "jac"});
+  return attnlab::io::run_study(argc, argv, study);
 }

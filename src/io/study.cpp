@@ -4,6 +4,7 @@
 #include <attnlab/io/plot.hpp>
 #include <attnlab/io/study.hpp>
 #include <attnlab/io/table.hpp>
+#include <attnlab/mc/sweep.hpp>
 
 #include <omp.h>
 #include <toml++/toml.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 namespace attnlab::io {
 
@@ -100,7 +102,11 @@ std::vector<std::string> config_arguments(const std::string& file, const CLI::Ap
 
 void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--out", o.out, "output directory")->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of every random stream")->capture_default_str();
+  // CLI11 would wrap a negative seed to 2^64 - 1 silently.
+  const CLI::Validator non_negative(
+      [](std::string& v) { return v.rfind('-', 0) == 0 ? "must be at least 0 (got " + v + ")" : std::string(); }, "",
+      "non-negative");
+  app.add_option("--seed", o.seed, "seed of every random stream")->check(non_negative)->capture_default_str();
   app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (default: the study's own)");
   app.add_option("--threads", o.threads, "OpenMP threads (0: all hardware threads)")->capture_default_str();
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
@@ -143,6 +149,27 @@ void validate_common(const StudyOptions& o, bool ensemble) {
 
 }  // namespace
 
+StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
+                                     std::vector<std::string> fitted) {
+  StudyDefinition study{name, std::move(description)};
+  study.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
+  study.defaults.D = {64};
+  study.defaults.d = {64};
+  study.defaults.p = {1, 2, 3};
+  study.defaults.k = {"1", "sqrtN"};
+  study.defaults.activations = {"poly", "softmax"};
+  study.quick_defaults.N = {8, 16, 32, 64};
+  study.quick_defaults.D = {16};
+  study.quick_defaults.d = {16};
+  study.run = [name, quantities, fitted](const StudyOptions& o, StudyContext& ctx) {
+    const auto sweep = run_sweep({name, o.ensembles(), o.activation_specs(), quantities, fitted, o.seed,
+                                  o.trials_or(64, 8), parse_precision(o.precision)},
+                                 ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
+    return StudyOutput{sweep.rows, sweep.figures, {}};
+  };
+  return study;
+}
+
 int run_study(int argc, char** argv, const StudyDefinition& study) {
   const auto start = std::chrono::steady_clock::now();
   StudyOptions options = study.defaults;
@@ -182,6 +209,10 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     }
     if (app.count("--trials") > 0 && options.trials < 1)
       throw std::invalid_argument(text("trials must be at least 1 (got ", options.trials, ")"));
+    // Trial counts are 32-bit downstream: a larger one would wrap silently (to 0: the default).
+    if (options.trials > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
+      throw std::invalid_argument(
+          text("trials must be at most ", std::numeric_limits<std::uint32_t>::max(), " (got ", options.trials, ")"));
     validate_common(options, study.ensemble_flags);
     if (study.validate) study.validate(options);
   } catch (const CLI::CallForHelp&) {

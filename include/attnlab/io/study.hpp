@@ -66,6 +66,11 @@ struct StudyDefinition {
   std::function<StudyOutput(const StudyOptions&, StudyContext&)> run;
 };
 
+// A study that sweeps the ensemble grid (N, D, d) × activations and keeps `quantities`,
+// fitting `fitted` over N; defaults are POLY's grid (D = d = 64, p = 1..3, k = 1, √N).
+StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
+                                     std::vector<std::string> fitted);
+
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.
 int run_study(int argc, char** argv, const StudyDefinition& study);
