@@ -73,6 +73,7 @@ std::string toml_value(const toml::node& node, const std::string& key) {
 // Arguments from the TOML file for every key not given on the command line.
 std::vector<std::string> config_arguments(const std::string& file, const CLI::App& app,
                                           const std::vector<std::string>& argv) {
+  if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument(text("config: cannot read file '", file, "'"));
   toml::table table;
   try {
     table = toml::parse_file(file);

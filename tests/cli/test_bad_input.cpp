@@ -1,0 +1,182 @@
+// The bad-input contract: every invalid input exits 2 with one stderr line naming the parameter,
+// before anything is written to --out.
+#include "cli_support.hpp"
+
+#include <cctype>
+
+using namespace attnlab::test::cli;
+
+namespace {
+
+const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
+const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds", "verify"};
+
+struct BadInput {
+  std::string study;
+  std::vector<std::string> args;
+  std::vector<std::string> named;  // each must appear in the error line as a whole word
+  std::string config = {};         // TOML passed with --config when non-empty
+};
+
+std::ostream& operator<<(std::ostream& os, const BadInput& c) {
+  os << c.study;
+  for (const auto& a : c.args) os << " " << a;
+  if (!c.config.empty()) os << " --config <" << c.config.substr(0, c.config.find('\n')) << ">";
+  return os;
+}
+
+std::vector<BadInput> bad_inputs() {
+  std::vector<BadInput> cases;
+  for (const auto& s : ensemble_studies) {
+    const std::vector<BadInput> ensemble{
+        {s, {"--N", "0"}, {"N"}},
+        {s, {"--N", "16,-1"}, {"N"}},
+        {s, {"--N", "many"}, {"N"}},
+        {s, {"--D", "0"}, {"D"}},
+        {s, {"--d", "0"}, {"d"}},
+        {s, {"--sigma-x", "0"}, {"sigma-x"}},
+        {s, {"--sigma-x", "-1"}, {"sigma-x"}},
+        {s, {"--sigma-x", "nan"}, {"sigma-x"}},
+        {s, {"--sigma-x", "inf"}, {"sigma-x"}},
+        {s, {"--sigma-t", "0"}, {"sigma-t"}},
+        {s, {"--p", "0"}, {"p"}},
+        {s, {"--p", "2,-2"}, {"p"}},
+        {s, {"--p", "1.5"}, {"p"}},
+        {s, {"--p", "two"}, {"p"}},
+        {s, {"--activation", "relu"}, {"activation", "relu"}},
+        {s, {"--activation", "poly,gelu"}, {"activation", "gelu"}},
+        {s, {"--k", "0"}, {"k"}},
+        {s, {"--convention", "sideways"}, {"convention"}},
+        {s, {"--precision", "half"}, {"precision"}},
+        {s, {}, {"N"}, "N = [8, 0]\n"},
+        {s, {}, {"sigma-x"}, "sigma-x = -0.5\n"},
+        {s, {}, {"p"}, "p = 2.5\n"},
+    };
+    cases.insert(cases.end(), ensemble.begin(), ensemble.end());
+  }
+  for (const auto& s : all_studies) {
+    const std::vector<BadInput> common{
+        {s, {"--trials", "0"}, {"trials"}},
+        {s, {"--trials", "-3"}, {"trials"}},
+        {s, {"--trials", "4294967296"}, {"trials"}},  // would wrap to 0 (the default) as a uint32
+        {s, {"--trials", "many"}, {"trials"}},
+        {s, {"--threads", "-1"}, {"threads"}},
+        {s, {"--seed", "-1"}, {"seed"}},
+        {s, {"--frobnicate"}, {"--frobnicate"}},
+        {s, {"--backend", "cuda"}, {"backend", "cuda"}},
+        {s, {"--backend", "gpu"}, {"backend", "gpu"}},
+        {s, {"--config", "/nonexistent/attnlab.toml"}, {"config"}},
+        {s, {}, {"config"}, "trials = [1\n"},                       // malformed TOML
+        {s, {}, {"config", "frobnicate"}, "frobnicate = 1\n"},      // unknown key
+        {s, {}, {"trials"}, "trials = 0\n"},
+    };
+    cases.insert(cases.end(), common.begin(), common.end());
+  }
+  for (const auto& s : {"softmax_bounds", "verify"}) {
+    cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on these two
+    cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
+  }
+  cases.push_back({"verify", {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
+  return cases;
+}
+
+// `word` occurs in `line` with no letter, digit or '_' on either side.
+bool names(const std::string& line, const std::string& word) {
+  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (auto at = line.find(word); at != std::string::npos; at = line.find(word, at + 1)) {
+    const bool left = at == 0 || !is_word(line[at - 1]);
+    const bool right = at + word.size() == line.size() || !is_word(line[at + word.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// Exit 2, exactly one stderr line "<study>: error: ..." naming every expected word.
+void expect_one_line_naming(const Run& r, const std::string& study, const std::vector<std::string>& named) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  const auto lines = r.err_lines();
+  ASSERT_EQ(lines.size(), 1u) << "stderr:\n" << r.err;
+  const std::string prefix = study + ": error: ";
+  ASSERT_EQ(lines[0].rfind(prefix, 0), 0u) << lines[0];
+  const std::string message = lines[0].substr(prefix.size());
+  for (const auto& word : named) EXPECT_TRUE(names(message, word)) << "'" << word << "' not named in: " << lines[0];
+}
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputTest, ExitsTwoWithOneLineNamingTheParameterAndWritesNothing) {
+  const auto& c = GetParam();
+  const ScratchDir dir("bad_input");
+  const auto out = dir / "out";
+  auto args = c.args;
+  args.push_back("--quick");  // should validation regress, the run that follows stays short
+  if (!c.config.empty()) {
+    std::ofstream(dir / "config.toml") << c.config;
+    args.insert(args.end(), {"--config", (dir / "config.toml").string()});
+  }
+  args.insert(args.end(), {"--out", out.string()});
+  const auto r = run(c.study, args);
+  expect_one_line_naming(r, c.study, c.named);
+  EXPECT_FALSE(fs::exists(out)) << "--out was created; files: " << ::testing::PrintToString(files_under(out));
+}
+
+std::string case_name(const ::testing::TestParamInfo<BadInput>& info) {
+  std::string name = std::to_string(info.index) + "_" + info.param.study;
+  for (const auto& a : info.param.args) name += "_" + a;
+  if (!info.param.config.empty()) name += "_toml_" + info.param.config;
+  std::string id;
+  for (char ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    if (ch != '_' || id.empty() || id.back() != '_') id += ch;
+  }
+  return id;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStudies, BadInputTest, ::testing::ValuesIn(bad_inputs()), case_name);
+
+// Tests may run as root, which may write anywhere: use paths no permission bit can open.
+TEST(BadInput, UnwritableOutExitsTwoNamingOut) {
+  const ScratchDir dir("unwritable_out");
+  const auto file = dir / "a_file";
+  std::ofstream(file) << "not a directory\n";
+  const std::vector<fs::path> unwritable{file / "sub", file, "/proc/attnlab_cli_out"};
+  for (const auto& study : all_studies) {
+    for (const auto& out : unwritable) {
+      SCOPED_TRACE(study + " --out " + out.string());
+      const auto r = run(study, {"--quick", "--out", out.string()});
+      expect_one_line_naming(r, study, {"--out"});
+      EXPECT_EQ(slurp(file), "not a directory\n");
+      EXPECT_FALSE(fs::exists(out / (study + ".csv")));
+    }
+    EXPECT_EQ(files_under(dir.path), std::vector<std::string>{"a_file"});
+  }
+}
+
+TEST(BadInput, CudaBackendIsAClearErrorInACpuBuild) {
+  for (const auto& study : all_studies) {
+    const ScratchDir dir("cuda_backend");
+    const auto r = run(study, {"--quick", "--backend", "cuda", "--out", (dir / "out").string()});
+    expect_one_line_naming(r, study, {"backend", "cuda", "cpu"});
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+}
+
+TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
+  const std::vector<std::string> common{"--out", "--seed", "--trials", "--threads", "--quick", "--config", "--backend"};
+  const std::vector<std::string> ensemble{"--N", "--D", "--d", "--p", "--k", "--sigma-x", "--sigma-t", "--activation",
+                                          "--convention", "--precision"};
+  for (const auto& study : all_studies) {
+    SCOPED_TRACE(study);
+    const ScratchDir dir("help");
+    const auto r = run(study, {"--help", "--out", (dir / "out").string()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    auto flags = common;
+    if (study == "poly_frobenius" || study == "poly_gradient") flags.insert(flags.end(), ensemble.begin(), ensemble.end());
+    if (study == "verify") flags.push_back("--claims");
+    for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+}
+
+}  // namespace

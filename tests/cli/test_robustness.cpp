@@ -1,0 +1,101 @@
+// Runs are reproducible: the thread count never changes a byte of the CSV, and a run killed
+// with SIGKILL leaves no truncated output and resumes to exactly the uninterrupted result.
+#include "cli_support.hpp"
+
+#include <chrono>
+#include <thread>
+
+using namespace attnlab::test::cli;
+
+namespace {
+
+void expect_same_bytes_for_1_and_2_threads(const std::string& study, std::vector<std::string> args,
+                                           const std::vector<std::string>& files) {
+  const ScratchDir dir("threads_" + study);
+  args.insert(args.end(), {"--seed", "11"});
+  for (const char* threads : {"1", "2"}) {
+    auto a = args;
+    a.insert(a.end(), {"--threads", threads, "--out", (dir / threads).string()});
+    const auto r = run(study, a);
+    ASSERT_EQ(r.code, 0) << "--threads " << threads << "\n" << r.err;
+  }
+  for (const auto& f : files) {
+    const auto one = slurp(dir / "1" / f);
+    EXPECT_FALSE(one.empty()) << f;
+    EXPECT_TRUE(one == slurp(dir / "2" / f)) << f << " differs between --threads 1 and --threads 2";
+  }
+}
+
+TEST(Robustness, VerifyCsvIsByteIdenticalFor1And2Threads) {
+  expect_same_bytes_for_1_and_2_threads("verify", {"--quick"}, {"verify.csv", "claims.csv"});
+}
+
+TEST(Robustness, PolyGradientCsvIsByteIdenticalFor1And2Threads) {
+  expect_same_bytes_for_1_and_2_threads("poly_gradient", {"--quick"}, {"poly_gradient.csv"});
+}
+
+// Waits for the first complete checkpoint line, then SIGKILLs; the run may have ended first.
+Run kill_after_first_checkpoint(Child& child, const fs::path& checkpoint) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (child.running()) {
+    if (slurp(checkpoint).find('\n') != std::string::npos) {
+      child.kill(SIGKILL);
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "no checkpoint line in " << checkpoint << " after 2 minutes";
+      child.kill(SIGKILL);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return child.wait();
+}
+
+std::vector<std::string> verify_args(const fs::path& out, std::uint32_t trials) {
+  return {"--quick", "--trials", std::to_string(trials), "--seed", "5", "--threads", "2", "--out", out.string()};
+}
+
+TEST(Robustness, KilledVerifyResumesToTheUninterruptedCsv) {
+  const ScratchDir dir("resume");
+  const auto killed = dir / "killed", reference = dir / "reference";
+  const auto checkpoint = killed / ".partial" / "verify.jsonl";
+  // A run that outpaces the poll is retried with more work: the kill must really happen.
+  std::uint32_t trials = 200;
+  bool interrupted = false;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    fs::remove_all(killed);
+    Child child("verify", verify_args(killed, trials));
+    const auto r = kill_after_first_checkpoint(child, checkpoint);
+    if (r.signal == SIGKILL) {
+      interrupted = true;
+      break;
+    }
+    ASSERT_EQ(r.code, 0) << r.err;
+    trials *= 4;
+  }
+  ASSERT_TRUE(interrupted) << "verify finished before it could be killed, up to --trials " << trials;
+  RecordProperty("killed_with_trials", static_cast<int>(trials));
+
+  const auto full = run("verify", verify_args(reference, trials));
+  ASSERT_EQ(full.code, 0) << full.err;
+  EXPECT_EQ(full.err.find("resumed"), std::string::npos) << full.err;
+
+  ASSERT_TRUE(fs::exists(checkpoint)) << "no .partial checkpoint after the kill";
+  for (const char* f : {"verify.csv", "claims.csv"}) {
+    if (fs::exists(killed / f)) {
+      EXPECT_TRUE(slurp(killed / f) == slurp(reference / f)) << f << " left by the killed run is not complete";
+    }
+  }
+
+  const auto resumed = run("verify", verify_args(killed, trials));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("verify: resumed "), std::string::npos) << resumed.err;
+  for (const char* f : {"verify.csv", "claims.csv"}) {
+    EXPECT_FALSE(slurp(reference / f).empty()) << f;
+    EXPECT_TRUE(slurp(killed / f) == slurp(reference / f)) << f << " after resuming differs from the uninterrupted run";
+  }
+  EXPECT_FALSE(fs::exists(killed / ".partial")) << "the checkpoint outlived a finished run";
+}
+
+}  // namespace
