@@ -1,7 +1,10 @@
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/text.hpp>
 
+#include <algorithm>
 #include <cmath>
+
+#include <omp.h>
 #include <stdexcept>
 
 namespace attnlab {
@@ -31,7 +34,14 @@ void EnsembleSpec::validate() const {
 
 template <class T>
 void fill_gaussian(Matrix<T>& m, const GaussianStream& stream, double sigma) {
-  stream.fill(std::span<T>(m.data(), static_cast<std::size_t>(m.size())), sigma);
+  // Counter-based: chunks can be filled in any order, by any thread, with the same result.
+  const std::size_t size = static_cast<std::size_t>(m.size()), chunk = std::size_t{1} << 15;
+  const std::size_t chunks = (size + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && chunks > 1)
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t first = c * chunk;
+    stream.fill(std::span<T>(m.data() + first, std::min(chunk, size - first)), sigma, first);
+  }
 }
 
 template <class T>

@@ -9,11 +9,6 @@
 namespace attnlab {
 namespace {
 
-template <class T>
-VectorD row_norms_squared(const Matrix<T>& A) {
-  return A.template cast<double>().rowwise().squaredNorm();
-}
-
 // s^(p-1); P > 0 is the power known at compile time, P = 0 means "use p".
 template <int P>
 inline double power_minus_one(double s, int p) {
@@ -28,14 +23,54 @@ inline double power_minus_one(double s, int p) {
   }
 }
 
+template <class T>
 struct Streamed {
-  Index N;
+  Index N = 0;
+  Matrix<T> U, V;      // XQ, XK
   VectorD x2, u2, v2;  // ‖x_i‖², ‖u_i‖², ‖v_i‖²
 };
 
+// Per-thread buffers reused across calls: no allocation or page faults in the Monte-Carlo loop.
+template <class T>
+Streamed<T>& workspace() {
+  thread_local Streamed<T> ws;
+  return ws;
+}
+
+template <class T>
+Matrix<T>& tile_buffer(Index rows, Index cols) {
+  thread_local Matrix<T> tile;
+  if (tile.rows() != rows || tile.cols() != cols) tile.resize(rows, cols);
+  return tile;
+}
+
+// U = XQ, V = XK and the row norms, in parallel over row blocks unless already in a parallel region.
+template <class T>
+const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K) {
+  auto& st = workspace<T>();
+  const Index N = X.rows(), rows = 256, blocks = (N + rows - 1) / rows;
+  st.N = N;
+  st.U.resize(N, Q.cols());
+  st.V.resize(N, K.cols());
+  st.x2.resize(N);
+  st.u2.resize(N);
+  st.v2.resize(N);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1)
+  for (Index b = 0; b < blocks; ++b) {
+    const Index r0 = b * rows, nr = std::min(rows, N - r0);
+    const auto x = X.middleRows(r0, nr);
+    st.U.middleRows(r0, nr).noalias() = x * Q;
+    st.V.middleRows(r0, nr).noalias() = x * K;
+    st.x2.segment(r0, nr) = x.template cast<double>().rowwise().squaredNorm();
+    st.u2.segment(r0, nr) = st.U.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
+    st.v2.segment(r0, nr) = st.V.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
+  }
+  return st;
+}
+
 // One block of rows of the elementwise estimator: S tiles live only in `tile`.
 template <class T, int P>
-AttentionNormsSquared power_rows(const Matrix<T>& U, const Matrix<T>& V, const Streamed& st,
+AttentionNormsSquared power_rows(const Streamed<T>& st,
                                  const PowerActivation& a, Index r0, Index nr, Matrix<T>& tile) {
   AttentionNormsSquared acc;
   const double ls = a.logit_scale, os = a.out_scale, p = a.p;
@@ -44,7 +79,7 @@ AttentionNormsSquared power_rows(const Matrix<T>& U, const Matrix<T>& V, const S
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
     const Index nc = std::min(tile.cols(), st.N - c0);
     auto t = tile.topLeftCorner(nr, nc);
-    t.noalias() = U.middleRows(r0, nr) * V.middleRows(c0, nc).transpose();
+    t.noalias() = st.U.middleRows(r0, nr) * st.V.middleRows(c0, nc).transpose();
     const double* v2 = st.v2.data() + c0;
     const double* x2 = st.x2.data() + c0;
     for (Index i = 0; i < nr; ++i) {
@@ -77,10 +112,10 @@ AttentionNormsSquared power_rows(const Matrix<T>& U, const Matrix<T>& V, const S
 
 // One block of full rows of the softmax estimator (a row needs all its logits).
 template <class T>
-AttentionNormsSquared softmax_rows_block(const Matrix<T>& U, const Matrix<T>& V, const MatrixD& Xd, const MatrixD& Vd,
-                                         const Streamed& st, double c, Index r0, Index nr, Matrix<T>& tile) {
+AttentionNormsSquared softmax_rows_block(const MatrixD& Xd, const MatrixD& Vd, const Streamed<T>& st, double c,
+                                         Index r0, Index nr, Matrix<T>& tile) {
   auto t = tile.topLeftCorner(nr, st.N);
-  t.noalias() = U.middleRows(r0, nr) * V.transpose();
+  t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
   MatrixD P = (c * t.template cast<double>()).eval();
   for (Index i = 0; i < nr; ++i) {
     const double mx = P.row(i).maxCoeff();
@@ -110,7 +145,7 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
   std::vector<AttentionNormsSquared> partial(static_cast<std::size_t>(blocks));
 #pragma omp parallel if (!omp_in_parallel() && blocks > 1)
   {
-    Matrix<T> tile(block_rows, tile_cols);
+    auto& tile = tile_buffer<T>(block_rows, tile_cols);
 #pragma omp for schedule(dynamic)
     for (Index b = 0; b < blocks; ++b) {
       const Index r0 = b * block_rows;
@@ -128,11 +163,10 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
 }
 
 template <class T, int P>
-AttentionNormsSquared power_norms(const Matrix<T>& U, const Matrix<T>& V, const Streamed& st, const PowerActivation& a,
-                                  TileShape tile) {
+AttentionNormsSquared power_norms(const Streamed<T>& st, const PowerActivation& a, TileShape tile) {
   const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
   return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return power_rows<T, P>(U, V, st, a, r0, nr, buf);
+    return power_rows<T, P>(st, a, r0, nr, buf);
   });
 }
 
@@ -141,24 +175,23 @@ AttentionNormsSquared power_norms(const Matrix<T>& U, const Matrix<T>& V, const 
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile) {
-  const Matrix<T> U = X * Q, V = X * K;
-  const Streamed st{X.rows(), row_norms_squared(X), row_norms_squared(U), row_norms_squared(V)};
+  const auto& st = prepare(X, Q, K);
   if (const auto* a = std::get_if<PowerActivation>(&activation)) {
     switch (a->p) {
-      case 1: return power_norms<T, 1>(U, V, st, *a, tile);
-      case 2: return power_norms<T, 2>(U, V, st, *a, tile);
-      case 3: return power_norms<T, 3>(U, V, st, *a, tile);
-      case 4: return power_norms<T, 4>(U, V, st, *a, tile);
-      case 5: return power_norms<T, 5>(U, V, st, *a, tile);
-      default: return power_norms<T, 0>(U, V, st, *a, tile);
+      case 1: return power_norms<T, 1>(st, *a, tile);
+      case 2: return power_norms<T, 2>(st, *a, tile);
+      case 3: return power_norms<T, 3>(st, *a, tile);
+      case 4: return power_norms<T, 4>(st, *a, tile);
+      case 5: return power_norms<T, 5>(st, *a, tile);
+      default: return power_norms<T, 0>(st, *a, tile);
     }
   }
   const double c = std::get<SoftmaxActivation>(activation).logit_scale;
-  const MatrixD Xd = X.template cast<double>(), Vd = V.template cast<double>();
+  const MatrixD Xd = X.template cast<double>(), Vd = st.V.template cast<double>();
   // Row blocks of softmax hold whole rows: keep a block near 2 MB.
   const Index rows = std::clamp<Index>((Index{1} << 18) / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return softmax_rows_block<T>(U, V, Xd, Vd, st, c, r0, nr, buf);
+    return softmax_rows_block<T>(Xd, Vd, st, c, r0, nr, buf);
   });
 }
 

@@ -1,10 +1,13 @@
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/rng.hpp>
 
+#include <Random123/philox.h>
+
 #include "support.hpp"
 
 #include <cmath>
 #include <vector>
+#include <algorithm>
 
 using namespace attnlab;
 
@@ -90,4 +93,28 @@ TEST(Ensemble, ValidateNamesTheParameter) {
   EXPECT_EQ(message({4, 4, 4, 0, 1}).rfind("sigma-x", 0), 0u);
   EXPECT_EQ(message({4, 4, 4, 1, -1}).rfind("sigma-t", 0), 0u);
   EXPECT_EQ(message({4, 4, 4, 1, 1}), "");
+}
+
+TEST(Philox, BitIdenticalToRandom123) {
+  r123::Philox4x32_R<10> reference;
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    const std::uint32_t c[4] = {i * 2654435761u, ~i, i ^ 0x5bd1e995u, 7 * i}, k[2] = {i + 1, i * 40503u};
+    const auto expected = reference({{c[0], c[1], c[2], c[3]}}, {{k[0], k[1]}});
+    const auto got = philox::generate(c[0], c[1], c[2], c[3], k[0], k[1]);
+    for (int w = 0; w < 4; ++w) ASSERT_EQ(got.v[w], expected.v[w]) << "counter " << i << " word " << w;
+  }
+}
+
+TEST(Philox, LogAndSincosAreAccurate) {
+  double worst_log = 0, worst_trig = 0;
+  for (int i = 1; i <= 200000; ++i) {
+    const double u = std::ldexp(double(i) / 200000, -(i % 60));  // (0, 1] across 60 binades
+    worst_log = std::max(worst_log, std::abs(philox::log(u) - std::log(u)) / std::max(1.0, std::abs(std::log(u))));
+    const double v = double(i - 1) / 200000;  // [0, 1)
+    double s, c;
+    philox::sincos_turns(v, s, c);
+    worst_trig = std::max({worst_trig, std::abs(s - std::sin(2 * M_PI * v)), std::abs(c - std::cos(2 * M_PI * v))});
+  }
+  EXPECT_LT(worst_log, 4e-16);
+  EXPECT_LT(worst_trig, 2e-15);  // std::sin(2πv) itself carries the rounding of 2πv
 }

@@ -1,12 +1,11 @@
 #pragma once
-// Counter-based Gaussian streams (Random123 Philox4x32-10 + Box–Muller).
-// The e-th number of a stream depends only on (seed, configuration, trial, tag, e),
-// so results never depend on thread count or evaluation order, and a GPU can
-// regenerate the same numbers from the same key.
-#include <Random123/boxmuller.hpp>
-#include <Random123/philox.h>
-
+// Counter-based Gaussian streams: Philox4x32-10 (Random123's generator, the same on CPU and GPU)
+// and Box–Muller. The e-th number of a stream depends only on (seed, configuration, trial, tag, e),
+// so results never depend on thread count or evaluation order. log, sin and cos are written out
+// here as plain arithmetic so that the vectorised fill and the one-number path give the same bits.
+#include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string_view>
 
@@ -36,56 +35,115 @@ constexpr std::uint64_t hash_string(std::string_view s) {
 // Which matrix of a trial a stream feeds; distinct tags give independent streams.
 enum class StreamTag : std::uint32_t { X = 0, Q = 1, K = 2, A = 3, B = 4, Logits = 5, Search = 6 };
 
+namespace philox {
+
+struct Block {
+  std::uint32_t v[4];
+};
+
+// Philox4x32-10 (Salmon et al. 2011), bit-identical to r123::Philox4x32_R<10>.
+inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3, std::uint32_t k0,
+                      std::uint32_t k1) {
+  for (int round = 0; round < 10; ++round) {
+    const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c0, p1 = std::uint64_t{0xCD9E8D57u} * c2;
+    const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
+    const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ k1;
+    c1 = static_cast<std::uint32_t>(p1);
+    c3 = static_cast<std::uint32_t>(p0);
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+// 53-bit uniform in (0, 1) from two words.
+inline double open_unit(std::uint32_t lo, std::uint32_t hi) {
+  return static_cast<double>((std::uint64_t{hi} << 32 | lo) >> 11) * 0x1.0p-53 + 0x1.0p-54;
+}
+
+// Natural log of u > 0 (finite, normal): u = 2^e m, m ∈ [√½, √2), log m = 2 atanh((m−1)/(m+1)).
+inline double log(double u) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(u);
+  int e = static_cast<int>(bits >> 52) - 1023;
+  double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+  const bool high = m > 1.4142135623730951;
+  m = high ? 0.5 * m : m;
+  e = high ? e + 1 : e;
+  const double f = (m - 1) / (m + 1), s = f * f;
+  // Σ s^k/(2k+1) to k = 10: |f| ≤ 0.1716 leaves a truncation error below 1e-17.
+  double series = 1.0 / 21;
+  for (int k = 9; k >= 0; --k) series = series * s + 1.0 / (2 * k + 1);
+  const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  return e * ln2_hi + (e * ln2_lo + 2 * f * series);
+}
+
+// sin and cos of 2πu for u ∈ [0, 1): quarter-turn reduction, then Taylor series on [−π/4, π/4]
+// (truncation error below 1e-17).
+inline void sincos_turns(double u, double& s, double& c) {
+  const double t = 4 * u;
+  const int quadrant = static_cast<int>(t + 0.5);
+  const double r = (t - quadrant) * 1.5707963267948966;
+  const double r2 = r * r;
+  // (−1)^k/(2k+1)! and (−1)^k/(2k)!, k = 8 … 0
+  constexpr double sin_c[] = {2.8114572543455206e-15, -7.6471637318198164e-13, 1.6059043836821613e-10,
+                              -2.5052108385441720e-08, 2.7557319223985888e-06, -1.9841269841269841e-04,
+                              8.3333333333333333e-03, -1.6666666666666667e-01, 1.0};
+  constexpr double cos_c[] = {4.7794773323873853e-14, -1.1470745597729725e-11, 2.0876756987868099e-09,
+                              -2.7557319223985891e-07, 2.4801587301587302e-05, -1.3888888888888889e-03,
+                              4.1666666666666667e-02, -0.5, 1.0};
+  double sr = sin_c[0], cr = cos_c[0];
+  for (int k = 1; k < 9; ++k) {
+    sr = sr * r2 + sin_c[k];
+    cr = cr * r2 + cos_c[k];
+  }
+  sr *= r;
+  const int q = quadrant & 3;
+  s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
+  c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
+}
+
+// The two standard normals of block b of stream (key, trial, tag).
+inline void normal_pair(std::uint64_t b, std::uint32_t trial, std::uint32_t tag, std::uint32_t k0, std::uint32_t k1,
+                        double& z0, double& z1) {
+  const Block r = generate(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), trial, tag, k0, k1);
+  double s, c;
+  sincos_turns(open_unit(r.v[2], r.v[3]), s, c);
+  const double radius = __builtin_sqrt(-2 * log(open_unit(r.v[0], r.v[1])));
+  z0 = radius * c;
+  z1 = radius * s;
+}
+
+}  // namespace philox
+
 class GaussianStream {
  public:
   GaussianStream(std::uint64_t seed, std::uint64_t configuration, std::uint32_t trial, StreamTag tag)
-      : key_{{static_cast<std::uint32_t>(hash_words({seed, configuration})),
-              static_cast<std::uint32_t>(hash_words({seed, configuration}) >> 32)}},
+      : k0_(static_cast<std::uint32_t>(hash_words({seed, configuration}))),
+        k1_(static_cast<std::uint32_t>(hash_words({seed, configuration}) >> 32)),
         trial_(trial),
         tag_(static_cast<std::uint32_t>(tag)) {}
 
-  // Standard normals z_first, ..., z_{first+n-1} of this stream, times sigma.
+  // out[i] = sigma · z_{first+i}; vectorised over blocks, identical to normal(first + i).
   template <class T>
-  void fill(std::span<T> out, double sigma, std::uint64_t first = 0) const {
-    std::uint64_t e = first;
-    std::size_t i = 0;
-    if (e % 2 == 1 && i < out.size()) out[i++] = static_cast<T>(sigma * pair(e / 2).y), ++e;
-    for (; i + 1 < out.size(); i += 2, e += 2) {
-      const auto z = pair(e / 2);
-      out[i] = static_cast<T>(sigma * z.x);
-      out[i + 1] = static_cast<T>(sigma * z.y);
-    }
-    if (i < out.size()) out[i] = static_cast<T>(sigma * pair(e / 2).x);
-  }
+  void fill(std::span<T> out, double sigma, std::uint64_t first = 0) const;
 
   double normal(std::uint64_t e) const {
-    const auto z = pair(e / 2);
-    return e % 2 == 0 ? z.x : z.y;
+    double z0, z1;
+    philox::normal_pair(e / 2, trial_, tag_, k0_, k1_, z0, z1);
+    return e % 2 == 0 ? z0 : z1;
   }
 
   // 53-bit uniform in (0, 1), the e-th of a stream that shares nothing with the normals.
   double uniform(std::uint64_t e) const {
-    const auto r = block(e / 2 + (std::uint64_t{1} << 62));
-    const std::uint64_t w = e % 2 == 0 ? (std::uint64_t{r.v[1]} << 32 | r.v[0]) : (std::uint64_t{r.v[3]} << 32 | r.v[2]);
-    return r123::u01<double>(w);
+    const auto r = philox::generate(static_cast<std::uint32_t>(e / 2), static_cast<std::uint32_t>(e / 2 >> 32) | 0x80000000u,
+                                    trial_, tag_, k0_, k1_);
+    return e % 2 == 0 ? philox::open_unit(r.v[0], r.v[1]) : philox::open_unit(r.v[2], r.v[3]);
   }
 
  private:
-  using Philox = r123::Philox4x32_R<10>;
-
-  Philox::ctr_type block(std::uint64_t b) const {
-    const Philox::ctr_type ctr{{static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), trial_, tag_}};
-    return Philox{}(ctr, key_);
-  }
-
-  r123::double2 pair(std::uint64_t b) const {
-    const auto r = block(b);
-    return r123::boxmuller(std::uint64_t{r.v[1]} << 32 | r.v[0], std::uint64_t{r.v[3]} << 32 | r.v[2]);
-  }
-
-  Philox::key_type key_;
-  std::uint32_t trial_;
-  std::uint32_t tag_;
+  std::uint32_t k0_, k1_, trial_, tag_;
 };
 
 }  // namespace attnlab
