@@ -2,6 +2,8 @@
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 
+#include <omp.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -28,8 +30,9 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
   std::vector<Activation> resolved;
   for (const auto& a : c.activations) resolved.push_back(a.resolve(e.N, e.d));
   const std::size_t per = attention_quantities().size();
-  // Small N: one trial per thread; large N: trials in order, tiles of each trial in parallel.
-  const bool parallel_trials = e.N <= 256;
+  // One trial per thread while a trial's working set (X, U, V, tiles) stays small and there are
+  // trials enough for every thread; otherwise trials in order, each spread over the threads.
+  const bool parallel_trials = e.N <= 2048 && c.trials >= 2u * static_cast<unsigned>(omp_get_max_threads());
   return run_trials(
       c.trials, per * resolved.size(),
       [&](std::uint32_t t, std::span<double> out) {
