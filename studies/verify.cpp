@@ -1,9 +1,9 @@
 // Every registered claim with its verdict: claims.csv, report.md, verify.csv and the figures.
+#include <attnlab/io/metadata.hpp>
 #include <attnlab/io/report.hpp>
 #include <attnlab/io/study.hpp>
 #include <attnlab/theory/claims.hpp>
 
-#include <omp.h>
 
 using namespace attnlab;
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     summary.series.push_back(ratio);
     out.figures.insert(out.figures.begin(), summary);
     out.files.push_back({"claims.csv", io::claims_csv(checked)});
-    const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"threads", omp_get_max_threads()}};
+    const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", io::git_description()}};
     out.files.push_back({"report.md", io::report_markdown(checked, run)});
     return out;
   };

@@ -1,3 +1,4 @@
+#include <attnlab/git_version.hpp>
 #include <attnlab/io/metadata.hpp>
 
 #include <CLI/Version.hpp>
@@ -10,13 +11,6 @@
 #include <fstream>
 #include <thread>
 
-#ifndef ATTNLAB_GIT_SHA
-#define ATTNLAB_GIT_SHA "unknown"
-#define ATTNLAB_GIT_DIRTY "unknown"
-#define ATTNLAB_VERSION "unknown"
-#define ATTNLAB_CXX_FLAGS ""
-#define ATTNLAB_BUILD_TYPE ""
-#endif
 
 namespace attnlab::io {
 namespace {
@@ -32,6 +26,10 @@ std::string cpu_model() {
 std::string version3(int a, int b, int c) { return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c); }
 
 }  // namespace
+
+std::string git_description() {
+  return std::string(ATTNLAB_GIT_SHA) + (std::string(ATTNLAB_GIT_DIRTY) == "true" ? " (dirty)" : "");
+}
 
 nlohmann::json run_metadata(const std::string& study, const nlohmann::json& config, double wall_seconds) {
   return {

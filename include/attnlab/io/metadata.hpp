@@ -6,6 +6,9 @@
 
 namespace attnlab::io {
 
+// "<sha>" or "<sha> (dirty)": the commit the binary was built from.
+std::string git_description();
+
 nlohmann::json run_metadata(const std::string& study, const nlohmann::json& resolved_config, double wall_seconds);
 
 }  // namespace attnlab::io
