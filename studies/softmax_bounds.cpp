@@ -5,7 +5,8 @@
 using namespace attnlab;
 
 int main(int argc, char** argv) {
-  io::StudyDefinition study{"softmax_bounds", "softmax Frobenius and Jacobian norms against sqrt(N) and 2 sqrt(N)"};
+  io::StudyDefinition study{.name = "softmax_bounds",
+                            .description = "softmax Frobenius and Jacobian norms against sqrt(N) and 2 sqrt(N)"};
   study.ensemble_flags = false;
   study.run = [](const io::StudyOptions& o, io::StudyContext& ctx) {
     const ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache, {}};

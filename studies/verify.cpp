@@ -9,7 +9,8 @@ using namespace attnlab;
 
 int main(int argc, char** argv) {
   std::vector<std::string> ids;
-  io::StudyDefinition study{"verify", "check every claim of CLAIMS.md and write claims.csv and report.md"};
+  io::StudyDefinition study{.name = "verify",
+                            .description = "check every claim of CLAIMS.md and write claims.csv and report.md"};
   study.ensemble_flags = false;
   study.add_flags = [&](CLI::App& app) {
     app.add_option("--claims", ids, "claim ids to check (default: all)")->delimiter(',');

@@ -42,8 +42,8 @@ KScale KScale::parse(const std::string& s) {
 
 const std::vector<ActivationInfo>& activation_registry() {
   static const std::vector<ActivationInfo> registry{
-      {"poly", "x^p/k applied to the logits, 1/sqrt(d) placed by --convention", true, true},
-      {"softmax", "row-wise softmax of XQK^TX^T/sqrt(d)", false, false},
+      {"poly", "x^p/k applied to the logits, 1/sqrt(d) placed by --convention", true},
+      {"softmax", "row-wise softmax of XQK^TX^T/sqrt(d)", false},
   };
   return registry;
 }
@@ -58,7 +58,9 @@ const ActivationInfo& find_activation(const std::string& name) {
 
 void ActivationSpec::validate() const {
   const auto& info = find_activation(name);
-  if (info.uses_p && p < 1) throw std::invalid_argument(text("p must be a positive integer (got ", p, ")"));
+  // x^p overflows double for |x| > 1 long before p = 64; larger p only burns time.
+  if (info.uses_p && (p < 1 || p > 64))
+    throw std::invalid_argument(text("p must be a positive integer no larger than 64 (got ", p, ")"));
 }
 
 Activation ActivationSpec::resolve(Index N, Index d) const {

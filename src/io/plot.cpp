@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstdio>
 #include <fstream>
+#include <sstream>
 
 namespace attnlab::io {
 namespace {
@@ -27,7 +29,7 @@ bool draw_png(const Figure& f, const std::filesystem::path& dir, std::string& wa
     return false;
   }
   const auto stem = dir / text(".", f.name, ".", ::getpid());
-  const auto data = stem.string() + ".dat", script = stem.string() + ".gp", png = stem.string() + ".png";
+  const auto data = stem.string() + ".dat", png = stem.string() + ".png";
   {
     std::ofstream out(data);
     out.precision(12);
@@ -39,8 +41,8 @@ bool draw_png(const Figure& f, const std::filesystem::path& dir, std::string& wa
       out << "\n\n";
     }
   }
+  std::ostringstream gp;
   {
-    std::ofstream gp(script);
     gp << "set terminal pngcairo size 960,640 noenhanced font 'sans,11'\n";
     gp << "set output " << quoted(png) << "\n";
     gp << "set title " << quoted(f.title) << "\n";
@@ -63,9 +65,14 @@ bool draw_png(const Figure& f, const std::filesystem::path& dir, std::string& wa
     }
     gp << "\n";
   }
-  const int rc = std::system(text("gnuplot ", quoted(script), " 2>/dev/null").c_str());
+  // The script goes through a pipe: file names never pass through a shell.
+  int rc = -1;
+  if (FILE* pipe = ::popen("gnuplot 2>/dev/null", "w")) {
+    const std::string script = gp.str();
+    std::fwrite(script.data(), 1, script.size(), pipe);
+    rc = ::pclose(pipe);
+  }
   std::filesystem::remove(data);
-  std::filesystem::remove(script);
   if (rc != 0 || !std::filesystem::exists(png)) {
     warning = "gnuplot failed: " + f.name + ".png not drawn";
     std::filesystem::remove(png);

@@ -16,11 +16,21 @@
 
 namespace attnlab::io {
 
+namespace {
+template <class T>
+std::vector<T> sorted_unique(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+}  // namespace
+
+// Sorted and without repeats, so that curves run in N order and no configuration appears twice.
 std::vector<EnsembleSpec> StudyOptions::ensembles() const {
   std::vector<EnsembleSpec> specs;
-  for (Index n : N)
-    for (Index dd : D)
-      for (Index h : d) specs.push_back({n, dd, h, sigma_x, sigma_t});
+  for (Index n : sorted_unique(N))
+    for (Index dd : sorted_unique(D))
+      for (Index h : sorted_unique(d)) specs.push_back({n, dd, h, sigma_x, sigma_t});
   return specs;
 }
 
@@ -33,8 +43,8 @@ std::vector<ActivationSpec> StudyOptions::activation_specs() const {
       specs.push_back({name, 1, KScale{}, conv});
       continue;
     }
-    for (int power : p)
-      for (const auto& scale : k) specs.push_back({name, power, KScale::parse(scale), conv});
+    for (int power : sorted_unique(p))
+      for (const auto& scale : sorted_unique(k)) specs.push_back({name, power, KScale::parse(scale), conv});
   }
   return specs;
 }
@@ -152,7 +162,7 @@ void validate_common(const StudyOptions& o, bool ensemble) {
 
 StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
                                      std::vector<std::string> fitted) {
-  StudyDefinition study{name, std::move(description)};
+  StudyDefinition study{.name = name, .description = std::move(description)};
   study.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
   study.defaults.D = {64};
   study.defaults.d = {64};
@@ -216,6 +226,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
           text("trials must be at most ", std::numeric_limits<std::uint32_t>::max(), " (got ", options.trials, ")"));
     validate_common(options, study.ensemble_flags);
     if (study.validate) study.validate(options);
+    ensure_writable_directory(options.out);  // last: nothing is created for invalid input
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return 0;
@@ -226,9 +237,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   }
 
   try {
-    ensure_writable_directory(options.out);
     if (options.threads > 0) omp_set_num_threads(options.threads);
-    JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"));
+    JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"), git_description());
     ProgressBar progress;
     StudyContext ctx{&checkpoint, &progress, {}};
     const auto output = study.run(options, ctx);
@@ -255,9 +265,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     checkpoint.remove();
     for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
     return 0;
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what(), 2);
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // past validation: a failure, not bad input
     return fail(e.what(), 1);
   }
 }

@@ -87,6 +87,8 @@ PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, 
     sxy += w[i] * lx[i] * ly[i];
   }
   const double det = sw * sxx - sx * sx;
+  if (!(sw > 0) || !(det > 1e-12 * sw * sw))
+    throw std::domain_error("fit_power_law: needs finite standard errors and at least two distinct x");
   PowerLawFit fit;
   fit.points = x.size();
   fit.exponent = (sw * sxy - sx * sy) / det;

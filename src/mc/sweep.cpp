@@ -19,7 +19,7 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
       if (std::find(spec.quantities.begin(), spec.quantities.end(), r.quantity) != spec.quantities.end())
         result.rows.push_back(std::move(r));
   }
-  // Group by (quantity, activation, D, d) and fit over N where there are at least 3 N.
+  // One fit per curve: the points of a (quantity, activation, D, d) over N.
   using Key = std::tuple<std::string, std::string, Index, Index>;
   std::map<Key, std::vector<const ResultRow*>> groups;
   for (const auto& r : result.rows)
@@ -43,10 +43,15 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
     auto& fig = figures[quantity];
     if (fig.name.empty())
       fig = {quantity == spec.fitted.front() ? spec.study : spec.study + "_" + quantity,
-             text("E ", quantity, " over N (", spec.study, ")"), "N", text(quantity, ": mean with 95% CI"), true, true, {}};
+             text("E ", quantity, " over N (", spec.study, ")"), "N", text(quantity, ": mean with 95% CI"), true, true, {}, {}};
     fig.series.push_back(s);
     if (members.size() < 3 || !finite) continue;
-    const auto fit = fit_power_law(s.x, s.y, se);
+    PowerLawFit fit;
+    try {
+      fit = fit_power_law(s.x, s.y, se);
+    } catch (const std::domain_error&) {
+      continue;  // e.g. one trial per point: no standard errors to weigh the fit
+    }
     ResultRow row = *members.front();
     row.quantity = quantity + "_exponent";
     row.N = 0;

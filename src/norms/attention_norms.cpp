@@ -9,18 +9,13 @@
 namespace attnlab {
 namespace {
 
-// s^(p-1); P > 0 is the power known at compile time, P = 0 means "use p".
+// s^(p-1); a power P > 0 known at compile time lets the loop unroll, P = 0 means "use p".
 template <int P>
 inline double power_minus_one(double s, int p) {
-  if constexpr (P > 0) {
-    double r = 1.0;
-    for (int q = 1; q < P; ++q) r *= s;
-    return r;
-  } else {
-    double r = 1.0;
-    for (int q = 1; q < p; ++q) r *= s;
-    return r;
-  }
+  const int n = P > 0 ? P : p;
+  double r = 1.0;
+  for (int q = 1; q < n; ++q) r *= s;
+  return r;
 }
 
 template <class T>
@@ -30,7 +25,7 @@ struct Streamed {
   VectorD x2, u2, v2;  // ‖x_i‖², ‖u_i‖², ‖v_i‖²
 };
 
-// Per-thread buffers reused across calls: no allocation or page faults in the Monte-Carlo loop.
+// Per-thread buffers reused across calls: the large per-trial arrays are not reallocated (no page faults).
 template <class T>
 Streamed<T>& workspace() {
   thread_local Streamed<T> ws;

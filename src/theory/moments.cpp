@@ -24,17 +24,16 @@ double falling_factorial(double n, int p) {
   return r;
 }
 
-double frobenius2_exact(const Ensemble& e, int p) {
-  const double scale = double_factorial(2 * p - 1) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
-                       std::pow(e.sigma_t, 4 * p);
-  const double off = e.N * (e.N - 1) * std::pow(rising_by_two(e.D, p), 2);
-  const double diag = e.N * rising_by_two(e.D, 2 * p);
-  return scale * (off + diag);
+namespace {
+// N(N−1)[D]_p² + N[D]_2p: the off-diagonal pairs (x_i, x_j independent) plus the diagonal (x_i twice).
+double token_pairs(const Ensemble& e, int p) {
+  return e.N * (e.N - 1) * std::pow(rising_by_two(e.D, p), 2) + e.N * rising_by_two(e.D, 2 * p);
 }
+}  // namespace
 
-double frobenius2_independent_paper(const Ensemble& e, int p) {
-  const double s = std::sqrt(e.D) * e.sigma_x * e.sigma_t;
-  return e.N * e.N * product_moment_paper(e.d, p, s, s);
+double frobenius2_exact(const Ensemble& e, int p) {
+  return double_factorial(2 * p - 1) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
+         std::pow(e.sigma_t, 4 * p) * token_pairs(e, p);
 }
 
 double frobenius2_independent_exact(const Ensemble& e, int p) {
@@ -52,11 +51,8 @@ double product_moment_paper(double D, int p, double sigma1, double sigma2) {
 }
 
 double qgrad2_exact(const Ensemble& e, int p) {
-  const double scale = p * p * double_factorial(2 * p - 3) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
-                       std::pow(e.sigma_t, 4 * p - 2);
-  const double off = e.N * (e.N - 1) * std::pow(rising_by_two(e.D, p), 2);
-  const double diag = e.N * rising_by_two(e.D, 2 * p);
-  return scale * (off + diag);
+  return p * p * double_factorial(2 * p - 3) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
+         std::pow(e.sigma_t, 4 * p - 2) * token_pairs(e, p);
 }
 
 double qgrad2_paper(const Ensemble& e, int p) {

@@ -36,9 +36,13 @@ TEST(ExactMoments, FrobeniusAndGradientsOfMp) {
       SCOPED_TRACE(::testing::Message() << "N=" << c.N << " D=" << c.D << " d=" << c.d << " p=" << r.p << " "
                                         << r.quantity);
       const double sigmas = r.p < 3 ? 5.0 : 7.0;
-      if (r.quantity == "frob2") EXPECT_TRUE(within_ci(r.value, theory::frobenius2_exact(e, r.p), sigmas));
+      if (r.quantity == "frob2") {
+        EXPECT_TRUE(within_ci(r.value, theory::frobenius2_exact(e, r.p), sigmas));
+      }
       // K-gradients have the Q-gradients' expectation by the Q ↔ K, i ↔ j symmetry.
-      if (r.quantity == "qgrad2" || r.quantity == "kgrad2") EXPECT_TRUE(within_ci(r.value, theory::qgrad2_exact(e, r.p), sigmas));
+      if (r.quantity == "qgrad2" || r.quantity == "kgrad2") {
+        EXPECT_TRUE(within_ci(r.value, theory::qgrad2_exact(e, r.p), sigmas));
+      }
     }
   }
 }

@@ -43,18 +43,6 @@ TEST(GaussianStream, MomentsAreStandardNormal) {
   EXPECT_LT(std::abs(m4 - 3), 5 * std::sqrt(96.0 / n));
 }
 
-TEST(GaussianStream, UniformsInOpenUnitInterval) {
-  const GaussianStream s(test::seed(), 5, 0, StreamTag::Search);
-  double sum = 0;
-  for (int i = 0; i < 100000; ++i) {
-    const double u = s.uniform(std::uint64_t(i));
-    ASSERT_GT(u, 0.0);
-    ASSERT_LT(u, 1.0);
-    sum += u;
-  }
-  EXPECT_NEAR(sum / 100000, 0.5, 5 * std::sqrt(1.0 / 12 / 100000));
-}
-
 TEST(Ensemble, FloatSamplesAreRoundedDoubleSamples) {
   const EnsembleSpec spec{9, 5, 3, 0.7, 1.3};
   EnsembleSample<double> d;

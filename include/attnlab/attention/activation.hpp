@@ -53,8 +53,7 @@ struct ActivationSpec {
 struct ActivationInfo {
   std::string name;
   std::string description;
-  bool uses_p;
-  bool uses_k;
+  bool uses_p;  // x^p/k: takes --p and --k
 };
 const std::vector<ActivationInfo>& activation_registry();
 const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names

@@ -135,13 +135,6 @@ class GaussianStream {
     return e % 2 == 0 ? z0 : z1;
   }
 
-  // 53-bit uniform in (0, 1), the e-th of a stream that shares nothing with the normals.
-  double uniform(std::uint64_t e) const {
-    const auto r = philox::generate(static_cast<std::uint32_t>(e / 2), static_cast<std::uint32_t>(e / 2 >> 32) | 0x80000000u,
-                                    trial_, tag_, k0_, k1_);
-    return e % 2 == 0 ? philox::open_unit(r.v[0], r.v[1]) : philox::open_unit(r.v[2], r.v[3]);
-  }
-
  private:
   std::uint32_t k0_, k1_, trial_, tag_;
 };

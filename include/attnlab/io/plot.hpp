@@ -1,5 +1,5 @@
 #pragma once
-// Figures drawn with gnuplot (pngcairo, falling back to png). A missing gnuplot is a warning.
+// Figures drawn with gnuplot's pngcairo terminal. A missing gnuplot is a warning, not an error.
 #include <attnlab/mc/figure.hpp>
 
 #include <filesystem>

@@ -50,6 +50,7 @@ struct PowerLawFit {
   double prefactor = 0;  // e^a
   std::size_t points = 0;
 };
+// Throws std::domain_error when the points cannot determine a slope (all SE infinite, one x).
 PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, std::span<const double> y_se,
                           double level = 0.95);
 

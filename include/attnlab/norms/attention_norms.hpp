@@ -6,7 +6,7 @@
 // With U = XQ, V = XK and M_ij = u_i·v_j:
 //   elementwise ϕ:  ‖∂ϕ/∂Q‖² = Σ_ij ϕ'(M_ij)² ‖x_i‖² ‖v_j‖²,   ‖∂ϕ/∂K‖² = Σ_ij ϕ'(M_ij)² ‖u_i‖² ‖x_j‖²
 //   softmax rows s = softmax(c·m_i):  ‖∂ϕ/∂Q‖² = c² Σ_i ‖x_i‖² Σ_j s_j² ‖v_j − v̄_i‖²,  v̄_i = Σ_j s_j v_j
-//   (and K the same with (u_i, x_j) for (x_i, v_j)); derivations in docs of README "Conventions".
+//   (and K the same with (u_i, x_j) for (x_i, v_j)), since ∂softmax_j/∂a_l = s_j(δ_jl − s_l).
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/types.hpp>
 
@@ -20,7 +20,7 @@ struct AttentionNormsSquared {
   double kgrad2 = 0;  // ‖∂ϕ/∂K‖_F²
 };
 
-struct TileShape {
+struct TileShape {  // both at least 1
   Index rows = 64;
   Index cols = 256;
 };

@@ -23,9 +23,7 @@ struct Ensemble {
 // E‖M^p‖_F² for M = XQKᵀXᵀ (no 1/√d, no 1/k): exact.
 double frobenius2_exact(const Ensemble& e, int p);
 // The independent-factor model of POLY's proof: S ≈ A B with A = XQ, B = KᵀXᵀ independent,
-// entries N(0, Dσx²σt²), inner dimension d; with the paper's eq (43) for E c²ᵖ (D → d).
-double frobenius2_independent_paper(const Ensemble& e, int p);
-// The same model with the exact moment (2p−1)!![d]_p instead of eq (43).
+// entries N(0, Dσx²σt²), inner dimension d, with the exact moment (2p−1)!![d]_p.
 double frobenius2_independent_exact(const Ensemble& e, int p);
 
 // E(c11^{2p}) for C = AB, A ∈ R^{N×D} ~ N(0,σ1²), B ∈ R^{D×N} ~ N(0,σ2²) independent.
