@@ -37,7 +37,13 @@ nlohmann::json run_metadata(const std::string& study, const nlohmann::json& conf
       {"config", config},
       {"seed", config.value("seed", nlohmann::json())},
       {"attnlab", {{"version", ATTNLAB_VERSION}, {"git_sha", ATTNLAB_GIT_SHA}, {"git_dirty", ATTNLAB_GIT_DIRTY}}},
-      {"build", {{"compiler", "g++ " __VERSION__}, {"build_type", ATTNLAB_BUILD_TYPE}, {"flags", ATTNLAB_CXX_FLAGS},
+      {"build", {{"compiler",
+#ifdef __clang__
+                  "clang " __VERSION__
+#else
+                  "gcc " __VERSION__
+#endif
+                 }, {"build_type", ATTNLAB_BUILD_TYPE}, {"flags", ATTNLAB_CXX_FLAGS},
                  {"simd", Eigen::SimdInstructionSetsInUse()}}},
       {"libraries",
        {{"eigen", version3(EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION)},

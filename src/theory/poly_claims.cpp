@@ -228,23 +228,28 @@ std::vector<Estimate> product_moments_mc(const ClaimContext& ctx, Index D, int p
 struct MomentTable {
   std::vector<ResultRow> rows;
   Verdict verdict = Verdict::holds;
-  double worst_paper = 0, worst_exact = 0;
+  double worst_paper = 0;
+  double worst_exact_z = 0;  // largest |MC − exact| / SE
+  int exact_within = 0;      // points where the exact form is within 4 SE
 };
 
 void record(MomentTable& table, ResultRow row, double paper, double exact) {
   const auto& mc = row.value;
   table.verdict = worst(table.verdict, closed_form_verdict(paper, mc));
   table.worst_paper = std::max(table.worst_paper, std::abs(relative_error(paper, mc.mean)));
-  if (closed_form_verdict(exact, mc) == Verdict::holds)
-    table.worst_exact = std::max(table.worst_exact, std::abs(relative_error(exact, mc.mean)));
-  else
-    table.worst_exact = std::numeric_limits<double>::infinity();
+  // Many points are compared at once, so the exact form is held to 4 SE per point (not the 95% CI).
+  const double z = std::abs(exact - mc.mean) / mc.se;
+  table.worst_exact_z = std::max(table.worst_exact_z, z);
+  table.exact_within += z <= 4;
+  row.extra.push_back({"z_exact", text(sig((mc.mean - exact) / mc.se, 3))});
   table.rows.push_back(std::move(row));
 }
 
+// Sixth and higher moments of Gaussian products are so heavy-tailed that their sample SE runs low:
+// a large z at high p says more about the estimator than about the formula (see the z_exact column).
 std::string exact_agreement(const MomentTable& table) {
-  if (!std::isfinite(table.worst_exact)) return "DISAGREES with Monte-Carlo beyond its CI somewhere (see the table)";
-  return text("agrees with Monte-Carlo within CI everywhere (largest |rel err| ", sig(table.worst_exact, 3), ")");
+  return text("within 4 SE of Monte-Carlo at ", table.exact_within, " of ", table.rows.size(),
+              " points (largest |z| ", sig(table.worst_exact_z, 3), ")");
 }
 
 ClaimOutcome check_product_moment(const ClaimContext& ctx, bool higher_powers) {
@@ -292,15 +297,27 @@ ClaimOutcome check_product_moment(const ClaimContext& ctx, bool higher_powers) {
   out.detail = text("largest |relative error| of the paper's formula ", sig(table.worst_paper, 3), "; exact ",
                     "(2p-1)!! D(D+2)...(D+2p-2) s1^2p s2^2p: ", exact_agreement(table));
   if (!higher_powers) {
-    // How well the independent-factor model describes S = XQK^TX^T, where X appears twice.
+    // How well the independent-factor model describes S = XQK^TX^T, where X appears twice: the model
+    // (in the "paper" column), the exact moment and the growth sweep's Monte-Carlo of E||XQK^TX^T||_F^2.
     double worst_model = 0;
-    for (const auto& g : growth_grids(ctx.quick))
-      for (Index N : {g.N.front(), g.N.back()}) {
-        const theory::Ensemble e{double(N), double(g.D), double(g.d), g.sigma_x, g.sigma_t};
-        worst_model = std::max(worst_model, theory::frobenius2_exact(e, 1) / theory::frobenius2_independent_exact(e, 1) - 1);
-      }
-    out.detail += text("; as a model of S it misses the diagonal: the exact E||S||_F^2 exceeds it by up to ",
-                       sig(worst_model, 3), " (exactly 2/(N D)) on the growth grids");
+    MomentTable model;
+    const std::string linear = ActivationSpec{"poly", 1, KScale{}, Convention::inside}.label();
+    for (const auto& r : growth_sweep(ctx)) {
+      if (r.quantity != "frob2" || r.activation != linear) continue;
+      const theory::Ensemble e{double(r.N), double(r.D), double(r.d), r.sigma_x, r.sigma_t};
+      const double independent = theory::frobenius2_independent_exact(e, 1), exact = theory::frobenius2_exact(e, 1);
+      worst_model = std::max(worst_model, exact / independent - 1);
+      Estimate unscaled = r.value;  // the sweep measured ||S/sqrt(d)||^2
+      for (double* v : {&unscaled.mean, &unscaled.se, &unscaled.ci_lo, &unscaled.ci_hi}) *v *= double(r.d);
+      auto row = closed_form_row("S_frob2_independent_model", unscaled, independent, exact, {});
+      row.N = r.N, row.D = r.D, row.d = r.d, row.p = 1, row.sigma_x = r.sigma_x, row.sigma_t = r.sigma_t;
+      record(model, row, independent, exact);
+    }
+    out.evidence.insert(out.evidence.end(), model.rows.begin(), model.rows.end());
+    out.detail += text("; as a model of S = XQK^TX^T it misses the diagonal: the exact E||S||_F^2 exceeds it by up to ",
+                       sig(worst_model, 3), " (exactly 2/(N D)) on the growth grids, which the Monte-Carlo ",
+                       model.verdict == Verdict::holds ? "cannot resolve" : "resolves", "; exact form ",
+                       exact_agreement(model));
   } else {
     out.figures.push_back(fig);
   }
