@@ -30,7 +30,9 @@ std::vector<EnsembleSpec> StudyOptions::ensembles() const {
   std::vector<EnsembleSpec> specs;
   for (Index n : sorted_unique(N))
     for (Index dd : sorted_unique(D))
-      for (Index h : sorted_unique(d)) specs.push_back({n, dd, h, sigma_x, sigma_t});
+      for (Index h : sorted_unique(d))
+        for (double sx : sorted_unique(sigma_x))
+          for (double st : sorted_unique(sigma_t)) specs.push_back({n, dd, h, sx, st});
   return specs;
 }
 
@@ -129,8 +131,12 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--d", o.d, "head dimensions")->delimiter(',')->capture_default_str();
   app.add_option("--p", o.p, "powers of x^p/k (positive integers)")->delimiter(',')->capture_default_str();
   app.add_option("--k", o.k, "scales k of x^p/k: numbers or sqrtN")->delimiter(',')->capture_default_str();
-  app.add_option("--sigma-x", o.sigma_x, "standard deviation of the entries of X")->capture_default_str();
-  app.add_option("--sigma-t", o.sigma_t, "standard deviation of the entries of Q and K")->capture_default_str();
+  app.add_option("--sigma-x", o.sigma_x, "standard deviations of the entries of X")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--sigma-t", o.sigma_t, "standard deviations of the entries of Q and K")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--activation", o.activations, "activations by name (poly, softmax)")
       ->delimiter(',')
       ->capture_default_str();
@@ -152,6 +158,8 @@ void validate_common(const StudyOptions& o, bool ensemble) {
   non_empty("N", o.N.size());
   non_empty("D", o.D.size());
   non_empty("d", o.d.size());
+  non_empty("sigma-x", o.sigma_x.size());
+  non_empty("sigma-t", o.sigma_t.size());
   non_empty("activation", o.activations.size());
   for (const auto& e : o.ensembles()) e.validate();
   parse_precision(o.precision);

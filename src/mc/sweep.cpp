@@ -19,17 +19,18 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
       if (std::find(spec.quantities.begin(), spec.quantities.end(), r.quantity) != spec.quantities.end())
         result.rows.push_back(std::move(r));
   }
-  // One fit per curve: the points of a (quantity, activation, D, d) over N.
-  using Key = std::tuple<std::string, std::string, Index, Index>;
+  // One fit per curve: the points of a (quantity, activation, D, d, sigma) over N.
+  using Key = std::tuple<std::string, std::string, Index, Index, double, double>;
   std::map<Key, std::vector<const ResultRow*>> groups;
   for (const auto& r : result.rows)
     if (std::find(spec.fitted.begin(), spec.fitted.end(), r.quantity) != spec.fitted.end())
-      groups[{r.quantity, r.activation, r.D, r.d}].push_back(&r);
+      groups[{r.quantity, r.activation, r.D, r.d, r.sigma_x, r.sigma_t}].push_back(&r);
   std::map<std::string, Figure> figures;
   std::vector<ResultRow> fits;
   for (const auto& [key, members] : groups) {
-    const auto& [quantity, activation, D, d] = key;
-    Series s{text(activation, ", D=", D, ", d=", d), {}, {}, {}, {}, true};
+    const auto& [quantity, activation, D, d, sigma_x, sigma_t] = key;
+    Series s{text(activation, ", D=", D, ", d=", d, sigma_x == 1 && sigma_t == 1 ? "" : text(", sx=", sigma_x, ", st=", sigma_t)),
+             {}, {}, {}, {}, true};
     std::vector<double> se;
     bool finite = true;
     for (const auto* r : members) {
