@@ -15,3 +15,18 @@ TEST(StudyOutputs, PolyFrobeniusWritesTheContract) {
   EXPECT_NE(slurp(dir / "poly_frobenius.json").find("\"git_sha\""), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / ".partial"));
 }
+
+TEST(StudyOutputs, GridFlagsAreListsAndEachCurveGetsItsOwnFit) {
+  const ScratchDir dir("grid");
+  const auto r = run("poly_frobenius", {"--quick", "--activation", "poly", "--p", "1", "--k", "1", "--sigma-x",
+                                        "2,0.5", "--N", "64,8,16,8", "--out", dir.path.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto csv = read_csv(dir / "poly_frobenius.csv");
+  std::vector<std::string> fitted_sigmas, frob_n;
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    if (csv.at(i, "quantity") == "frob_exponent") fitted_sigmas.push_back(csv.at(i, "sigma_x"));
+    if (csv.at(i, "quantity") == "frob" && csv.at(i, "sigma_x") == "0.5") frob_n.push_back(csv.at(i, "N"));
+  }
+  EXPECT_EQ(fitted_sigmas, (std::vector<std::string>{"0.5", "2"}));
+  EXPECT_EQ(frob_n, (std::vector<std::string>{"8", "16", "64"}));  // sorted, the repeated 8 once
+}
