@@ -41,6 +41,10 @@ std::vector<ActivationSpec> StudyOptions::activation_specs() const {
   const auto conv = parse_convention(convention);
   for (const auto& name : activations) {
     const auto& info = find_activation(name);
+    if (info.uses_alpha) {
+      for (double a : sorted_unique(alpha)) specs.push_back({name, 1, KScale{}, conv, a});
+      continue;
+    }
     if (!info.uses_p) {
       specs.push_back({name, 1, KScale{}, conv});
       continue;
@@ -62,7 +66,7 @@ nlohmann::json resolved_config(const StudyOptions& o, bool ensemble) {
   nlohmann::json j{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
                    {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
   if (ensemble) {
-    j.update({{"N", o.N}, {"D", o.D}, {"d", o.d}, {"p", o.p}, {"k", o.k}, {"sigma_x", o.sigma_x},
+    j.update({{"N", o.N}, {"D", o.D}, {"d", o.d}, {"p", o.p}, {"k", o.k}, {"alpha", o.alpha}, {"sigma_x", o.sigma_x},
               {"sigma_t", o.sigma_t}, {"activation", o.activations}, {"convention", o.convention},
               {"precision", o.precision}});
   }
@@ -137,7 +141,12 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--sigma-t", o.sigma_t, "standard deviations of the entries of Q and K")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--activation", o.activations, "activations by name (poly, softmax)")
+  std::string names;
+  for (const auto& info : activation_registry()) names += (names.empty() ? "" : ", ") + info.name;
+  app.add_option("--alpha", o.alpha, "exponents alpha of h(S)/N^alpha activations (>= 0)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--activation", o.activations, "activations by name: " + names)
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--convention", o.convention,

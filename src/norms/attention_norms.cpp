@@ -4,19 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace attnlab {
 namespace {
-
-// s^(p-1); a power P > 0 known at compile time lets the loop unroll, P = 0 means "use p".
-template <int P>
-inline double power_minus_one(double s, int p) {
-  const int n = P > 0 ? P : p;
-  double r = 1.0;
-  for (int q = 1; q < n; ++q) r *= s;
-  return r;
-}
 
 template <class T>
 struct Streamed {
@@ -64,11 +56,11 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
 }
 
 // One block of rows of the elementwise estimator: S tiles live only in `tile`.
-template <class T, int P>
-AttentionNormsSquared power_rows(const Streamed<T>& st,
-                                 const PowerActivation& a, Index r0, Index nr, Matrix<T>& tile) {
+template <class T, Elementwise F, int P>
+AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseActivation& a, Index r0, Index nr,
+                                       Matrix<T>& tile) {
   AttentionNormsSquared acc;
-  const double ls = a.logit_scale, os = a.out_scale, p = a.p;
+  const double ls = a.logit_scale, os = a.out_scale;
   const double dlogit2 = ls * ls;  // ∂S/∂M squared
   std::vector<double> rq(static_cast<std::size_t>(nr), 0.0), rk(static_cast<std::size_t>(nr), 0.0);
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
@@ -82,10 +74,10 @@ AttentionNormsSquared power_rows(const Streamed<T>& st,
       double f2 = 0, j2 = 0, q = 0, k = 0;
 #pragma omp simd reduction(+ : f2, j2, q, k)
       for (Index j = 0; j < nc; ++j) {
-        const double s = ls * static_cast<double>(m[j]);
-        const double sp = power_minus_one<P>(s, a.p);
-        const double phi = os * sp * s;
-        const double g = os * p * sp;  // ∂ϕ/∂S
+        double h, dh;
+        evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
+        const double phi = os * h;
+        const double g = os * dh;  // ∂ϕ/∂S
         const double g2 = g * g;
         f2 += phi * phi;
         j2 += g2;
@@ -157,12 +149,39 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
   return total;
 }
 
-template <class T, int P>
-AttentionNormsSquared power_norms(const Streamed<T>& st, const PowerActivation& a, TileShape tile) {
+template <class T, Elementwise F, int P = 0>
+AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile) {
   const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
   return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return power_rows<T, P>(st, a, r0, nr, buf);
+    return elementwise_rows<T, F, P>(st, a, r0, nr, buf);
   });
+}
+
+template <class T>
+AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile) {
+  using E = Elementwise;
+  switch (a.fn) {
+    case E::power:
+      switch (a.p) {  // small powers unrolled at compile time
+        case 1: return elementwise_norms<T, E::power, 1>(st, a, tile);
+        case 2: return elementwise_norms<T, E::power, 2>(st, a, tile);
+        case 3: return elementwise_norms<T, E::power, 3>(st, a, tile);
+        case 4: return elementwise_norms<T, E::power, 4>(st, a, tile);
+        case 5: return elementwise_norms<T, E::power, 5>(st, a, tile);
+        default: return elementwise_norms<T, E::power>(st, a, tile);
+      }
+    case E::relu: return elementwise_norms<T, E::relu>(st, a, tile);
+    case E::relu2: return elementwise_norms<T, E::relu2>(st, a, tile);
+    case E::gelu: return elementwise_norms<T, E::gelu>(st, a, tile);
+    case E::softplus: return elementwise_norms<T, E::softplus>(st, a, tile);
+    case E::identity: return elementwise_norms<T, E::identity>(st, a, tile);
+    case E::relu6: return elementwise_norms<T, E::relu6>(st, a, tile);
+    case E::sigmoid: return elementwise_norms<T, E::sigmoid>(st, a, tile);
+    case E::elu: return elementwise_norms<T, E::elu>(st, a, tile);
+    case E::tanh: return elementwise_norms<T, E::tanh>(st, a, tile);
+    case E::exp: return elementwise_norms<T, E::exp>(st, a, tile);
+  }
+  throw std::logic_error("unreachable elementwise function");
 }
 
 }  // namespace
@@ -171,16 +190,7 @@ template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile) {
   const auto& st = prepare(X, Q, K);
-  if (const auto* a = std::get_if<PowerActivation>(&activation)) {
-    switch (a->p) {
-      case 1: return power_norms<T, 1>(st, *a, tile);
-      case 2: return power_norms<T, 2>(st, *a, tile);
-      case 3: return power_norms<T, 3>(st, *a, tile);
-      case 4: return power_norms<T, 4>(st, *a, tile);
-      case 5: return power_norms<T, 5>(st, *a, tile);
-      default: return power_norms<T, 0>(st, *a, tile);
-    }
-  }
+  if (const auto* a = std::get_if<ElementwiseActivation>(&activation)) return elementwise_norms(st, *a, tile);
   const double c = std::get<SoftmaxActivation>(activation).logit_scale;
   const MatrixD Xd = X.template cast<double>(), Vd = st.V.template cast<double>();
   // Row blocks of softmax hold whole rows: keep a block near 2 MB.

@@ -8,10 +8,13 @@ namespace {
 // ∂ϕ_ij/∂M_il for row i of logits m (unscaled); elementwise ϕ only has l = j.
 MatrixD row_derivatives(const RowVector<double>& m, const Activation& activation) {
   const Index n = m.size();
-  if (const auto* a = std::get_if<PowerActivation>(&activation)) {
+  if (const auto* a = std::get_if<ElementwiseActivation>(&activation)) {
     MatrixD J = MatrixD::Zero(n, n);
-    for (Index j = 0; j < n; ++j)
-      J(j, j) = a->out_scale * a->p * std::pow(a->logit_scale * m[j], a->p - 1) * a->logit_scale;
+    for (Index j = 0; j < n; ++j) {
+      double h, dh;
+      evaluate(a->fn, a->p, a->logit_scale * m[j], h, dh);
+      J(j, j) = a->out_scale * dh * a->logit_scale;
+    }
     return J;
   }
   const double c = std::get<SoftmaxActivation>(activation).logit_scale;
@@ -48,8 +51,12 @@ MatrixD softmax_jacobian(const MatrixD& A) {
 
 MatrixD attention_matrix(const MatrixD& X, const MatrixD& Q, const MatrixD& K, const Activation& activation) {
   const MatrixD M = X * Q * K.transpose() * X.transpose();
-  if (const auto* a = std::get_if<PowerActivation>(&activation))
-    return M.unaryExpr([&](double m) { return a->out_scale * std::pow(a->logit_scale * m, a->p); });
+  if (const auto* a = std::get_if<ElementwiseActivation>(&activation))
+    return M.unaryExpr([&](double m) {
+      double h, dh;
+      evaluate(a->fn, a->p, a->logit_scale * m, h, dh);
+      return a->out_scale * h;
+    });
   return softmax_rows(std::get<SoftmaxActivation>(activation).logit_scale * M);
 }
 

@@ -26,13 +26,21 @@ std::vector<Activation> activations(Index N, Index d) {
   for (int p : {1, 2, 3, 4, 5, 7})
     for (Convention c : {Convention::inside, Convention::outside, Convention::none})
       acts.push_back(ActivationSpec{"poly", p, KScale::parse(p % 2 ? "sqrtN" : "2.5"), c}.resolve(N, d));
+  for (const auto& info : activation_registry())
+    if (info.uses_alpha)
+      for (double alpha : {0.0, 0.5, 1.0}) {
+        ActivationSpec spec{info.name};
+        spec.alpha = alpha;
+        acts.push_back(spec.resolve(N, d));
+      }
   acts.push_back(ActivationSpec{"softmax"}.resolve(N, d));
   return acts;
 }
 
 std::string describe(const Activation& a) {
-  if (const auto* p = std::get_if<PowerActivation>(&a))
-    return text("x^", p->p, " logit_scale ", p->logit_scale, " out_scale ", p->out_scale);
+  if (const auto* e = std::get_if<ElementwiseActivation>(&a))
+    return text("elementwise function ", static_cast<int>(e->fn), " p ", e->p, " logit_scale ", e->logit_scale,
+                " out_scale ", e->out_scale);
   return "softmax";
 }
 

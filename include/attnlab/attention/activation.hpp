@@ -3,6 +3,8 @@
 // Elementwise activations act entry by entry; row-normalised ones act on each row.
 #include <attnlab/core/types.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,9 +26,63 @@ struct KScale {
   static KScale parse(const std::string& s);  // "1", "16", "sqrtN"
 };
 
-// ϕ(m) = out_scale · (logit_scale · m)^p; the activation's argument is S = logit_scale · m.
-struct PowerActivation {
-  int p = 1;
+// The elementwise functions h of ϕ = out_scale · h(S): x^p (POLY), the RELU paper's h ∈ {relu, relu²,
+// gelu, softplus, identity, relu6, sigmoid} and REPOLY Table 5's elu, tanh, exp.
+enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp };
+
+// h(s) and h'(s). F (and P for x^P) fixed at compile time lets the tile loops specialise; P = 0 uses p.
+template <Elementwise F, int P = 0>
+inline void evaluate(double s, int p, double& h, double& dh) {
+  using E = Elementwise;
+  if constexpr (F == E::power) {
+    const int n = P > 0 ? P : p;
+    double r = 1.0;  // s^(n-1)
+    for (int q = 1; q < n; ++q) r *= s;
+    h = r * s;
+    dh = n * r;
+  } else if constexpr (F == E::relu) {
+    h = s > 0 ? s : 0.0;
+    dh = s > 0 ? 1.0 : 0.0;
+  } else if constexpr (F == E::relu2) {
+    h = s > 0 ? s * s : 0.0;
+    dh = s > 0 ? 2 * s : 0.0;
+  } else if constexpr (F == E::gelu) {  // exact: s Φ(s)
+    const double cdf = 0.5 * std::erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * std::exp(-0.5 * s * s);
+    h = s * cdf;
+    dh = cdf + s * pdf;
+  } else if constexpr (F == E::softplus) {  // log(1 + e^s) without overflow
+    h = std::max(s, 0.0) + std::log1p(std::exp(-std::abs(s)));
+    dh = s >= 0 ? 1 / (1 + std::exp(-s)) : std::exp(s) / (1 + std::exp(s));
+  } else if constexpr (F == E::identity) {
+    h = s;
+    dh = 1.0;
+  } else if constexpr (F == E::relu6) {
+    h = std::min(std::max(s, 0.0), 6.0);
+    dh = s > 0 && s < 6 ? 1.0 : 0.0;
+  } else if constexpr (F == E::sigmoid) {
+    const double e = std::exp(-std::abs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
+    h = sig;
+    dh = sig * (1 - sig);
+  } else if constexpr (F == E::elu) {
+    h = s > 0 ? s : std::expm1(s);
+    dh = s > 0 ? 1.0 : std::exp(s);
+  } else if constexpr (F == E::tanh) {
+    h = std::tanh(s);
+    dh = 1 - h * h;
+  } else {
+    static_assert(F == E::exp);
+    h = std::exp(s);
+    dh = h;
+  }
+}
+
+// The same with the function chosen at run time (references and tests).
+void evaluate(Elementwise f, int p, double s, double& h, double& dh);
+
+// ϕ(m) = out_scale · h(logit_scale · m); the activation's argument is S = logit_scale · m.
+struct ElementwiseActivation {
+  Elementwise fn = Elementwise::power;
+  int p = 1;  // for x^p
   double logit_scale = 1.0;
   double out_scale = 1.0;
 };
@@ -36,7 +92,7 @@ struct SoftmaxActivation {
   double logit_scale = 1.0;
 };
 
-using Activation = std::variant<PowerActivation, SoftmaxActivation>;
+using Activation = std::variant<ElementwiseActivation, SoftmaxActivation>;
 
 // An activation as the user names it, before N and d fix its constants.
 struct ActivationSpec {
@@ -44,16 +100,19 @@ struct ActivationSpec {
   int p = 3;
   KScale k{};
   Convention convention = Convention::inside;
+  double alpha = 1.0;  // the L^-alpha of the RELU paper's h(S)/L^alpha, L = N
 
   Activation resolve(Index N, Index d) const;
-  std::string label() const;  // e.g. "x^3/sqrtN (inside)"
+  std::string label() const;  // e.g. "x^3/sqrtN (inside)", "relu/N^1"
   void validate() const;      // throws std::invalid_argument naming the parameter
 };
 
 struct ActivationInfo {
   std::string name;
   std::string description;
-  bool uses_p;  // x^p/k: takes --p and --k
+  bool uses_p;      // x^p/k: takes --p, --k and --convention
+  bool uses_alpha;  // h(S)/N^alpha: takes --alpha
+  Elementwise fn;
 };
 const std::vector<ActivationInfo>& activation_registry();
 const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names

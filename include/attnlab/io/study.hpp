@@ -31,6 +31,7 @@ struct StudyOptions {
   std::vector<Index> N, D, d;
   std::vector<int> p;
   std::vector<std::string> k;
+  std::vector<double> alpha{1.0};  // the N^-alpha of h(S)/N^alpha activations
   std::vector<double> sigma_x{1.0}, sigma_t{1.0};
   std::vector<std::string> activations;
   std::string convention = "inside";
