@@ -59,9 +59,18 @@ void evaluate(Elementwise f, int p, double s, double& h, double& dh) {
 
 const std::vector<ActivationInfo>& activation_registry() {
   using E = Elementwise;
+  using R = RowNormalised;
   static const std::vector<ActivationInfo> registry{
       {"poly", "x^p/k applied to the logits, 1/sqrt(d) placed by --convention", true, false, E::power},
-      {"softmax", "row-wise softmax of XQK^TX^T/sqrt(d)", false, false, E::power},
+      {"softmax", "row-wise softmax of S = XQK^TX^T/sqrt(d)", false, false, E::power, true, R::softmax},
+      {"sinmax-constant", "(1 + sin 10x)/sum over the row (PERIODIC demo code)", false, false, E::power, true,
+       R::sinmax_constant},
+      {"sinmax", "sin x/sum over the row", false, false, E::power, true, R::sinmax},
+      {"cosmax", "cos x/sum over the row", false, false, E::power, true, R::cosmax},
+      {"sin2max", "sin^2 x/sum over the row", false, false, E::power, true, R::sin2max},
+      {"sin2max-shifted", "sin^2(x + pi/4)/sum over the row", false, false, E::power, true, R::sin2max_shifted},
+      {"sirenmax", "(sin x + 1)/(2 - 2 sin x)/sum over the row", false, false, E::power, true, R::sirenmax},
+      {"sinsoftmax", "softmax(sin x)", false, false, E::power, true, R::sinsoftmax},
       {"relu", "relu(S)/N^alpha, S = XQK^TX^T/sqrt(d)", false, true, E::relu},
       {"relu2", "relu(S)^2/N^alpha", false, true, E::relu2},
       {"gelu", "gelu(S)/N^alpha, exact erf form", false, true, E::gelu},
@@ -95,8 +104,8 @@ void ActivationSpec::validate() const {
 
 Activation ActivationSpec::resolve(Index N, Index d) const {
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
-  if (name == "softmax") return SoftmaxActivation{inv_sqrt_d};
   const auto& info = find_activation(name);
+  if (info.row_normalised) return RowActivation{info.row, inv_sqrt_d};
   if (info.uses_alpha) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, std::pow(double(N), -alpha)};
   const double inv_k = 1.0 / k.resolve(N);
   switch (convention) {
@@ -108,7 +117,7 @@ Activation ActivationSpec::resolve(Index N, Index d) const {
 }
 
 std::string ActivationSpec::label() const {
-  if (name == "softmax") return "softmax";
+  if (find_activation(name).row_normalised) return name;
   if (find_activation(name).uses_alpha) return alpha == 0 ? name : text(name, "/N^", alpha);
   const std::string power = p == 1 ? "x" : text("x^", p);
   const std::string scale = k.sqrt_n ? "/sqrtN" : (k.value == 1.0 ? "" : "/" + k.str());

@@ -97,29 +97,38 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
   return acc;
 }
 
-// One block of full rows of the softmax estimator (a row needs all its logits).
+// Row i of g/Σg with g = g(c·m): P_ij = s_j and R_ij = g'_j/G (for softmax R = P).
+void normalise_rows(RowNormalised f, MatrixD& P, MatrixD& R) {
+  R.resize(P.rows(), P.cols());
+  for (Index i = 0; i < P.rows(); ++i) {
+    const double shift = f == RowNormalised::softmax ? P.row(i).maxCoeff() : 0.0;
+    for (Index j = 0; j < P.cols(); ++j) evaluate_row(f, P(i, j), shift, P(i, j), R(i, j));
+    const double G = P.row(i).sum();
+    P.row(i) /= G;
+    R.row(i) /= G;
+  }
+}
+
+// One block of full rows of a row-normalised estimator (a row needs all its logits). With
+// J_jl = δ_jl R_j − s_j R_l and w = Σ_l R_l v_l, Σ_j ‖Σ_l J_jl v_l‖² = Σ_j R_j²‖v_j‖² − 2 w·Σ_j s_j R_j v_j + ‖w‖² Σ_j s_j².
 template <class T>
-AttentionNormsSquared softmax_rows_block(const MatrixD& Xd, const MatrixD& Vd, const Streamed<T>& st, double c,
-                                         Index r0, Index nr, Matrix<T>& tile) {
+AttentionNormsSquared row_normalised_block(const MatrixD& Xd, const MatrixD& Vd, const Streamed<T>& st,
+                                           const RowActivation& a, Index r0, Index nr, Matrix<T>& tile) {
+  const double c = a.logit_scale;
   auto t = tile.topLeftCorner(nr, st.N);
   t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
-  MatrixD P = (c * t.template cast<double>()).eval();
-  for (Index i = 0; i < nr; ++i) {
-    const double mx = P.row(i).maxCoeff();
-    P.row(i) = (P.row(i).array() - mx).exp().matrix();
-    P.row(i) /= P.row(i).sum();
-  }
-  const MatrixD P2 = P.array().square().matrix();
-  const MatrixD vbar = P * Vd, w = P2 * Vd, xbar = P * Xd, y = P2 * Xd;
-  const VectorD sv2 = P2 * st.v2, sx2 = P2 * st.x2;
+  MatrixD P = (c * t.template cast<double>()).eval(), R;
+  normalise_rows(a.fn, P, R);
+  const MatrixD R2 = R.array().square().matrix(), PR = P.cwiseProduct(R);
+  const MatrixD wv = R * Vd, yv = PR * Vd, wx = R * Xd, yx = PR * Xd;
+  const VectorD rv2 = R2 * st.v2, rx2 = R2 * st.x2;
   AttentionNormsSquared acc;
   for (Index i = 0; i < nr; ++i) {
-    const double s2 = P2.row(i).sum();
-    const double s3 = (P2.row(i).array() * P.row(i).array()).sum();
+    const double s2 = P.row(i).squaredNorm(), r2 = R2.row(i).sum();
     acc.frob2 += s2;
-    acc.jac2 += s2 - 2 * s3 + s2 * s2;
-    const double spread_v = sv2[i] - 2 * vbar.row(i).dot(w.row(i)) + vbar.row(i).squaredNorm() * s2;
-    const double spread_x = sx2[i] - 2 * xbar.row(i).dot(y.row(i)) + xbar.row(i).squaredNorm() * s2;
+    acc.jac2 += r2 - 2 * P.row(i).dot(R2.row(i)) + s2 * r2;
+    const double spread_v = rv2[i] - 2 * wv.row(i).dot(yv.row(i)) + wv.row(i).squaredNorm() * s2;
+    const double spread_x = rx2[i] - 2 * wx.row(i).dot(yx.row(i)) + wx.row(i).squaredNorm() * s2;
     acc.qgrad2 += c * c * st.x2[r0 + i] * std::max(0.0, spread_v);
     acc.kgrad2 += c * c * st.u2[r0 + i] * std::max(0.0, spread_x);
   }
@@ -191,25 +200,26 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
                                                const Activation& activation, TileShape tile) {
   const auto& st = prepare(X, Q, K);
   if (const auto* a = std::get_if<ElementwiseActivation>(&activation)) return elementwise_norms(st, *a, tile);
-  const double c = std::get<SoftmaxActivation>(activation).logit_scale;
+  const auto& row = std::get<RowActivation>(activation);
   const MatrixD Xd = X.template cast<double>(), Vd = st.V.template cast<double>();
-  // Row blocks of softmax hold whole rows: keep a block near 2 MB.
+  // Row blocks hold whole rows: keep a block near 2 MB.
   const Index rows = std::clamp<Index>((Index{1} << 18) / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return softmax_rows_block<T>(Xd, Vd, st, c, r0, nr, buf);
+    return row_normalised_block<T>(Xd, Vd, st, row, r0, nr, buf);
   });
 }
 
-SoftmaxRowNorms softmax_row_norms(const double* logits, Index n) {
-  const Eigen::Map<const Eigen::ArrayXd> a(logits, n);
-  const Eigen::ArrayXd e = (a - a.maxCoeff()).exp();
-  const Eigen::ArrayXd s = e / e.sum();
-  const double s2 = s.square().sum();
-  return {s2, s2 - 2 * s.cube().sum() + s2 * s2};
+RowNorms row_norms(RowNormalised f, const double* logits, Index n) {
+  MatrixD P = Eigen::Map<const RowVector<double>>(logits, n), R;
+  normalise_rows(f, P, R);
+  const double s2 = P.squaredNorm(), r2 = R.squaredNorm();
+  return {s2, r2 - 2 * P.row(0).dot(R.array().square().matrix().row(0)) + s2 * r2};
 }
 
-SoftmaxRowNorms softmax_matrix_norms(const MatrixD& A) {
-  SoftmaxRowNorms total;
+RowNorms softmax_row_norms(const double* logits, Index n) { return row_norms(RowNormalised::softmax, logits, n); }
+
+RowNorms softmax_matrix_norms(const MatrixD& A) {
+  RowNorms total;
   for (Index i = 0; i < A.rows(); ++i) {
     const auto r = softmax_row_norms(A.row(i).data(), A.cols());
     total.frob2 += r.frob2;

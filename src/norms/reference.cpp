@@ -17,10 +17,13 @@ MatrixD row_derivatives(const RowVector<double>& m, const Activation& activation
     }
     return J;
   }
-  const double c = std::get<SoftmaxActivation>(activation).logit_scale;
-  const MatrixD s = softmax_rows((c * m).eval());
-  MatrixD J = -c * s.transpose() * s;
-  J.diagonal() += c * s.transpose();
+  const auto& row = std::get<RowActivation>(activation);
+  const double c = row.logit_scale;
+  VectorD g(n), dg(n);
+  for (Index j = 0; j < n; ++j) evaluate_row(row.fn, c * m[j], 0.0, g[j], dg[j]);
+  const double G = g.sum();
+  MatrixD J = -c * (g / G) * (dg / G).transpose();  // −s_j g'_l/G
+  J.diagonal() += c * dg / G;
   return J;
 }
 
@@ -57,7 +60,16 @@ MatrixD attention_matrix(const MatrixD& X, const MatrixD& Q, const MatrixD& K, c
       evaluate(a->fn, a->p, a->logit_scale * m, h, dh);
       return a->out_scale * h;
     });
-  return softmax_rows(std::get<SoftmaxActivation>(activation).logit_scale * M);
+  const auto& row = std::get<RowActivation>(activation);
+  MatrixD S = row.logit_scale * M;
+  for (Index i = 0; i < S.rows(); ++i) {
+    for (Index j = 0; j < S.cols(); ++j) {
+      double dg;
+      evaluate_row(row.fn, S(i, j), 0.0, S(i, j), dg);
+    }
+    S.row(i) /= S.row(i).sum();
+  }
+  return S;
 }
 
 MatrixD logit_jacobian(const MatrixD& X, const MatrixD& Q, const MatrixD& K, const Activation& activation) {

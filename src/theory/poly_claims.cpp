@@ -35,7 +35,7 @@ struct SoftmaxBound {
   const char* quantity;  // "frob" or "jac"
   double constant;       // the claimed C in ‖·‖_F ≤ C √N
   bool jacobian;
-  double row_value(const SoftmaxRowNorms& r) const { return jacobian ? r.jac2 : r.frob2; }
+  double row_value(const RowNorms& r) const { return jacobian ? r.jac2 : r.frob2; }
 };
 
 ClaimOutcome check_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bound) {

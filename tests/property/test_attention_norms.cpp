@@ -33,7 +33,8 @@ std::vector<Activation> activations(Index N, Index d) {
         spec.alpha = alpha;
         acts.push_back(spec.resolve(N, d));
       }
-  acts.push_back(ActivationSpec{"softmax"}.resolve(N, d));
+  for (const auto& info : activation_registry())
+    if (info.row_normalised) acts.push_back(ActivationSpec{info.name}.resolve(N, d));
   return acts;
 }
 
@@ -41,7 +42,7 @@ std::string describe(const Activation& a) {
   if (const auto* e = std::get_if<ElementwiseActivation>(&a))
     return text("elementwise function ", static_cast<int>(e->fn), " p ", e->p, " logit_scale ", e->logit_scale,
                 " out_scale ", e->out_scale);
-  return "softmax";
+  return text("row-normalised function ", static_cast<int>(std::get<RowActivation>(a).fn));
 }
 
 }  // namespace

@@ -87,12 +87,40 @@ struct ElementwiseActivation {
   double out_scale = 1.0;
 };
 
-// ϕ = row-wise softmax(logit_scale · M).
-struct SoftmaxActivation {
+// Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: softmax (g = exp) and the PERIODIC paper's
+// alternatives, as restated in CLAIMS.md.
+enum class RowNormalised { softmax, sinmax_constant, sinmax, cosmax, sin2max, sin2max_shifted, sirenmax, sinsoftmax };
+
+// g(x) and g'(x). Softmax's g is taken relative to `shift` (the row maximum): the factor cancels in g/Σg.
+inline void evaluate_row(RowNormalised f, double x, double shift, double& g, double& dg) {
+  using R = RowNormalised;
+  switch (f) {
+    case R::softmax: g = dg = std::exp(x - shift); return;
+    case R::sinmax_constant: g = 1 + std::sin(10 * x), dg = 10 * std::cos(10 * x); return;
+    case R::sinmax: g = std::sin(x), dg = std::cos(x); return;
+    case R::cosmax: g = std::cos(x), dg = -std::sin(x); return;
+    case R::sin2max: g = std::sin(x) * std::sin(x), dg = std::sin(2 * x); return;
+    case R::sin2max_shifted: {
+      const double s = std::sin(x + 0.78539816339744831);
+      g = s * s, dg = std::cos(2 * x);
+      return;
+    }
+    case R::sirenmax: {  // (sin x + 1)/(2 − 2 sin x): poles where sin x = 1
+      const double s = std::sin(x), c = std::cos(x);
+      g = (s + 1) / (2 - 2 * s), dg = c / ((1 - s) * (1 - s));
+      return;
+    }
+    case R::sinsoftmax: g = std::exp(std::sin(x)), dg = std::cos(x) * g; return;
+  }
+}
+
+// ϕ = row-normalised g applied to logit_scale · M.
+struct RowActivation {
+  RowNormalised fn = RowNormalised::softmax;
   double logit_scale = 1.0;
 };
 
-using Activation = std::variant<ElementwiseActivation, SoftmaxActivation>;
+using Activation = std::variant<ElementwiseActivation, RowActivation>;
 
 // An activation as the user names it, before N and d fix its constants.
 struct ActivationSpec {
@@ -113,6 +141,8 @@ struct ActivationInfo {
   bool uses_p;      // x^p/k: takes --p, --k and --convention
   bool uses_alpha;  // h(S)/N^alpha: takes --alpha
   Elementwise fn;
+  bool row_normalised = false;
+  RowNormalised row = RowNormalised::softmax;
 };
 const std::vector<ActivationInfo>& activation_registry();
 const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names

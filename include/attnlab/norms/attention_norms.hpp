@@ -5,8 +5,8 @@
 //
 // With U = XQ, V = XK and M_ij = u_i·v_j:
 //   elementwise ϕ:  ‖∂ϕ/∂Q‖² = Σ_ij ϕ'(M_ij)² ‖x_i‖² ‖v_j‖²,   ‖∂ϕ/∂K‖² = Σ_ij ϕ'(M_ij)² ‖u_i‖² ‖x_j‖²
-//   softmax rows s = softmax(c·m_i):  ‖∂ϕ/∂Q‖² = c² Σ_i ‖x_i‖² Σ_j s_j² ‖v_j − v̄_i‖²,  v̄_i = Σ_j s_j v_j
-//   (and K the same with (u_i, x_j) for (x_i, v_j)), since ∂softmax_j/∂a_l = s_j(δ_jl − s_l).
+//   row-normalised s = g(c·m_i)/G:  ‖∂ϕ/∂Q‖² = c² Σ_i ‖x_i‖² Σ_j ‖Σ_l J_jl v_l‖², J_jl = δ_jl g'_j/G − s_j g'_l/G
+//   (softmax: Σ_j s_j² ‖v_j − v̄_i‖²), and K the same with (u_i, x_j) for (x_i, v_j).
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/types.hpp>
 
@@ -31,14 +31,16 @@ template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile = {});
 
-// Per-row closed forms for a row of logits a: Σ_j s_j² and ‖diag(s) − s sᵀ‖_F².
-struct SoftmaxRowNorms {
+// Per-row closed forms for a row x of logits, s = g(x)/Σg: Σ_j s_j² and the squared Frobenius norm of
+// the row Jacobian J_jl = (δ_jl g'_j − s_j g'_l)/Σg (for softmax, diag(s) − s sᵀ).
+struct RowNorms {
   double frob2 = 0;
   double jac2 = 0;
 };
-SoftmaxRowNorms softmax_row_norms(const double* logits, Index n);
+RowNorms row_norms(RowNormalised f, const double* logits, Index n);
+RowNorms softmax_row_norms(const double* logits, Index n);
 
 // ‖softmax(A)‖_F² and ‖∇softmax(A)‖_F² (the N²×N² Jacobian) of an arbitrary square matrix.
-SoftmaxRowNorms softmax_matrix_norms(const MatrixD& A);
+RowNorms softmax_matrix_norms(const MatrixD& A);
 
 }  // namespace attnlab
