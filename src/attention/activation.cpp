@@ -40,28 +40,13 @@ KScale KScale::parse(const std::string& s) {
   return {false, v};
 }
 
-void evaluate(Elementwise f, int p, double s, double& h, double& dh) {
-  using E = Elementwise;
-  switch (f) {
-    case E::power: return evaluate<E::power>(s, p, h, dh);
-    case E::relu: return evaluate<E::relu>(s, p, h, dh);
-    case E::relu2: return evaluate<E::relu2>(s, p, h, dh);
-    case E::gelu: return evaluate<E::gelu>(s, p, h, dh);
-    case E::softplus: return evaluate<E::softplus>(s, p, h, dh);
-    case E::identity: return evaluate<E::identity>(s, p, h, dh);
-    case E::relu6: return evaluate<E::relu6>(s, p, h, dh);
-    case E::sigmoid: return evaluate<E::sigmoid>(s, p, h, dh);
-    case E::elu: return evaluate<E::elu>(s, p, h, dh);
-    case E::tanh: return evaluate<E::tanh>(s, p, h, dh);
-    case E::exp: return evaluate<E::exp>(s, p, h, dh);
-  }
-}
-
 const std::vector<ActivationInfo>& activation_registry() {
   using E = Elementwise;
   using R = RowNormalised;
   static const std::vector<ActivationInfo> registry{
       {"poly", "x^p/k applied to the logits, 1/sqrt(d) placed by --convention", true, false, E::power},
+      {"poly-learned", "x^p * theta with theta a trained scale initialised at 1/k (same value as poly at init)", true,
+       false, E::power, false, R::softmax, true},
       {"softmax", "row-wise softmax of S = XQK^TX^T/sqrt(d)", false, false, E::power, true, R::softmax},
       {"sinmax-constant", "(1 + sin 10x)/sum over the row (PERIODIC demo code)", false, false, E::power, true,
        R::sinmax_constant},
@@ -93,6 +78,30 @@ const ActivationInfo& find_activation(const std::string& name) {
   throw std::invalid_argument(text("activation: unknown name '", name, "' (known: ", known, ")"));
 }
 
+double logit_scale(const Activation& a) {
+  return std::visit([](const auto& f) { return f.logit_scale; }, a.fn);
+}
+
+ActivationSpec ActivationSpec::parse(const std::string& s) {
+  ActivationSpec spec;
+  std::size_t start = 0, plus = s.find('+');
+  spec.name = s.substr(0, plus);
+  find_activation(spec.name);
+  while (plus != std::string::npos) {
+    start = plus + 1;
+    plus = s.find('+', start);
+    const auto transform = s.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+    if (transform == "prenorm")
+      spec.transforms.prenorm = true;
+    else if (transform == "qkln")
+      spec.transforms.qk_layernorm = true;
+    else
+      throw std::invalid_argument(
+          text("activation: unknown transform '", transform, "' in '", s, "' (known: prenorm, qkln)"));
+  }
+  return spec;
+}
+
 void ActivationSpec::validate() const {
   const auto& info = find_activation(name);
   if (info.uses_alpha && !(alpha >= 0 && std::isfinite(alpha)))
@@ -100,28 +109,58 @@ void ActivationSpec::validate() const {
   // x^p overflows double for |x| > 1 long before p = 64; larger p only burns time.
   if (info.uses_p && (p < 1 || p > 64))
     throw std::invalid_argument(text("p must be a positive integer no larger than 64 (got ", p, ")"));
+  if (!(transforms.prenorm_eps > 0) || !(transforms.qk_eps > 0))
+    throw std::invalid_argument("prenorm and qk-layernorm eps must be positive");
 }
 
-Activation ActivationSpec::resolve(Index N, Index d) const {
+namespace {
+
+ActivationFunction resolve_function(const ActivationSpec& spec, const ActivationInfo& info, Index N, Index d) {
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
-  const auto& info = find_activation(name);
   if (info.row_normalised) return RowActivation{info.row, inv_sqrt_d};
-  if (info.uses_alpha) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, std::pow(double(N), -alpha)};
-  const double inv_k = 1.0 / k.resolve(N);
-  switch (convention) {
-    case Convention::inside: return ElementwiseActivation{Elementwise::power, p, inv_sqrt_d, inv_k};
-    case Convention::outside: return ElementwiseActivation{Elementwise::power, p, 1.0, inv_sqrt_d * inv_k};
-    case Convention::none: return ElementwiseActivation{Elementwise::power, p, 1.0, inv_k};
+  if (info.uses_alpha) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, std::pow(double(N), -spec.alpha)};
+  const double inv_k = 1.0 / spec.k.resolve(N);
+  switch (spec.convention) {
+    case Convention::inside: return ElementwiseActivation{Elementwise::power, spec.p, inv_sqrt_d, inv_k};
+    case Convention::outside: return ElementwiseActivation{Elementwise::power, spec.p, 1.0, inv_sqrt_d * inv_k};
+    case Convention::none: return ElementwiseActivation{Elementwise::power, spec.p, 1.0, inv_k};
   }
   throw std::logic_error("unreachable convention");
 }
 
+std::string transform_suffix(const Transforms& t) {
+  return text(t.prenorm ? "+prenorm" : "", t.qk_layernorm ? "+qkln" : "");
+}
+
+}  // namespace
+
+void ActivationSpec::validate(Index N, Index d) const {
+  validate();
+  if (transforms.prenorm && N < 2)
+    throw std::invalid_argument(text("N must be at least 2 for prenorm, which standardises rows (got ", N, ")"));
+  if (transforms.qk_layernorm && d < 2)
+    throw std::invalid_argument(text("d must be at least 2 for qk-layernorm, which normalises over d (got ", d, ")"));
+}
+
+Activation ActivationSpec::resolve(Index N, Index d) const {
+  return {resolve_function(*this, find_activation(name), N, d), transforms};
+}
+
 std::string ActivationSpec::label() const {
-  if (find_activation(name).row_normalised) return name;
-  if (find_activation(name).uses_alpha) return alpha == 0 ? name : text(name, "/N^", alpha);
+  const auto& info = find_activation(name);
+  const auto suffix = transform_suffix(transforms);
+  if (info.row_normalised) return name + suffix;
+  if (info.uses_alpha) return (alpha == 0 ? name : text(name, "/N^", alpha)) + suffix;
   const std::string power = p == 1 ? "x" : text("x^", p);
+  if (info.learned_scale) return text(power, "*theta, theta0 = 1/", k.str(), " (", to_string(convention), ")", suffix);
   const std::string scale = k.sqrt_n ? "/sqrtN" : (k.value == 1.0 ? "" : "/" + k.str());
-  return text(power, scale, " (", to_string(convention), ")");
+  return text(power, scale, " (", to_string(convention), ")", suffix);
+}
+
+std::string ActivationSpec::key() const {
+  return text(name, ":p=", p, ":k=", k.str(), ":", to_string(convention), ":alpha=", alpha, transform_suffix(transforms),
+              transforms.prenorm ? text(":eps=", transforms.prenorm_eps) : "",
+              transforms.qk_layernorm ? text(":qkeps=", transforms.qk_eps) : "");
 }
 
 }  // namespace attnlab

@@ -40,17 +40,17 @@ std::vector<ActivationSpec> StudyOptions::activation_specs() const {
   std::vector<ActivationSpec> specs;
   const auto conv = parse_convention(convention);
   for (const auto& name : activations) {
-    const auto& info = find_activation(name);
+    auto spec = ActivationSpec::parse(name);
+    spec.convention = conv;
+    const auto& info = find_activation(spec.name);
     if (info.uses_alpha) {
-      for (double a : sorted_unique(alpha)) specs.push_back({name, 1, KScale{}, conv, a});
-      continue;
+      for (double a : sorted_unique(alpha)) spec.alpha = a, specs.push_back(spec);
+    } else if (!info.uses_p) {
+      specs.push_back(spec);
+    } else {
+      for (int power : sorted_unique(p))
+        for (const auto& scale : sorted_unique(k)) spec.p = power, spec.k = KScale::parse(scale), specs.push_back(spec);
     }
-    if (!info.uses_p) {
-      specs.push_back({name, 1, KScale{}, conv});
-      continue;
-    }
-    for (int power : sorted_unique(p))
-      for (const auto& scale : sorted_unique(k)) specs.push_back({name, power, KScale::parse(scale), conv});
   }
   return specs;
 }
@@ -146,7 +146,8 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--alpha", o.alpha, "exponents alpha of h(S)/N^alpha activations (>= 0)")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--activation", o.activations, "activations by name: " + names)
+  app.add_option("--activation", o.activations,
+                 "activations by name, each optionally followed by +prenorm and/or +qkln: " + names)
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--convention", o.convention,
@@ -172,7 +173,8 @@ void validate_common(const StudyOptions& o, bool ensemble) {
   non_empty("activation", o.activations.size());
   for (const auto& e : o.ensembles()) e.validate();
   parse_precision(o.precision);
-  for (const auto& a : o.activation_specs()) a.validate();
+  for (const auto& a : o.activation_specs())
+    for (const auto& e : o.ensembles()) a.validate(e.N, e.d);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
 std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const ProgressFn& progress) {
   c.ensemble.validate();
   if (c.trials < 1) throw std::invalid_argument("trials must be at least 1");
-  for (const auto& a : c.activations) a.validate();
+  for (const auto& a : c.activations) a.validate(c.ensemble.N, c.ensemble.d);
   const auto estimates = c.precision == Precision::float64 ? simulate<double>(c, progress) : simulate<float>(c, progress);
   std::vector<ResultRow> rows;
   const auto& names = attention_quantities();
@@ -87,7 +87,7 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
 std::string cache_key(const AttentionMcConfig& c) {
   std::string key = text(c.study, '|', c.ensemble.describe(), "|seed=", c.seed, "|trials=", c.trials, '|',
                          to_string(c.precision));
-  for (const auto& a : c.activations) key += text('|', a.name, ':', a.p, ':', a.k.str(), ':', to_string(a.convention));
+  for (const auto& a : c.activations) key += '|' + a.key();
   return key;
 }
 

@@ -1,9 +1,11 @@
+#include <attnlab/attention/row_map.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -13,9 +15,22 @@ namespace {
 template <class T>
 struct Streamed {
   Index N = 0;
-  Matrix<T> U, V;      // XQ, XK
-  VectorD x2, u2, v2;  // ‖x_i‖², ‖u_i‖², ‖v_i‖²
+  Matrix<T> U, V;            // XQ, XK (layer-normed with qk-layernorm)
+  VectorD x2, u2, v2;        // ‖x_i‖², ‖u_i‖², ‖v_i‖²
+  VectorD u_isigma, v_isigma;  // qk-layernorm: 1/σ of each raw q_i and k_i
+  bool qk_layernorm = false;
 };
+
+// LayerNorm without affine of each row of W in place; returns the 1/σ of each row.
+template <class T>
+void layernorm_rows(Eigen::Ref<Matrix<T>> W, Eigen::Ref<VectorD> isigma, double eps) {
+  for (Index i = 0; i < W.rows(); ++i) {
+    const Eigen::ArrayXd w = W.row(i).template cast<double>().transpose().array();
+    const double mu = w.mean();
+    isigma[i] = 1 / std::sqrt((w - mu).square().mean() + eps);
+    W.row(i) = ((w - mu) * isigma[i]).template cast<T>().transpose();
+  }
+}
 
 // Per-thread buffers reused across calls: the large per-trial arrays are not reallocated (no page faults).
 template <class T>
@@ -33,10 +48,13 @@ Matrix<T>& tile_buffer(Index rows, Index cols) {
 
 // U = XQ, V = XK and the row norms, in parallel over row blocks unless already in a parallel region.
 template <class T>
-const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K) {
+const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K, const Transforms& t) {
   auto& st = workspace<T>();
   const Index N = X.rows(), rows = 256, blocks = (N + rows - 1) / rows;
   st.N = N;
+  st.qk_layernorm = t.qk_layernorm;
+  st.u_isigma.resize(t.qk_layernorm ? N : 0);
+  st.v_isigma.resize(t.qk_layernorm ? N : 0);
   st.U.resize(N, Q.cols());
   st.V.resize(N, K.cols());
   st.x2.resize(N);
@@ -48,6 +66,10 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
     const auto x = X.middleRows(r0, nr);
     st.U.middleRows(r0, nr).noalias() = x * Q;
     st.V.middleRows(r0, nr).noalias() = x * K;
+    if (t.qk_layernorm) {
+      layernorm_rows<T>(st.U.middleRows(r0, nr), st.u_isigma.segment(r0, nr), t.qk_eps);
+      layernorm_rows<T>(st.V.middleRows(r0, nr), st.v_isigma.segment(r0, nr), t.qk_eps);
+    }
     st.x2.segment(r0, nr) = x.template cast<double>().rowwise().squaredNorm();
     st.u2.segment(r0, nr) = st.U.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
     st.v2.segment(r0, nr) = st.V.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
@@ -55,13 +77,22 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
   return st;
 }
 
-// One block of rows of the elementwise estimator: S tiles live only in `tile`.
-template <class T, Elementwise F, int P>
+// One block of rows of the elementwise estimator: S tiles live only in `tile`. With qk-layernorm the
+// LayerNorm Jacobians P_i = (I − 11ᵀ/d − y_i y_iᵀ/d)/σ_i enter through ‖P_i v_j‖² and ‖P_j u_i‖², which
+// for mean-zero u, v and m = u_i·v_j are (‖v_j‖² − m²(2/d − ‖u_i‖²/d²))/σ_i² and its mirror image.
+template <class T, Elementwise F, int P, bool QKLN>
 AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseActivation& a, Index r0, Index nr,
                                        Matrix<T>& tile) {
   AttentionNormsSquared acc;
   const double ls = a.logit_scale, os = a.out_scale;
   const double dlogit2 = ls * ls;  // ∂S/∂M squared
+  const double inv_d = 1.0 / double(st.U.cols());
+  // qk-layernorm's per-column weights: ‖x_j‖²/σ_j² and that times (2/d − ‖v_j‖²/d²)
+  thread_local VectorD kx, kv;
+  if constexpr (QKLN) {
+    kx = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
+    kv = kx.cwiseProduct((2 * inv_d - st.v2.array() * inv_d * inv_d).matrix());
+  }
   std::vector<double> rq(static_cast<std::size_t>(nr), 0.0), rk(static_cast<std::size_t>(nr), 0.0);
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
     const Index nc = std::min(tile.cols(), st.N - c0);
@@ -72,17 +103,33 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     for (Index i = 0; i < nr; ++i) {
       const T* m = tile.data() + i * tile.cols();
       double f2 = 0, j2 = 0, q = 0, k = 0;
+      if constexpr (QKLN) {
+        const double u2 = st.u2[r0 + i], beta = 2 * inv_d - u2 * inv_d * inv_d;
+        const double *kxj = kx.data() + c0, *kvj = kv.data() + c0;
 #pragma omp simd reduction(+ : f2, j2, q, k)
-      for (Index j = 0; j < nc; ++j) {
-        double h, dh;
-        evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
-        const double phi = os * h;
-        const double g = os * dh;  // ∂ϕ/∂S
-        const double g2 = g * g;
-        f2 += phi * phi;
-        j2 += g2;
-        q += g2 * v2[j];
-        k += g2 * x2[j];
+        for (Index j = 0; j < nc; ++j) {
+          const double mm = static_cast<double>(m[j]);
+          double h, dh;
+          evaluate<F, P>(ls * mm, a.p, h, dh);
+          const double g2 = os * os * dh * dh;
+          f2 += os * os * h * h;
+          j2 += g2;
+          q += g2 * (v2[j] - mm * mm * beta);
+          k += g2 * (kxj[j] * u2 - mm * mm * kvj[j]);
+        }
+      } else {
+#pragma omp simd reduction(+ : f2, j2, q, k)
+        for (Index j = 0; j < nc; ++j) {
+          double h, dh;
+          evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
+          const double phi = os * h;
+          const double g = os * dh;  // ∂ϕ/∂S
+          const double g2 = g * g;
+          f2 += phi * phi;
+          j2 += g2;
+          q += g2 * v2[j];
+          k += g2 * x2[j];
+        }
       }
       acc.frob2 += f2;
       acc.jac2 += j2;
@@ -91,46 +138,81 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     }
   }
   for (Index i = 0; i < nr; ++i) {
-    acc.qgrad2 += dlogit2 * st.x2[r0 + i] * rq[static_cast<std::size_t>(i)];
-    acc.kgrad2 += dlogit2 * st.u2[r0 + i] * rk[static_cast<std::size_t>(i)];
+    const double qrow = QKLN ? st.u_isigma[r0 + i] * st.u_isigma[r0 + i] : 1.0;
+    acc.qgrad2 += dlogit2 * st.x2[r0 + i] * qrow * rq[static_cast<std::size_t>(i)];
+    acc.kgrad2 += dlogit2 * (QKLN ? 1.0 : st.u2[r0 + i]) * rk[static_cast<std::size_t>(i)];
   }
   return acc;
 }
 
-// Row i of g/Σg with g = g(c·m): P_ij = s_j and R_ij = g'_j/G (for softmax R = P).
-void normalise_rows(RowNormalised f, MatrixD& P, MatrixD& R) {
-  R.resize(P.rows(), P.cols());
-  for (Index i = 0; i < P.rows(); ++i) {
-    const double shift = f == RowNormalised::softmax ? P.row(i).maxCoeff() : 0.0;
-    for (Index j = 0; j < P.cols(); ++j) evaluate_row(f, P(i, j), shift, P(i, j), R(i, j));
-    const double G = P.row(i).sum();
-    P.row(i) /= G;
-    R.row(i) /= G;
+// K-side of qk-layernorm for any row Jacobian J (∂ϕ/∂S of row i, m its unscaled logits):
+//   Σ_j ‖Σ_l J_jl x̃_l ⊗ (u_i − v_l m_l/d)‖² = ‖u_i‖²‖JX̃‖² − (2/d)⟨JX̃, J diag(m²) X̃⟩ + tr(J G Jᵀ)/d²
+// with x̃_l = x_l/σ_l and G = diag(m) K₂ diag(m), K₂_ll' = (x̃_l·x̃_l')(v_l·v_l'). K₂ is applied as
+// K₂w = rowsum((X̃ B) ∘ V), B = X̃ᵀ diag(w) V, so nothing N×N is formed: O(N·D·d) per row.
+double qk_layernorm_k_spread(const RowJacobian& J, const VectorD& m, const MatrixD& Xt, const VectorD& xt2,
+                             const MatrixD& Vd, double u2) {
+  const double inv_d = 1.0 / double(Vd.cols());
+  const auto apply = [&](const MatrixD& W) {  // J W
+    MatrixD out = J.diag.asDiagonal() * W;
+    for (int k = 0; k < J.rank; ++k) out += J.left[k] * (W.transpose() * J.right[k]).transpose();
+    return out;
+  };
+  const VectorD m2 = m.cwiseAbs2();
+  const MatrixD JX = apply(Xt), JDX = apply(m2.asDiagonal() * Xt);
+  const auto G = [&](const VectorD& y) -> VectorD {
+    const VectorD w = m.cwiseProduct(y);
+    const MatrixD B = Xt.transpose() * (w.asDiagonal() * Vd);
+    return m.cwiseProduct(((Xt * B).cwiseProduct(Vd)).rowwise().sum());
+  };
+  std::array<VectorD, 3> Gr;
+  for (int k = 0; k < J.rank; ++k) Gr[k] = G(J.right[k]);
+  const VectorD Gdiag = m2.cwiseProduct(xt2).cwiseProduct(Vd.rowwise().squaredNorm());
+  double trace = J.diag.cwiseAbs2().dot(Gdiag);
+  for (int k = 0; k < J.rank; ++k) {
+    trace += 2 * J.diag.cwiseProduct(J.left[k]).dot(Gr[k]);
+    for (int l = 0; l < J.rank; ++l) trace += J.left[k].dot(J.left[l]) * J.right[k].dot(Gr[l]);
   }
+  return u2 * JX.squaredNorm() - 2 * inv_d * JX.cwiseProduct(JDX).sum() + inv_d * inv_d * trace;
 }
 
-// One block of full rows of a row-normalised estimator (a row needs all its logits). With
-// J_jl = δ_jl R_j − s_j R_l and w = Σ_l R_l v_l, Σ_j ‖Σ_l J_jl v_l‖² = Σ_j R_j²‖v_j‖² − 2 w·Σ_j s_j R_j v_j + ‖w‖² Σ_j s_j².
+// One block of full rows for row-normalised ϕ or any ϕ with prenorm (a row needs all its logits), from
+// each row's structured Jacobian: Σ_j ‖Σ_l J_jl w_l‖² = ‖J W‖_F² for W = V (Q side) and X (K side).
 template <class T>
-AttentionNormsSquared row_normalised_block(const MatrixD& Xd, const MatrixD& Vd, const Streamed<T>& st,
-                                           const RowActivation& a, Index r0, Index nr, Matrix<T>& tile) {
-  const double c = a.logit_scale;
+AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const MatrixD& Xt, const VectorD& xt2,
+                                const Streamed<T>& st, const Activation& a, Index r0, Index nr, Matrix<T>& tile) {
+  const double c = logit_scale(a), inv_d = 1.0 / double(Vd.cols());
   auto t = tile.topLeftCorner(nr, st.N);
   t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
-  MatrixD P = (c * t.template cast<double>()).eval(), R;
-  normalise_rows(a.fn, P, R);
-  const MatrixD R2 = R.array().square().matrix(), PR = P.cwiseProduct(R);
-  const MatrixD wv = R * Vd, yv = PR * Vd, wx = R * Xd, yx = PR * Xd;
-  const VectorD rv2 = R2 * st.v2, rx2 = R2 * st.x2;
+  thread_local std::vector<RowJacobian> J;
+  thread_local MatrixD phi;
+  J.resize(static_cast<std::size_t>(nr));
+  phi.resize(nr, st.N);
+  const MatrixD M = t.template cast<double>(), S = c * M;
   AttentionNormsSquared acc;
   for (Index i = 0; i < nr; ++i) {
-    const double s2 = P.row(i).squaredNorm(), r2 = R2.row(i).sum();
-    acc.frob2 += s2;
-    acc.jac2 += r2 - 2 * P.row(i).dot(R2.row(i)) + s2 * r2;
-    const double spread_v = rv2[i] - 2 * wv.row(i).dot(yv.row(i)) + wv.row(i).squaredNorm() * s2;
-    const double spread_x = rx2[i] - 2 * wx.row(i).dot(yx.row(i)) + wx.row(i).squaredNorm() * s2;
-    acc.qgrad2 += c * c * st.x2[r0 + i] * std::max(0.0, spread_v);
-    acc.kgrad2 += c * c * st.u2[r0 + i] * std::max(0.0, spread_x);
+    auto& Ji = J[static_cast<std::size_t>(i)];
+    row_forward(a, S.row(i).data(), st.N, phi.row(i).data(), &Ji);
+    acc.frob2 += phi.row(i).squaredNorm();
+    acc.jac2 += Ji.frob2();
+  }
+  const std::span<const RowJacobian> rows(J.data(), J.size());
+  const VectorD spread_v = frob2_times(rows, Vd, st.v2);
+  const VectorD spread_x = st.qk_layernorm ? VectorD() : frob2_times(rows, Xd, st.x2);
+  for (Index i = 0; i < nr; ++i) {
+    const auto& Ji = J[static_cast<std::size_t>(i)];
+    double q = spread_v[i], k = 0;
+    if (st.qk_layernorm) {
+      const VectorD m = M.row(i).transpose();
+      VectorD Jm(st.N);
+      Ji.jvp(m.data(), Jm.data());
+      const double u2 = st.u2[r0 + i], is = st.u_isigma[r0 + i];
+      q = is * is * (q - (2 * inv_d - u2 * inv_d * inv_d) * Jm.squaredNorm());
+      k = qk_layernorm_k_spread(Ji, m, Xt, xt2, Vd, u2);
+    } else {
+      k = st.u2[r0 + i] * spread_x[i];
+    }
+    acc.qgrad2 += c * c * st.x2[r0 + i] * std::max(0.0, q);
+    acc.kgrad2 += c * c * std::max(0.0, k);
   }
   return acc;
 }
@@ -158,39 +240,15 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
   return total;
 }
 
-template <class T, Elementwise F, int P = 0>
-AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile) {
-  const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
-  return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return elementwise_rows<T, F, P>(st, a, r0, nr, buf);
-  });
-}
-
 template <class T>
 AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile) {
-  using E = Elementwise;
-  switch (a.fn) {
-    case E::power:
-      switch (a.p) {  // small powers unrolled at compile time
-        case 1: return elementwise_norms<T, E::power, 1>(st, a, tile);
-        case 2: return elementwise_norms<T, E::power, 2>(st, a, tile);
-        case 3: return elementwise_norms<T, E::power, 3>(st, a, tile);
-        case 4: return elementwise_norms<T, E::power, 4>(st, a, tile);
-        case 5: return elementwise_norms<T, E::power, 5>(st, a, tile);
-        default: return elementwise_norms<T, E::power>(st, a, tile);
-      }
-    case E::relu: return elementwise_norms<T, E::relu>(st, a, tile);
-    case E::relu2: return elementwise_norms<T, E::relu2>(st, a, tile);
-    case E::gelu: return elementwise_norms<T, E::gelu>(st, a, tile);
-    case E::softplus: return elementwise_norms<T, E::softplus>(st, a, tile);
-    case E::identity: return elementwise_norms<T, E::identity>(st, a, tile);
-    case E::relu6: return elementwise_norms<T, E::relu6>(st, a, tile);
-    case E::sigmoid: return elementwise_norms<T, E::sigmoid>(st, a, tile);
-    case E::elu: return elementwise_norms<T, E::elu>(st, a, tile);
-    case E::tanh: return elementwise_norms<T, E::tanh>(st, a, tile);
-    case E::exp: return elementwise_norms<T, E::exp>(st, a, tile);
-  }
-  throw std::logic_error("unreachable elementwise function");
+  const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
+  return with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
+    return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
+      return st.qk_layernorm ? elementwise_rows<T, F, P, true>(st, a, r0, nr, buf)
+                             : elementwise_rows<T, F, P, false>(st, a, r0, nr, buf);
+    });
+  });
 }
 
 }  // namespace
@@ -198,22 +256,29 @@ AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const Elementwise
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile) {
-  const auto& st = prepare(X, Q, K);
-  if (const auto* a = std::get_if<ElementwiseActivation>(&activation)) return elementwise_norms(st, *a, tile);
-  const auto& row = std::get<RowActivation>(activation);
+  const auto& st = prepare(X, Q, K, activation.transforms);
+  const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
+  if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile);
   const MatrixD Xd = X.template cast<double>(), Vd = st.V.template cast<double>();
+  MatrixD Xt;  // qk-layernorm: x_l/σ_l, σ_l of the raw k_l
+  VectorD xt2;
+  if (st.qk_layernorm) {
+    Xt = st.v_isigma.asDiagonal() * Xd;
+    xt2 = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
+  }
   // Row blocks hold whole rows: keep a block near 2 MB.
   const Index rows = std::clamp<Index>((Index{1} << 18) / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return row_normalised_block<T>(Xd, Vd, st, row, r0, nr, buf);
+    return row_block<T>(Xd, Vd, Xt, xt2, st, activation, r0, nr, buf);
   });
 }
 
 RowNorms row_norms(RowNormalised f, const double* logits, Index n) {
-  MatrixD P = Eigen::Map<const RowVector<double>>(logits, n), R;
-  normalise_rows(f, P, R);
-  const double s2 = P.squaredNorm(), r2 = R.squaredNorm();
-  return {s2, r2 - 2 * P.row(0).dot(R.array().square().matrix().row(0)) + s2 * r2};
+  thread_local RowJacobian J;
+  thread_local VectorD s;
+  s.resize(n);
+  row_forward(Activation{RowActivation{f, 1.0}}, logits, n, s.data(), &J);
+  return {s.squaredNorm(), J.frob2()};
 }
 
 RowNorms softmax_row_norms(const double* logits, Index n) { return row_norms(RowNormalised::softmax, logits, n); }

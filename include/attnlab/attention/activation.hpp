@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -76,9 +77,6 @@ inline void evaluate(double s, int p, double& h, double& dh) {
   }
 }
 
-// The same with the function chosen at run time (references and tests).
-void evaluate(Elementwise f, int p, double s, double& h, double& dh);
-
 // ϕ(m) = out_scale · h(logit_scale · m); the activation's argument is S = logit_scale · m.
 struct ElementwiseActivation {
   Elementwise fn = Elementwise::power;
@@ -92,26 +90,84 @@ struct ElementwiseActivation {
 enum class RowNormalised { softmax, sinmax_constant, sinmax, cosmax, sin2max, sin2max_shifted, sirenmax, sinsoftmax };
 
 // g(x) and g'(x). Softmax's g is taken relative to `shift` (the row maximum): the factor cancels in g/Σg.
-inline void evaluate_row(RowNormalised f, double x, double shift, double& g, double& dg) {
+template <RowNormalised F>
+inline void evaluate_row(double x, double shift, double& g, double& dg) {
+  using R = RowNormalised;
+  if constexpr (F == R::softmax) {
+    g = dg = std::exp(x - shift);
+  } else if constexpr (F == R::sinmax_constant) {
+    g = 1 + std::sin(10 * x), dg = 10 * std::cos(10 * x);
+  } else if constexpr (F == R::sinmax) {
+    g = std::sin(x), dg = std::cos(x);
+  } else if constexpr (F == R::cosmax) {
+    g = std::cos(x), dg = -std::sin(x);
+  } else if constexpr (F == R::sin2max) {
+    g = std::sin(x) * std::sin(x), dg = std::sin(2 * x);
+  } else if constexpr (F == R::sin2max_shifted) {
+    const double s = std::sin(x + 0.78539816339744831);
+    g = s * s, dg = std::cos(2 * x);
+  } else if constexpr (F == R::sirenmax) {  // (sin x + 1)/(2 − 2 sin x): poles where sin x = 1
+    const double s = std::sin(x), c = std::cos(x);
+    g = (s + 1) / (2 - 2 * s), dg = c / ((1 - s) * (1 - s));
+  } else {
+    static_assert(F == R::sinsoftmax);
+    g = std::exp(std::sin(x)), dg = std::cos(x) * g;
+  }
+}
+
+// Calls visit.template operator()<F, P>() with the run-time function as template arguments, so that
+// loops over entries specialise (small powers unrolled: P = 0 means "use p").
+template <class Visit>
+decltype(auto) with_elementwise(Elementwise f, int p, Visit&& visit) {
+  using E = Elementwise;
+  switch (f) {
+    case E::power:
+      switch (p) {
+        case 1: return visit.template operator()<E::power, 1>();
+        case 2: return visit.template operator()<E::power, 2>();
+        case 3: return visit.template operator()<E::power, 3>();
+        case 4: return visit.template operator()<E::power, 4>();
+        case 5: return visit.template operator()<E::power, 5>();
+        default: return visit.template operator()<E::power, 0>();
+      }
+    case E::relu: return visit.template operator()<E::relu, 0>();
+    case E::relu2: return visit.template operator()<E::relu2, 0>();
+    case E::gelu: return visit.template operator()<E::gelu, 0>();
+    case E::softplus: return visit.template operator()<E::softplus, 0>();
+    case E::identity: return visit.template operator()<E::identity, 0>();
+    case E::relu6: return visit.template operator()<E::relu6, 0>();
+    case E::sigmoid: return visit.template operator()<E::sigmoid, 0>();
+    case E::elu: return visit.template operator()<E::elu, 0>();
+    case E::tanh: return visit.template operator()<E::tanh, 0>();
+    case E::exp: return visit.template operator()<E::exp, 0>();
+  }
+  throw std::logic_error("unreachable elementwise function");
+}
+
+// h(s) and h'(s) with the function chosen at run time (references and tests).
+inline void evaluate(Elementwise f, int p, double s, double& h, double& dh) {
+  with_elementwise(f, p, [&]<Elementwise F, int P>() { evaluate<F, P>(s, p, h, dh); });
+}
+
+template <class Visit>
+decltype(auto) with_row_normalised(RowNormalised f, Visit&& visit) {
   using R = RowNormalised;
   switch (f) {
-    case R::softmax: g = dg = std::exp(x - shift); return;
-    case R::sinmax_constant: g = 1 + std::sin(10 * x), dg = 10 * std::cos(10 * x); return;
-    case R::sinmax: g = std::sin(x), dg = std::cos(x); return;
-    case R::cosmax: g = std::cos(x), dg = -std::sin(x); return;
-    case R::sin2max: g = std::sin(x) * std::sin(x), dg = std::sin(2 * x); return;
-    case R::sin2max_shifted: {
-      const double s = std::sin(x + 0.78539816339744831);
-      g = s * s, dg = std::cos(2 * x);
-      return;
-    }
-    case R::sirenmax: {  // (sin x + 1)/(2 − 2 sin x): poles where sin x = 1
-      const double s = std::sin(x), c = std::cos(x);
-      g = (s + 1) / (2 - 2 * s), dg = c / ((1 - s) * (1 - s));
-      return;
-    }
-    case R::sinsoftmax: g = std::exp(std::sin(x)), dg = std::cos(x) * g; return;
+    case R::softmax: return visit.template operator()<R::softmax>();
+    case R::sinmax_constant: return visit.template operator()<R::sinmax_constant>();
+    case R::sinmax: return visit.template operator()<R::sinmax>();
+    case R::cosmax: return visit.template operator()<R::cosmax>();
+    case R::sin2max: return visit.template operator()<R::sin2max>();
+    case R::sin2max_shifted: return visit.template operator()<R::sin2max_shifted>();
+    case R::sirenmax: return visit.template operator()<R::sirenmax>();
+    case R::sinsoftmax: return visit.template operator()<R::sinsoftmax>();
   }
+  throw std::logic_error("unreachable row-normalised function");
+}
+
+// The same with the function chosen at run time (references and tests).
+inline void evaluate_row(RowNormalised f, double x, double shift, double& g, double& dg) {
+  with_row_normalised(f, [&]<RowNormalised F>() { evaluate_row<F>(x, shift, g, dg); });
 }
 
 // ϕ = row-normalised g applied to logit_scale · M.
@@ -120,7 +176,26 @@ struct RowActivation {
   double logit_scale = 1.0;
 };
 
-using Activation = std::variant<ElementwiseActivation, RowActivation>;
+// Transforms that compose with any activation. Prenorm (PERIODIC §3.6, as CLAIMS.md restates the
+// reference code) standardises each row of S: z = (x − mean)/sqrt(unbiased var + prenorm_eps).
+// qk-layernorm (RELU) applies LayerNorm without affine over the d head dimensions to every q_i = x_iQ
+// and k_j = x_jK before the dot product; its eps is timm's ViT default.
+struct Transforms {
+  bool prenorm = false;
+  bool qk_layernorm = false;
+  double prenorm_eps = 1e-5;
+  double qk_eps = 1e-6;
+  bool operator==(const Transforms&) const = default;
+};
+
+using ActivationFunction = std::variant<ElementwiseActivation, RowActivation>;
+
+struct Activation {
+  ActivationFunction fn;
+  Transforms transforms{};
+};
+
+double logit_scale(const Activation& a);
 
 // An activation as the user names it, before N and d fix its constants.
 struct ActivationSpec {
@@ -129,10 +204,15 @@ struct ActivationSpec {
   KScale k{};
   Convention convention = Convention::inside;
   double alpha = 1.0;  // the L^-alpha of the RELU paper's h(S)/L^alpha, L = N
+  Transforms transforms{};
 
+  // "name" or "name+prenorm", "name+qkln", "name+prenorm+qkln"; the name must be registered.
+  static ActivationSpec parse(const std::string& s);
   Activation resolve(Index N, Index d) const;
-  std::string label() const;  // e.g. "x^3/sqrtN (inside)", "relu/N^1"
+  std::string label() const;  // e.g. "x^3/sqrtN (inside)", "relu/N^1", "softmax+prenorm"
+  std::string key() const;    // every parameter, for caches
   void validate() const;      // throws std::invalid_argument naming the parameter
+  void validate(Index N, Index d) const;  // and that the transforms suit the shape
 };
 
 struct ActivationInfo {
@@ -143,6 +223,7 @@ struct ActivationInfo {
   Elementwise fn;
   bool row_normalised = false;
   RowNormalised row = RowNormalised::softmax;
+  bool learned_scale = false;  // x^p·θ with θ = 1/k trained (--k gives its initial value)
 };
 const std::vector<ActivationInfo>& activation_registry();
 const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names

@@ -1,0 +1,43 @@
+#pragma once
+// One row of the activation's argument S through prenorm (if any) and the activation, with the
+// row's Jacobian in structured form. Every activation's row Jacobian is a diagonal plus rank ≤ 3:
+//   elementwise       J = diag(ϕ')
+//   row-normalised    J = diag(r) − s rᵀ,  s = g/Σg, r = g'/Σg
+//   with prenorm      J_z · P,  P = (I − 11ᵀ/n − zzᵀ/(n−1))/σ, the Jacobian of z = (x − x̄)/σ
+// so J·t, Jᵀ·t, ‖J‖_F² and ‖J W‖_F² cost O(n) per column instead of O(n²).
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/types.hpp>
+
+#include <array>
+#include <span>
+
+namespace attnlab {
+
+struct RowJacobian {
+  VectorD diag;                    // a: J = diag(a) + Σ_k left_k right_kᵀ
+  std::array<VectorD, 3> left, right;
+  int rank = 0;
+
+  void jvp(const double* t, double* out) const;  // out = J t
+  void vjp(const double* t, double* out) const;  // out = Jᵀ t
+  double frob2() const;                           // ‖J‖_F²
+  // ‖J W‖_F² for W (n × m) with w2 = the squared norms of W's rows.
+  double frob2_times(const MatrixD& W, const VectorD& w2) const;
+  MatrixD dense() const;  // for tests
+};
+
+// ‖J_i W‖_F² for each row Jacobian J_i of a block (all of one activation, so of one rank), by GEMMs
+// over the block: Σ_j a_j²‖w_j‖² + 2 Σ_k (Wᵀ(a∘l_k))·(Wᵀr_k) + Σ_kl (l_k·l_l)(Wᵀr_k·Wᵀr_l).
+VectorD frob2_times(std::span<const RowJacobian> rows, const MatrixD& W, const VectorD& w2);
+
+// y = ϕ(x) for one row x (the activation's argument: logit_scale already applied) of length n.
+// With J, fills ∂ϕ/∂x; with scale_grad (elementwise ϕ only), ∂ϕ_j/∂out_scale = h(z_j), the gradient
+// of a learned scale θ in ϕ = θ·h.
+void row_forward(const Activation& a, const double* x, Index n, double* y, RowJacobian* J = nullptr,
+                 double* scale_grad = nullptr);
+
+// The activation kernels on a batch of rows (rows × n): Y = ϕ(S) and JT = J(S)·T row by row,
+// in parallel over rows. Elementwise and row-normalised ϕ without prenorm take fused loops.
+void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, MatrixD& Y, MatrixD& JT);
+
+}  // namespace attnlab

@@ -1,0 +1,217 @@
+#include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/text.hpp>
+
+#include <omp.h>
+
+#include <stdexcept>
+
+namespace attnlab {
+
+void RowJacobian::jvp(const double* t, double* out) const {
+  const Index n = diag.size();
+  Eigen::Map<VectorD> o(out, n);
+  const Eigen::Map<const VectorD> v(t, n);
+  o = diag.cwiseProduct(v);
+  for (int k = 0; k < rank; ++k) o += left[k] * right[k].dot(v);
+}
+
+void RowJacobian::vjp(const double* t, double* out) const {
+  const Index n = diag.size();
+  Eigen::Map<VectorD> o(out, n);
+  const Eigen::Map<const VectorD> v(t, n);
+  o = diag.cwiseProduct(v);
+  for (int k = 0; k < rank; ++k) o += right[k] * left[k].dot(v);
+}
+
+double RowJacobian::frob2() const {
+  double f = diag.squaredNorm();
+  for (int k = 0; k < rank; ++k) {
+    f += 2 * (diag.cwiseProduct(left[k])).dot(right[k]);
+    for (int l = 0; l < rank; ++l) f += left[k].dot(left[l]) * right[k].dot(right[l]);
+  }
+  return f;
+}
+
+double RowJacobian::frob2_times(const MatrixD& W, const VectorD& w2) const {
+  return attnlab::frob2_times(std::span<const RowJacobian>(this, 1), W, w2)[0];
+}
+
+VectorD frob2_times(std::span<const RowJacobian> rows, const MatrixD& W, const VectorD& w2) {
+  const Index nr = static_cast<Index>(rows.size()), n = W.rows();
+  const int rank = rows.empty() ? 0 : rows[0].rank;
+  MatrixD sq(nr, n);
+  std::array<MatrixD, 3> right, scaled_left;  // rows r_k and a∘l_k of every row Jacobian
+  for (int k = 0; k < rank; ++k) right[k].resize(nr, n), scaled_left[k].resize(nr, n);
+  for (Index i = 0; i < nr; ++i) {
+    const auto& J = rows[static_cast<std::size_t>(i)];
+    sq.row(i) = J.diag.cwiseAbs2().transpose();
+    for (int k = 0; k < rank; ++k) {
+      right[k].row(i) = J.right[k].transpose();
+      scaled_left[k].row(i) = J.diag.cwiseProduct(J.left[k]).transpose();
+    }
+  }
+  VectorD f = sq * w2;
+  std::array<MatrixD, 3> wr;
+  for (int k = 0; k < rank; ++k) wr[k] = right[k] * W;
+  for (int k = 0; k < rank; ++k) {
+    f += 2 * (scaled_left[k] * W).cwiseProduct(wr[k]).rowwise().sum();
+    for (int l = 0; l < rank; ++l)
+      for (Index i = 0; i < nr; ++i) {
+        const auto& J = rows[static_cast<std::size_t>(i)];
+        f[i] += J.left[k].dot(J.left[l]) * wr[k].row(i).dot(wr[l].row(i));
+      }
+  }
+  return f;
+}
+
+MatrixD RowJacobian::dense() const {
+  MatrixD J = diag.asDiagonal();
+  for (int k = 0; k < rank; ++k) J += left[k] * right[k].transpose();
+  return J;
+}
+
+namespace {
+
+struct Prenorm {
+  VectorD z;
+  double sigma = 1;
+};
+
+void standardise(const double* x, Index n, double eps, Prenorm& out) {
+  if (n < 2) throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", n, ")"));
+  const Eigen::Map<const VectorD> v(x, n);
+  const double mean = v.mean();
+  const double var = (v.array() - mean).square().sum() / double(n - 1);
+  out.sigma = std::sqrt(var + eps);
+  out.z = (v.array() - mean) / out.sigma;
+}
+
+// J_z·P with P = (I − 11ᵀ/n − zzᵀ/(n−1))/σ symmetric: diag(a)P adds two rank-one terms, l rᵀP = l (Pr)ᵀ.
+void compose_with_prenorm(const Prenorm& pn, RowJacobian& J) {
+  const Index n = J.diag.size();
+  const double inv = 1 / pn.sigma;
+  for (int k = 0; k < J.rank; ++k) {
+    const double mean = J.right[k].mean(), along = J.right[k].dot(pn.z) / double(n - 1);
+    J.right[k] = inv * (J.right[k].array() - mean).matrix() - (inv * along) * pn.z;
+  }
+  const int r = J.rank;
+  J.left[r] = -J.diag * (inv / double(n));
+  J.right[r] = VectorD::Ones(n);
+  J.left[r + 1] = -J.diag.cwiseProduct(pn.z) * (inv / double(n - 1));
+  J.right[r + 1] = pn.z;
+  J.rank = r + 2;
+  J.diag *= inv;
+}
+
+}  // namespace
+
+void row_forward(const Activation& act, const double* x, Index n, double* y, RowJacobian* J, double* scale_grad) {
+  thread_local Prenorm pn;
+  const double* z = x;
+  if (act.transforms.prenorm) {
+    standardise(x, n, act.transforms.prenorm_eps, pn);
+    z = pn.z.data();
+  }
+  if (J) {
+    J->diag.resize(n);
+    J->rank = 0;
+  }
+  if (const auto* e = std::get_if<ElementwiseActivation>(&act.fn)) {
+    for (Index j = 0; j < n; ++j) {
+      double h, dh;
+      evaluate(e->fn, e->p, z[j], h, dh);
+      y[j] = e->out_scale * h;
+      if (J) J->diag[j] = e->out_scale * dh;
+      if (scale_grad) scale_grad[j] = h;
+    }
+  } else {
+    if (scale_grad) throw std::invalid_argument("a learned scale applies to elementwise activations only");
+    const auto f = std::get<RowActivation>(act.fn).fn;
+    const double shift = f == RowNormalised::softmax ? Eigen::Map<const VectorD>(z, n).maxCoeff() : 0.0;
+    thread_local VectorD dg;
+    dg.resize(n);
+    double G = 0;
+    for (Index j = 0; j < n; ++j) {
+      evaluate_row(f, z[j], shift, y[j], dg[j]);
+      G += y[j];
+    }
+    for (Index j = 0; j < n; ++j) y[j] /= G;
+    if (J) {
+      J->diag = dg / G;
+      J->left[0] = -Eigen::Map<const VectorD>(y, n);
+      J->right[0] = J->diag;
+      J->rank = 1;
+    }
+  }
+  if (J && act.transforms.prenorm) compose_with_prenorm(pn, *J);
+}
+
+namespace {
+
+template <Elementwise F, int P>
+void elementwise_row(const ElementwiseActivation& a, const double* s, const double* t, Index n, double* y,
+                     double* jt) {
+  const double os = a.out_scale;
+#pragma omp simd
+  for (Index j = 0; j < n; ++j) {
+    double h, dh;
+    evaluate<F, P>(s[j], a.p, h, dh);
+    y[j] = os * h;
+    jt[j] = os * dh * t[j];
+  }
+}
+
+// Jt = (g'∘t − s (g'·t))/G
+template <RowNormalised F>
+void normalised_row(const double* x, const double* t, Index n, double* y, double* jt) {
+  double shift = 0;
+  if constexpr (F == RowNormalised::softmax) shift = Eigen::Map<const VectorD>(x, n).maxCoeff();
+  double G = 0, dgt = 0;
+#pragma omp simd reduction(+ : G, dgt)
+  for (Index j = 0; j < n; ++j) {
+    double g, dg;
+    evaluate_row<F>(x[j], shift, g, dg);
+    y[j] = g;
+    jt[j] = dg * t[j];
+    G += g;
+    dgt += jt[j];
+  }
+  const double inv = 1 / G;
+#pragma omp simd
+  for (Index j = 0; j < n; ++j) {
+    y[j] *= inv;
+    jt[j] = (jt[j] - y[j] * dgt) * inv;
+  }
+}
+
+}  // namespace
+
+void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, MatrixD& Y, MatrixD& JT) {
+  if (S.rows() != T.rows() || S.cols() != T.cols())
+    throw std::invalid_argument(text("activation_rows: S is ", S.rows(), "x", S.cols(), " but T is ", T.rows(), "x",
+                                     T.cols()));
+  const Index rows = S.rows(), n = S.cols();
+  Y.resize(rows, n);
+  JT.resize(rows, n);
+  const auto each_row = [&](auto&& row) {
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && rows * n > 4096)
+    for (Index i = 0; i < rows; ++i) row(S.row(i).data(), T.row(i).data(), Y.row(i).data(), JT.row(i).data());
+  };
+  if (a.transforms.prenorm) {
+    each_row([&](const double* s, const double* t, double* y, double* jt) {
+      thread_local RowJacobian J;
+      row_forward(a, s, n, y, &J);
+      J.jvp(t, jt);
+    });
+  } else if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn)) {
+    with_elementwise(e->fn, e->p, [&]<Elementwise F, int P>() {
+      each_row([&](const double* s, const double* t, double* y, double* jt) { elementwise_row<F, P>(*e, s, t, n, y, jt); });
+    });
+  } else {
+    with_row_normalised(std::get<RowActivation>(a.fn).fn, [&]<RowNormalised F>() {
+      each_row([&](const double* s, const double* t, double* y, double* jt) { normalised_row<F>(s, t, n, y, jt); });
+    });
+  }
+}
+
+}  // namespace attnlab
