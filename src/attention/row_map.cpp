@@ -64,6 +64,12 @@ VectorD frob2_times(std::span<const RowJacobian> rows, const MatrixD& W, const V
   return f;
 }
 
+VectorD RowJacobian::diagonal() const {
+  VectorD d = diag;
+  for (int k = 0; k < rank; ++k) d += left[k].cwiseProduct(right[k]);
+  return d;
+}
+
 MatrixD RowJacobian::dense() const {
   MatrixD J = diag.asDiagonal();
   for (int k = 0; k < rank; ++k) J += left[k] * right[k].transpose();

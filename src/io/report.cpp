@@ -121,6 +121,7 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
     md += text("*Method*: ", c.claim->method, "\n\n");
     md += text("*Result*: ", c.outcome.detail, "\n\n");
     md += closed_form_table(c.outcome.evidence);
+    if (!c.outcome.markdown.empty()) md += c.outcome.markdown + "\n";
     for (const auto& f : c.outcome.figures) md += text("![", f.title, "](", f.name, ".png)\n\n");
   }
   md += "Evidence rows (every estimate behind every verdict) are in `verify.csv`.\n";

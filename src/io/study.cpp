@@ -2,9 +2,11 @@
 #include <attnlab/io/files.hpp>
 #include <attnlab/io/metadata.hpp>
 #include <attnlab/io/plot.hpp>
+#include <attnlab/io/report.hpp>
 #include <attnlab/io/study.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/mc/sweep.hpp>
+#include <attnlab/theory/claims.hpp>
 
 #include <omp.h>
 #include <toml++/toml.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
 
 namespace attnlab::io {
 
@@ -287,6 +290,56 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   } catch (const std::exception& e) {  // past validation: a failure, not bad input
     return fail(e.what(), 1);
   }
+}
+
+StudyDefinition claims_study(std::string name, std::string description, std::string prefix) {
+  StudyDefinition study{.name = std::move(name), .description = std::move(description)};
+  study.ensemble_flags = false;
+  auto ids = std::make_shared<std::vector<std::string>>();
+  study.add_flags = [ids, prefix](CLI::App& app) {
+    app.add_option("--claims", *ids, text("claim ids to check (default: every claim", prefix.empty() ? "" : " starting with ",
+                                          prefix, ")"))
+        ->delimiter(',');
+  };
+  study.validate = [ids](const StudyOptions&) {
+    for (const auto& id : *ids) claim_registry().find(id);
+  };
+  study.run = [ids, prefix, name = study.name](const StudyOptions& o, StudyContext& ctx) {
+    const ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
+                              [&](const std::string& label) { return ctx.progress->task(label); }};
+    std::vector<CheckedClaim> checked;
+    for (const auto& claim : claim_registry().all()) {
+      const bool chosen = ids->empty() ? claim.id.starts_with(prefix)
+                                       : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
+      if (chosen) checked.push_back({&claim, claim.check(claims)});
+    }
+    StudyOutput out;
+    Figure summary{name, "measured / claimed per claim (1 = agreement)", "", "measured / claimed", false, true, {}, {}};
+    Series ratio{"measured / claimed with 95% CI", {}, {}, {}, {}, false};
+    for (std::size_t i = 0; i < checked.size(); ++i) {
+      const auto& c = checked[i];
+      for (auto r : c.outcome.evidence) {
+        r.study = name;
+        r.extra.insert(r.extra.begin(), {"claim_id", c.claim->id});
+        out.rows.push_back(std::move(r));
+      }
+      out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
+      if (c.outcome.claimed != 0) {
+        ratio.x.push_back(double(i + 1));
+        summary.xtics.push_back({double(i + 1), c.claim->id});
+        ratio.y.push_back(c.outcome.measured / c.outcome.claimed);
+        ratio.lo.push_back(c.outcome.ci_lo / c.outcome.claimed);
+        ratio.hi.push_back(c.outcome.ci_hi / c.outcome.claimed);
+      }
+    }
+    summary.series.push_back(ratio);
+    out.figures.insert(out.figures.begin(), summary);
+    out.files.push_back({"claims.csv", claims_csv(checked)});
+    const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
+    out.files.push_back({"report.md", report_markdown(checked, run)});
+    return out;
+  };
+  return study;
 }
 
 }  // namespace attnlab::io

@@ -18,7 +18,8 @@ Precision parse_precision(const std::string& s) {
 std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }
 
 const std::vector<std::string>& attention_quantities() {
-  static const std::vector<std::string> names{"frob", "frob2", "jac", "jac2", "qgrad", "qgrad2", "kgrad", "kgrad2"};
+  static const std::vector<std::string> names{"frob",   "frob2",  "jac",         "jac2",    "qgrad",   "qgrad2",
+                                              "kgrad",  "kgrad2", "mean_weight", "row_sum", "row_sum2"};
   return names;
 }
 
@@ -45,6 +46,10 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
             out[a * per + 2 * q] = std::sqrt(squared[q]);
             out[a * per + 2 * q + 1] = squared[q];
           }
+          const double N = static_cast<double>(e.N);
+          out[a * per + 8] = n.sum / (N * N);
+          out[a * per + 9] = n.sum / N;
+          out[a * per + 10] = n.row_sum2 / N;
         }
       },
       parallel_trials, progress);

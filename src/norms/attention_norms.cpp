@@ -93,7 +93,7 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     kx = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
     kv = kx.cwiseProduct((2 * inv_d - st.v2.array() * inv_d * inv_d).matrix());
   }
-  std::vector<double> rq(static_cast<std::size_t>(nr), 0.0), rk(static_cast<std::size_t>(nr), 0.0);
+  std::vector<double> rq(static_cast<std::size_t>(nr), 0.0), rk(rq), rs(rq);
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
     const Index nc = std::min(tile.cols(), st.N - c0);
     auto t = tile.topLeftCorner(nr, nc);
@@ -102,27 +102,29 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     const double* x2 = st.x2.data() + c0;
     for (Index i = 0; i < nr; ++i) {
       const T* m = tile.data() + i * tile.cols();
-      double f2 = 0, j2 = 0, q = 0, k = 0;
+      double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
       if constexpr (QKLN) {
         const double u2 = st.u2[r0 + i], beta = 2 * inv_d - u2 * inv_d * inv_d;
         const double *kxj = kx.data() + c0, *kvj = kv.data() + c0;
-#pragma omp simd reduction(+ : f2, j2, q, k)
+#pragma omp simd reduction(+ : f2, j2, q, k, sum)
         for (Index j = 0; j < nc; ++j) {
           const double mm = static_cast<double>(m[j]);
           double h, dh;
           evaluate<F, P>(ls * mm, a.p, h, dh);
           const double g2 = os * os * dh * dh;
+          sum += os * h;
           f2 += os * os * h * h;
           j2 += g2;
           q += g2 * (v2[j] - mm * mm * beta);
           k += g2 * (kxj[j] * u2 - mm * mm * kvj[j]);
         }
       } else {
-#pragma omp simd reduction(+ : f2, j2, q, k)
+#pragma omp simd reduction(+ : f2, j2, q, k, sum)
         for (Index j = 0; j < nc; ++j) {
           double h, dh;
           evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
           const double phi = os * h;
+          sum += phi;
           const double g = os * dh;  // ∂ϕ/∂S
           const double g2 = g * g;
           f2 += phi * phi;
@@ -135,9 +137,12 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
       acc.jac2 += j2;
       rq[static_cast<std::size_t>(i)] += q;
       rk[static_cast<std::size_t>(i)] += k;
+      rs[static_cast<std::size_t>(i)] += sum;
     }
   }
   for (Index i = 0; i < nr; ++i) {
+    acc.sum += rs[static_cast<std::size_t>(i)];
+    acc.row_sum2 += rs[static_cast<std::size_t>(i)] * rs[static_cast<std::size_t>(i)];
     const double qrow = QKLN ? st.u_isigma[r0 + i] * st.u_isigma[r0 + i] : 1.0;
     acc.qgrad2 += dlogit2 * st.x2[r0 + i] * qrow * rq[static_cast<std::size_t>(i)];
     acc.kgrad2 += dlogit2 * (QKLN ? 1.0 : st.u2[r0 + i]) * rk[static_cast<std::size_t>(i)];
@@ -194,6 +199,9 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
     row_forward(a, S.row(i).data(), st.N, phi.row(i).data(), &Ji);
     acc.frob2 += phi.row(i).squaredNorm();
     acc.jac2 += Ji.frob2();
+    const double row_sum = phi.row(i).sum();
+    acc.sum += row_sum;
+    acc.row_sum2 += row_sum * row_sum;
   }
   const std::span<const RowJacobian> rows(J.data(), J.size());
   const VectorD spread_v = frob2_times(rows, Vd, st.v2);
@@ -236,6 +244,8 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
     total.jac2 += p.jac2;
     total.qgrad2 += p.qgrad2;
     total.kgrad2 += p.kgrad2;
+    total.sum += p.sum;
+    total.row_sum2 += p.row_sum2;
   }
   return total;
 }

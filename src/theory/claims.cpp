@@ -26,6 +26,8 @@ const ClaimRegistry& claim_registry() {
   static const ClaimRegistry registry = [] {
     ClaimRegistry r;
     register_poly_claims(r);
+    register_relu_claims(r);
+    register_periodic_claims(r);
     return r;
   }();
   return registry;

@@ -17,18 +17,6 @@ namespace {
 
 constexpr const char* kPoly = "POLY";
 
-int severity(Verdict v) {
-  switch (v) {
-    case Verdict::violated: return 4;
-    case Verdict::inexact: return 3;
-    case Verdict::inconclusive: return 2;
-    case Verdict::loose: return 1;
-    case Verdict::holds: return 0;
-  }
-  return 0;
-}
-Verdict worst(Verdict a, Verdict b) { return severity(a) >= severity(b) ? a : b; }
-
 // ---- Theorem 4.1: softmax bounds --------------------------------------------------------
 
 struct SoftmaxBound {
@@ -162,30 +150,19 @@ ClaimOutcome check_growth(const ClaimContext& ctx, const GrowthClaim& claim) {
   for (const auto& g : growth_grids(ctx.quick))
     for (int p : {1, 2, 3}) {
       const ActivationSpec act{"poly", p, KScale::parse(claim.k), claim.convention};
-      std::vector<double> x, y, se, lo, hi;
-      std::int64_t nonfinite = 0;
-      for (const auto& r : rows) {
-        const bool grid = std::find(r.extra.begin(), r.extra.end(), std::pair<std::string, std::string>{"grid", g.name}) != r.extra.end();
-        if (!grid || r.quantity != claim.quantity || r.activation != act.label()) continue;
-        x.push_back(double(r.N));
-        y.push_back(r.value.mean);
-        se.push_back(r.value.se);
-        lo.push_back(r.value.ci_lo);
-        hi.push_back(r.value.ci_hi);
-        nonfinite += r.value.nonfinite;
-        out.evidence.push_back(r);
-      }
-      if (nonfinite > 0) {
+      const auto c = select_curve(rows, claim.quantity, act.label(), g.name);
+      out.evidence.insert(out.evidence.end(), c.rows.begin(), c.rows.end());
+      if (c.nonfinite > 0) {
         out.verdict = worst(out.verdict, Verdict::inconclusive);
-        fits += text(" grid ", g.name, " p=", p, ": ", nonfinite, " non-finite trials;");
+        fits += text(" grid ", g.name, " p=", p, ": ", c.nonfinite, " non-finite trials;");
         continue;
       }
-      const auto fit = fit_power_law(x, y, se);
+      const auto fit = fit_power_law(c.x, c.y, c.se);
       out.verdict = worst(out.verdict, growth_verdict(fit, claim.claimed_exponent));
       fits += text(" grid ", g.name, " (D=", g.D, ", d=", g.d, ") p=", p, ": ", sig(fit.exponent, 3), " [",
                    sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3), "];");
       if (g.name == "A" && p == 3) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
-      fig.series.push_back({text("grid ", g.name, " p=", p), x, y, lo, hi, true});
+      fig.series.push_back({text("grid ", g.name, " p=", p), c.x, c.y, c.lo, c.hi, true});
     }
   out.detail = text("fitted exponents of E||.|| in N (claimed ", claim.claimed_exponent, "):", fits);
   out.figures.push_back(fig);

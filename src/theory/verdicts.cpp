@@ -1,5 +1,6 @@
 #include <attnlab/theory/verdicts.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnlab {
@@ -36,6 +37,39 @@ Verdict closed_form_verdict(double formula, const Estimate& mc) {
   const bool outside = formula < mc.ci_lo || formula > mc.ci_hi;
   if (outside && std::abs(relative_error(formula, mc.mean)) > tolerances.closed_form) return Verdict::inexact;
   return Verdict::holds;
+}
+
+namespace {
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::violated: return 4;
+    case Verdict::inexact: return 3;
+    case Verdict::inconclusive: return 2;
+    case Verdict::loose: return 1;
+    case Verdict::holds: return 0;
+  }
+  return 0;
+}
+}  // namespace
+
+Verdict worst(Verdict a, Verdict b) { return severity(a) >= severity(b) ? a : b; }
+
+Curve select_curve(const std::vector<ResultRow>& rows, const std::string& quantity, const std::string& activation,
+                   const std::string& grid) {
+  Curve c;
+  for (const auto& r : rows) {
+    const bool on_grid = grid.empty() || std::find(r.extra.begin(), r.extra.end(),
+                                                   std::pair<std::string, std::string>{"grid", grid}) != r.extra.end();
+    if (!on_grid || r.quantity != quantity || r.activation != activation) continue;
+    c.x.push_back(double(r.N));
+    c.y.push_back(r.value.mean);
+    c.se.push_back(r.value.se);
+    c.lo.push_back(r.value.ci_lo);
+    c.hi.push_back(r.value.ci_hi);
+    c.nonfinite += r.value.nonfinite;
+    c.rows.push_back(r);
+  }
+  return c;
 }
 
 }  // namespace attnlab

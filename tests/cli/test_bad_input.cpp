@@ -9,7 +9,8 @@ using namespace attnlab::test::cli;
 namespace {
 
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
-const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds", "verify"};
+const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds", "relu_scaling",
+                                           "periodic_properties", "verify"};
 
 struct BadInput {
   std::string study;
@@ -47,6 +48,10 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--activation", "poly,sinc"}, {"activation", "sinc"}},
         {s, {"--activation", "relu", "--alpha", "-0.5"}, {"alpha"}},
         {s, {"--activation", "gelu", "--alpha", "nan"}, {"alpha"}},
+        {s, {"--activation", "softmax+normalise"}, {"activation", "normalise"}},
+        {s, {"--activation", "sinc+prenorm"}, {"activation", "sinc"}},
+        {s, {"--activation", "softmax+prenorm", "--N", "1,8"}, {"N", "prenorm"}},
+        {s, {"--activation", "relu+qkln", "--d", "1"}, {"d", "qk-layernorm"}},
         {s, {"--k", "0"}, {"k"}},
         {s, {"--convention", "sideways"}, {"convention"}},
         {s, {"--precision", "half"}, {"precision"}},
@@ -74,11 +79,11 @@ std::vector<BadInput> bad_inputs() {
     };
     cases.insert(cases.end(), common.begin(), common.end());
   }
-  for (const auto& s : {"softmax_bounds", "verify"}) {
-    cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on these two
+  for (const auto& s : {"softmax_bounds", "relu_scaling", "periodic_properties", "verify"}) {
+    cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on the claim studies
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
+    cases.push_back({s, {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
   }
-  cases.push_back({"verify", {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
   return cases;
 }
 

@@ -30,3 +30,27 @@ TEST(StudyOutputs, GridFlagsAreListsAndEachCurveGetsItsOwnFit) {
   EXPECT_EQ(fitted_sigmas, (std::vector<std::string>{"0.5", "2"}));
   EXPECT_EQ(frob_n, (std::vector<std::string>{"8", "16", "64"}));  // sorted, the repeated 8 once
 }
+
+// The claim studies of the RELU and PERIODIC families: their own claims only, the property table
+// printed beside the paper's with its disagreements, and one figure per claim.
+TEST(StudyOutputs, ClaimFamilyStudiesWriteTheirClaimsAndTheTable) {
+  for (const auto& [study, prefix, figure] :
+       {std::tuple{"relu_scaling", "relu.", "relu_frob.png"}, {"periodic_properties", "periodic.", "periodic_saturation.png"}}) {
+    const ScratchDir dir(study);
+    const auto r = run(study, {"--quick", "--out", dir.path.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto claims = read_csv(dir / "claims.csv");
+    ASSERT_FALSE(claims.rows.empty()) << study;
+    for (std::size_t i = 0; i < claims.rows.size(); ++i)
+      EXPECT_EQ(claims.at(i, "claim_id").rfind(prefix, 0), 0u) << claims.at(i, "claim_id");
+    EXPECT_TRUE(fs::exists(dir / (std::string(study) + ".csv")));
+    EXPECT_TRUE(fs::exists(dir / (std::string(study) + ".json")));
+    EXPECT_TRUE(fs::exists(dir / figure)) << figure;  // gnuplot is installed by scripts/install-deps
+  }
+  const ScratchDir dir("table");
+  ASSERT_EQ(run("periodic_properties", {"--quick", "--claims", "periodic.property_table", "--out", dir.path.string()}).code, 0);
+  const auto report = slurp(dir / "report.md");
+  EXPECT_NE(report.find("| sirenmax+prenorm |"), std::string::npos);
+  EXPECT_NE(report.find("(paper ✘/✓)"), std::string::npos);
+  EXPECT_NE(report.find("Disagreements with the paper"), std::string::npos);
+}

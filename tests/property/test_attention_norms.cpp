@@ -62,11 +62,14 @@ TEST(AttentionNorms, StreamedEqualsExplicitJacobians) {
     for (const auto& [label, act] : activations(N, d)) {
       SCOPED_TRACE(text("N=", N, " D=", D, " d=", d, " ", label));
       const auto fast = attention_norms_streamed(s.X, s.Q, s.K, act, {3, 4});  // tiles cut rows and columns
-      const double frob2 = reference::attention_matrix(s.X, s.Q, s.K, act).squaredNorm();
+      const MatrixD phi = reference::attention_matrix(s.X, s.Q, s.K, act);
+      const double frob2 = phi.squaredNorm();
       const double jac2 = reference::logit_jacobian(s.X, s.Q, s.K, act).squaredNorm();
       const double q2 = reference::q_jacobian(s.X, s.Q, s.K, act).squaredNorm();
       const double k2 = reference::k_jacobian(s.X, s.Q, s.K, act).squaredNorm();
       EXPECT_TRUE(test::close(fast.frob2, frob2, 1e-11, 1e-13));
+      EXPECT_TRUE(test::close(fast.sum, phi.sum(), 1e-11, 1e-13 * (1 + phi.cwiseAbs().sum())));
+      EXPECT_TRUE(test::close(fast.row_sum2, phi.rowwise().sum().squaredNorm(), 1e-11, 1e-13 * (1 + frob2 * N)));
       EXPECT_TRUE(test::close(fast.jac2, jac2, 1e-10, 1e-13));
       EXPECT_TRUE(test::close(fast.qgrad2, q2, 1e-10, 1e-13));
       EXPECT_TRUE(test::close(fast.kgrad2, k2, 1e-10, 1e-13));

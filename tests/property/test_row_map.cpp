@@ -80,6 +80,7 @@ TEST(RowMap, ProductsAndNormsMatchTheDenseJacobian) {
       EXPECT_TRUE(test::close(jtt[j], (dense.transpose() * t)[j], rel, abs * (1 + t.cwiseAbs().sum())));
     }
     EXPECT_TRUE(test::close(J.frob2(), dense.squaredNorm(), rel, abs));
+    for (Index j = 0; j < n; ++j) EXPECT_TRUE(test::close(J.diagonal()[j], dense(j, j), rel, abs));
     EXPECT_TRUE(test::close(J.frob2_times(W, W.rowwise().squaredNorm()), (dense * W).squaredNorm(), rel, abs * n));
   }
 }

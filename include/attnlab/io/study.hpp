@@ -72,6 +72,11 @@ struct StudyDefinition {
 StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
                                      std::vector<std::string> fitted);
 
+// A study that checks registered claims: the claims whose id starts with `prefix` (all when empty),
+// or those named by --claims. Writes, besides <name>.csv of the evidence, claims.csv, report.md and
+// each claim's figures; <name>.png plots measured/claimed per claim.
+StudyDefinition claims_study(std::string name, std::string description, std::string prefix);
+
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.
 int run_study(int argc, char** argv, const StudyDefinition& study);

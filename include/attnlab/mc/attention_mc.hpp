@@ -23,7 +23,8 @@ struct AttentionMcConfig {
   std::string study = "attention_norms";
 };
 
-// The quantities of every activation: frob, frob2, jac, jac2, qgrad, qgrad2, kgrad, kgrad2.
+// The quantities of every activation: frob, frob2, jac, jac2, qgrad, qgrad2, kgrad, kgrad2, and the
+// attention weights' mean_weight = mean_ij ϕ_ij, row_sum = mean_i Σ_j ϕ_ij and row_sum2 = mean_i (Σ_j ϕ_ij)².
 const std::vector<std::string>& attention_quantities();
 
 // Rows (activation × quantity) for one ensemble configuration; Inf/NaN trials are counted

@@ -18,6 +18,8 @@ struct AttentionNormsSquared {
   double jac2 = 0;    // ‖∂ϕ/∂S‖_F², S the activation's argument (diagonal for elementwise ϕ)
   double qgrad2 = 0;  // ‖∂ϕ/∂Q‖_F² of the N×N×D×d tensor
   double kgrad2 = 0;  // ‖∂ϕ/∂K‖_F²
+  double sum = 0;     // Σ_ij ϕ_ij
+  double row_sum2 = 0;  // Σ_i (Σ_j ϕ_ij)²
 };
 
 struct TileShape {  // both at least 1

@@ -31,6 +31,7 @@ struct ClaimOutcome {
   std::string detail;               // one line: what was measured and why this verdict
   std::vector<ResultRow> evidence;  // rows for verify.csv
   std::vector<Figure> figures;
+  std::string markdown;             // optional section for report.md (tables)
 };
 
 struct Claim {
@@ -53,5 +54,7 @@ const ClaimRegistry& claim_registry();
 
 // Each family adds its claims here; a new claim is one add() in its family's file.
 void register_poly_claims(ClaimRegistry& registry);
+void register_relu_claims(ClaimRegistry& registry);
+void register_periodic_claims(ClaimRegistry& registry);
 
 }  // namespace attnlab

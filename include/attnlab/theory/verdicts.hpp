@@ -3,6 +3,9 @@
 #include <attnlab/mc/statistics.hpp>
 #include <attnlab/theory/claims.hpp>
 
+#include <string>
+#include <vector>
+
 namespace attnlab {
 
 struct VerdictTolerances {
@@ -25,5 +28,18 @@ Verdict bound_verdict(double max_ratio);
 Verdict closed_form_verdict(double formula, const Estimate& mc);
 
 double relative_error(double approx, double reference);
+
+// The more severe of two verdicts: violated > inexact > inconclusive > loose > holds.
+Verdict worst(Verdict a, Verdict b);
+
+// One activation's estimates of one quantity along N (rows in N order), ready to fit and plot.
+struct Curve {
+  std::vector<double> x, y, se, lo, hi;
+  std::int64_t nonfinite = 0;
+  std::vector<ResultRow> rows;
+};
+// Rows whose quantity and activation label match and whose extra column "grid" is `grid` (any if empty).
+Curve select_curve(const std::vector<ResultRow>& rows, const std::string& quantity, const std::string& activation,
+                   const std::string& grid = "");
 
 }  // namespace attnlab

@@ -1,0 +1,8 @@
+// h(S)/N^alpha at initialisation: mean weights, row sums and Frobenius growth (RELU §3, against POLY's 1/sqrt(N)).
+#include <attnlab/io/study.hpp>
+
+int main(int argc, char** argv) {
+  const auto study = attnlab::io::claims_study(
+      "relu_scaling", "attention weights, row sums and Frobenius norms of h(S)/N^alpha over N", "relu.");
+  return attnlab::io::run_study(argc, argv, study);
+}
