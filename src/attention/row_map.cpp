@@ -24,11 +24,20 @@ void RowJacobian::vjp(const double* t, double* out) const {
 }
 
 double RowJacobian::frob2() const {
-  double f = diag.squaredNorm();
-  for (int k = 0; k < rank; ++k) {
-    f += 2 * (diag.cwiseProduct(left[k])).dot(right[k]);
-    for (int l = 0; l < rank; ++l) f += left[k].dot(left[l]) * right[k].dot(right[l]);
-  }
+  // Σ_j J_jj² + Σ_j Σ_{m≠j} (Σ_k l_kj r_km)², with each Σ_{m≠j} r_km r_lm summed from the other entries
+  // only (prefix + suffix): expanding ‖diag + low rank‖² instead cancels catastrophically when one entry
+  // dominates (one-hot softmax rows, sirenmax at a pole).
+  const Index n = diag.size();
+  double f = diagonal().squaredNorm();
+  VectorD others(n);
+  for (int k = 0; k < rank; ++k)
+    for (int l = k; l < rank; ++l) {
+      double before = 0;
+      for (Index j = 0; j < n; ++j) others[j] = before, before += right[k][j] * right[l][j];
+      double after = 0;
+      for (Index j = n - 1; j >= 0; --j) others[j] += after, after += right[k][j] * right[l][j];
+      f += (k == l ? 1 : 2) * (left[k].cwiseProduct(left[l])).dot(others);
+    }
   return f;
 }
 

@@ -137,3 +137,19 @@ TEST(RowMap, PrenormNeedsTwoEntries) {
   double y;
   EXPECT_THROW(row_forward(act, &x, 1, &y), std::invalid_argument);
 }
+
+// One entry dominating makes diag(a) and the rank-one part cancel: ‖J‖_F² must stay exact there.
+TEST(RowMap, FrobeniusNormSurvivesADominantEntry) {
+  for (const char* name : {"softmax", "sirenmax"}) {
+    const Index n = 6;
+    VectorD x = gaussian(n, 7, 1.0);
+    x[2] = std::string(name) == "softmax" ? 40.0 : 1.5707963267948966 - 1e-7;  // one-hot; next to a pole
+    const auto act = ActivationSpec::parse(name).resolve(n, 1);
+    VectorD y(n);
+    RowJacobian J;
+    row_forward(act, x.data(), n, y.data(), &J);
+    const double dense = J.dense().squaredNorm();
+    EXPECT_GE(J.frob2(), 0.0) << name;
+    EXPECT_TRUE(test::close(J.frob2(), dense, 1e-8, 1e-30)) << name;
+  }
+}

@@ -20,7 +20,7 @@ struct RowJacobian {
 
   void jvp(const double* t, double* out) const;  // out = J t
   void vjp(const double* t, double* out) const;  // out = Jᵀ t
-  double frob2() const;                           // ‖J‖_F²
+  double frob2() const;                           // ‖J‖_F², without cancellation
   VectorD diagonal() const;                       // ∂ϕ_j/∂x_j
   // ‖J W‖_F² for W (n × m) with w2 = the squared norms of W's rows.
   double frob2_times(const MatrixD& W, const VectorD& w2) const;
