@@ -206,19 +206,29 @@ void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, Ma
     throw std::invalid_argument(text("activation_rows: S is ", S.rows(), "x", S.cols(), " but T is ", T.rows(), "x",
                                      T.cols()));
   const Index rows = S.rows(), n = S.cols();
+  if (a.transforms.prenorm && n < 2)  // checked here: an exception cannot leave the parallel loop
+    throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", n, ")"));
   Y.resize(rows, n);
   JT.resize(rows, n);
+  // row(x, t, y, jt) on every row; with prenorm on z = (s − s̄)/σ and its tangent ż = P t.
   const auto each_row = [&](auto&& row) {
+    if (a.transforms.prenorm) {
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && rows * n > 4096)
-    for (Index i = 0; i < rows; ++i) row(S.row(i).data(), T.row(i).data(), Y.row(i).data(), JT.row(i).data());
+      for (Index i = 0; i < rows; ++i) {
+        thread_local Prenorm pn;
+        thread_local VectorD dz;
+        standardise(S.row(i).data(), n, a.transforms.prenorm_eps, pn);
+        const Eigen::Map<const VectorD> t(T.row(i).data(), n);
+        const double along = pn.z.dot(t) / double(n - 1);
+        dz = ((t.array() - t.mean()) - along * pn.z.array()) / pn.sigma;
+        row(pn.z.data(), dz.data(), Y.row(i).data(), JT.row(i).data());
+      }
+    } else {
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && rows * n > 4096)
+      for (Index i = 0; i < rows; ++i) row(S.row(i).data(), T.row(i).data(), Y.row(i).data(), JT.row(i).data());
+    }
   };
-  if (a.transforms.prenorm) {
-    each_row([&](const double* s, const double* t, double* y, double* jt) {
-      thread_local RowJacobian J;
-      row_forward(a, s, n, y, &J);
-      J.jvp(t, jt);
-    });
-  } else if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn)) {
+  if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn)) {
     with_elementwise(e->fn, e->p, [&]<Elementwise F, int P>() {
       each_row([&](const double* s, const double* t, double* y, double* jt) { elementwise_row<F, P>(*e, s, t, n, y, jt); });
     });

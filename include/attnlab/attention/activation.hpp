@@ -2,6 +2,7 @@
 // Attention activations ϕ applied to the logits M = X Q Kᵀ Xᵀ (unscaled).
 // Elementwise activations act entry by entry; row-normalised ones act on each row.
 #include <attnlab/core/types.hpp>
+#include <attnlab/core/vmath.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -48,12 +49,12 @@ inline void evaluate(double s, int p, double& h, double& dh) {
     h = s > 0 ? s * s : 0.0;
     dh = s > 0 ? 2 * s : 0.0;
   } else if constexpr (F == E::gelu) {  // exact: s Φ(s)
-    const double cdf = 0.5 * std::erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * std::exp(-0.5 * s * s);
+    const double cdf = 0.5 * vmath::erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * vmath::exp(-0.5 * s * s);
     h = s * cdf;
     dh = cdf + s * pdf;
   } else if constexpr (F == E::softplus) {  // log(1 + e^s) without overflow
-    h = std::max(s, 0.0) + std::log1p(std::exp(-std::abs(s)));
-    dh = s >= 0 ? 1 / (1 + std::exp(-s)) : std::exp(s) / (1 + std::exp(s));
+    h = std::max(s, 0.0) + std::log1p(vmath::exp(-std::abs(s)));
+    dh = s >= 0 ? 1 / (1 + vmath::exp(-s)) : vmath::exp(s) / (1 + vmath::exp(s));
   } else if constexpr (F == E::identity) {
     h = s;
     dh = 1.0;
@@ -61,18 +62,18 @@ inline void evaluate(double s, int p, double& h, double& dh) {
     h = std::min(std::max(s, 0.0), 6.0);
     dh = s > 0 && s < 6 ? 1.0 : 0.0;
   } else if constexpr (F == E::sigmoid) {
-    const double e = std::exp(-std::abs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
+    const double e = vmath::exp(-std::abs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
     h = sig;
     dh = sig * (1 - sig);
   } else if constexpr (F == E::elu) {
     h = s > 0 ? s : std::expm1(s);
-    dh = s > 0 ? 1.0 : std::exp(s);
+    dh = s > 0 ? 1.0 : vmath::exp(s);
   } else if constexpr (F == E::tanh) {
     h = std::tanh(s);
     dh = 1 - h * h;
   } else {
     static_assert(F == E::exp);
-    h = std::exp(s);
+    h = vmath::exp(s);
     dh = h;
   }
 }
@@ -94,24 +95,24 @@ template <RowNormalised F>
 inline void evaluate_row(double x, double shift, double& g, double& dg) {
   using R = RowNormalised;
   if constexpr (F == R::softmax) {
-    g = dg = std::exp(x - shift);
+    g = dg = vmath::exp(x - shift);
   } else if constexpr (F == R::sinmax_constant) {
-    g = 1 + std::sin(10 * x), dg = 10 * std::cos(10 * x);
+    g = 1 + vmath::sin(10 * x), dg = 10 * vmath::cos(10 * x);
   } else if constexpr (F == R::sinmax) {
-    g = std::sin(x), dg = std::cos(x);
+    g = vmath::sin(x), dg = vmath::cos(x);
   } else if constexpr (F == R::cosmax) {
-    g = std::cos(x), dg = -std::sin(x);
+    g = vmath::cos(x), dg = -vmath::sin(x);
   } else if constexpr (F == R::sin2max) {
-    g = std::sin(x) * std::sin(x), dg = std::sin(2 * x);
+    g = vmath::sin(x) * vmath::sin(x), dg = vmath::sin(2 * x);
   } else if constexpr (F == R::sin2max_shifted) {
-    const double s = std::sin(x + 0.78539816339744831);
-    g = s * s, dg = std::cos(2 * x);
+    const double s = vmath::sin(x + 0.78539816339744831);
+    g = s * s, dg = vmath::cos(2 * x);
   } else if constexpr (F == R::sirenmax) {  // (sin x + 1)/(2 − 2 sin x): poles where sin x = 1
-    const double s = std::sin(x), c = std::cos(x);
+    const double s = vmath::sin(x), c = vmath::cos(x);
     g = (s + 1) / (2 - 2 * s), dg = c / ((1 - s) * (1 - s));
   } else {
     static_assert(F == R::sinsoftmax);
-    g = std::exp(std::sin(x)), dg = std::cos(x) * g;
+    g = vmath::exp(vmath::sin(x)), dg = vmath::cos(x) * g;
   }
 }
 
