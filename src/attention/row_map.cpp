@@ -79,6 +79,12 @@ VectorD RowJacobian::diagonal() const {
   return d;
 }
 
+MatrixD RowJacobian::times(const MatrixD& W) const {
+  MatrixD out = diag.asDiagonal() * W;
+  for (int k = 0; k < rank; ++k) out += left[k] * (W.transpose() * right[k]).transpose();
+  return out;
+}
+
 MatrixD RowJacobian::dense() const {
   MatrixD J = diag.asDiagonal();
   for (int k = 0; k < rank; ++k) J += left[k] * right[k].transpose();

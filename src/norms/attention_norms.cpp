@@ -157,13 +157,8 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
 double qk_layernorm_k_spread(const RowJacobian& J, const VectorD& m, const MatrixD& Xt, const VectorD& xt2,
                              const MatrixD& Vd, double u2) {
   const double inv_d = 1.0 / double(Vd.cols());
-  const auto apply = [&](const MatrixD& W) {  // J W
-    MatrixD out = J.diag.asDiagonal() * W;
-    for (int k = 0; k < J.rank; ++k) out += J.left[k] * (W.transpose() * J.right[k]).transpose();
-    return out;
-  };
   const VectorD m2 = m.cwiseAbs2();
-  const MatrixD JX = apply(Xt), JDX = apply(m2.asDiagonal() * Xt);
+  const MatrixD JX = J.times(Xt), JDX = J.times(m2.asDiagonal() * Xt);
   const auto G = [&](const VectorD& y) -> VectorD {
     const VectorD w = m.cwiseProduct(y);
     const MatrixD B = Xt.transpose() * (w.asDiagonal() * Vd);

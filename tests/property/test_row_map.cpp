@@ -82,6 +82,7 @@ TEST(RowMap, ProductsAndNormsMatchTheDenseJacobian) {
     EXPECT_TRUE(test::close(J.frob2(), dense.squaredNorm(), rel, abs));
     for (Index j = 0; j < n; ++j) EXPECT_TRUE(test::close(J.diagonal()[j], dense(j, j), rel, abs));
     EXPECT_TRUE(test::close(J.frob2_times(W, W.rowwise().squaredNorm()), (dense * W).squaredNorm(), rel, abs * n));
+    EXPECT_TRUE(J.times(W).isApprox(dense * W, 1e-12));
   }
 }
 

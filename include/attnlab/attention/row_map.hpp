@@ -24,7 +24,8 @@ struct RowJacobian {
   VectorD diagonal() const;                       // ∂ϕ_j/∂x_j
   // ‖J W‖_F² for W (n × m) with w2 = the squared norms of W's rows.
   double frob2_times(const MatrixD& W, const VectorD& w2) const;
-  MatrixD dense() const;  // for tests
+  MatrixD times(const MatrixD& W) const;  // J W, for W of n rows
+  MatrixD dense() const;                  // for tests
 };
 
 // ‖J_i W‖_F² for each row Jacobian J_i of a block (all of one activation, so of one rank), by GEMMs
