@@ -1,0 +1,106 @@
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/soft/kernel.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace attnlab {
+
+MatrixD gaussian_kernel(const MatrixD& Q, const MatrixD& K) {
+  if (Q.cols() != K.cols())
+    throw std::invalid_argument(text("gaussian_kernel: tokens of dimension ", Q.cols(), " and ", K.cols()));
+  const double c = 1.0 / (2.0 * std::sqrt(double(Q.cols())));
+  // ‖q − k‖² = ‖q‖² + ‖k‖² − 2 q·k, clamped at 0 against rounding.
+  MatrixD S = -2.0 * Q * K.transpose();
+  S.colwise() += Q.rowwise().squaredNorm();
+  S.rowwise() += K.rowwise().squaredNorm().transpose();
+  return (-c * S.cwiseMax(0.0)).array().exp().matrix();
+}
+
+MatrixD softmax_attention(const MatrixD& Q, const MatrixD& K) {
+  MatrixD S = Q * K.transpose() / std::sqrt(double(Q.cols()));
+  for (Index i = 0; i < S.rows(); ++i) {
+    S.row(i) = (S.row(i).array() - S.row(i).maxCoeff()).exp().matrix();
+    S.row(i) /= S.row(i).sum();
+  }
+  return S;
+}
+
+Sampler parse_sampler(const std::string& s) {
+  if (s == "random") return Sampler::random;
+  if (s == "first") return Sampler::first;
+  if (s == "pool") return Sampler::pool;
+  throw std::invalid_argument(text("sampler must be random, first or pool (got '", s, "')"));
+}
+
+std::string to_string(Sampler s) {
+  switch (s) {
+    case Sampler::random: return "random";
+    case Sampler::first: return "first";
+    case Sampler::pool: return "pool";
+  }
+  return "?";
+}
+
+void BottleneckSpec::validate(Index n) const {
+  if (m < 1) throw std::invalid_argument(text("m must be at least 1 (got ", m, ")"));
+  if (m > n) throw std::invalid_argument(text("m must not exceed the n = ", n, " tokens (got ", m, ")"));
+  if (sampler != Sampler::pool) return;
+  const auto side = static_cast<Index>(std::llround(std::sqrt(double(m))));
+  if (side * side != m) throw std::invalid_argument(text("m must be a square for the pool sampler (got ", m, ")"));
+  if (grid_h * grid_w != n || grid_h < side || grid_w < side)
+    throw std::invalid_argument(text("grid must be grid_h x grid_w = n with sides >= sqrt(m) for the pool sampler (got ",
+                                     grid_h, "x", grid_w, ", n = ", n, ", m = ", m, ")"));
+}
+
+MatrixD bottleneck_tokens(const MatrixD& Q, const BottleneckSpec& spec, std::uint64_t seed) {
+  const Index n = Q.rows();
+  spec.validate(n);
+  if (spec.sampler == Sampler::first) return Q.topRows(spec.m);
+  MatrixD out(spec.m, Q.cols());
+  if (spec.sampler == Sampler::random) {  // the m tokens with the smallest Gaussian keys: a uniform m-subset
+    MatrixD keys(1, n);
+    fill_gaussian(keys, GaussianStream(seed, hash_words({hash_string("bottleneck"), std::uint64_t(n)}), 0,
+                                       StreamTag::Search), 1.0);
+    std::vector<Index> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), Index{0});
+    std::partial_sort(order.begin(), order.begin() + spec.m, order.end(),
+                      [&](Index a, Index b) { return keys(0, a) < keys(0, b); });
+    std::sort(order.begin(), order.begin() + spec.m);
+    for (Index r = 0; r < spec.m; ++r) out.row(r) = Q.row(order[static_cast<std::size_t>(r)]);
+    return out;
+  }
+  // Adaptive average pooling (PyTorch's AdaptiveAvgPool2d cells): cell i spans [⌊iH/s⌋, ⌈(i+1)H/s⌉).
+  const auto side = static_cast<Index>(std::llround(std::sqrt(double(spec.m))));
+  for (Index a = 0; a < side; ++a)
+    for (Index b = 0; b < side; ++b) {
+      const Index h0 = a * spec.grid_h / side, h1 = ((a + 1) * spec.grid_h + side - 1) / side;
+      const Index w0 = b * spec.grid_w / side, w1 = ((b + 1) * spec.grid_w + side - 1) / side;
+      RowVector<double> sum = RowVector<double>::Zero(Q.cols());
+      for (Index h = h0; h < h1; ++h)
+        for (Index w = w0; w < w1; ++w) sum += Q.row(h * spec.grid_w + w);
+      out.row(a * side + b) = sum / double((h1 - h0) * (w1 - w0));
+    }
+  return out;
+}
+
+NystromFactors nystrom_factors(const MatrixD& bottleneck, const MatrixD& K) {
+  return {gaussian_kernel(bottleneck, bottleneck), gaussian_kernel(bottleneck, K)};
+}
+
+MatrixD nystrom_apply(const MatrixD& P, const MatrixD& A_pinv, const MatrixD& W) {
+  return P.transpose() * (A_pinv * (P * W));
+}
+
+MatrixD symmetric_normalised(const MatrixD& A, const MatrixD& A_pinv) {
+  const VectorD row_sums = A.rowwise().sum();
+  if (!(row_sums.minCoeff() > 0))
+    throw std::invalid_argument("symmetric_normalised: A has a row sum that is not positive (D = diag(A1) singular)");
+  const VectorD s = row_sums.cwiseInverse().cwiseSqrt();
+  return s.asDiagonal() * A_pinv * s.asDiagonal();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,69 @@
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/soft/spectral.hpp>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace attnlab {
+
+SpectralNorm spectral_norm(const LinearMap& apply, const LinearMap& apply_transpose, Index rows, Index cols,
+                           const SpectralOptions& options) {
+  if (rows < 1 || cols < 1) throw std::invalid_argument("spectral_norm: empty operator");
+  if (!(options.tolerance >= 0)) throw std::invalid_argument(text("tolerance must be >= 0 (got ", options.tolerance, ")"));
+  // Lanczos on MᵀM from a Gaussian start, every new vector reorthogonalised against all earlier ones.
+  MatrixD start(1, cols);
+  fill_gaussian(start, GaussianStream(options.seed, hash_string("lanczos"), 0, StreamTag::Search), 1.0);
+  std::vector<VectorD> basis{start.row(0).transpose().normalized()};
+  std::vector<double> alpha, beta;
+  SpectralNorm out;
+  double previous = 0;
+  const int cap = static_cast<int>(std::min<Index>(options.max_iterations, cols));
+  for (int k = 0; k < cap; ++k) {
+    VectorD w = apply_transpose(apply(basis.back()));
+    alpha.push_back(basis.back().dot(w));
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto& q : basis) w -= q.dot(w) * q;
+    const double b = w.norm();
+    const Index size = static_cast<Index>(alpha.size());
+    MatrixD T = MatrixD::Zero(size, size);
+    for (Index i = 0; i < size; ++i) {
+      T(i, i) = alpha[static_cast<std::size_t>(i)];
+      if (i + 1 < size) T(i, i + 1) = T(i + 1, i) = beta[static_cast<std::size_t>(i)];
+    }
+    const double ritz = Eigen::SelfAdjointEigenSolver<MatrixD>(T, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+    out.value = std::sqrt(std::max(0.0, ritz));
+    out.iterations = k + 1;
+    const bool exhausted = b <= 1e-14 * std::max(1.0, std::abs(ritz));  // an invariant subspace: exact
+    if (exhausted || (k > 0 && std::abs(ritz - previous) <= options.tolerance * std::abs(ritz))) {
+      out.converged = true;
+      return out;
+    }
+    previous = ritz;
+    beta.push_back(b);
+    basis.push_back(w / b);
+  }
+  out.converged = cap == cols;  // a full Krylov space is exact
+  return out;
+}
+
+SpectralNorm spectral_norm(const MatrixD& M, const SpectralOptions& options) {
+  return spectral_norm([&](const VectorD& v) -> VectorD { return M * v; },
+                       [&](const VectorD& u) -> VectorD { return M.transpose() * u; }, M.rows(), M.cols(), options);
+}
+
+double spectral_norm_svd(const MatrixD& M) {
+  if (M.size() == 0) return 0;
+  return Eigen::BDCSVD<MatrixD>(M).singularValues()(0);
+}
+
+double spectral_radius(const MatrixD& M) {
+  if (M.rows() != M.cols()) throw std::invalid_argument("spectral_radius: the matrix is not square");
+  return Eigen::EigenSolver<MatrixD>(M, false).eigenvalues().cwiseAbs().maxCoeff();
+}
+
+}  // namespace attnlab
