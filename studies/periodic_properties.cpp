@@ -4,6 +4,6 @@
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
       "periodic_properties", "saturation, submergence, poles, prenorm and the five-property table, from data",
-      "periodic.");
+      {"periodic."});
   return attnlab::io::run_study(argc, argv, study);
 }

@@ -292,25 +292,45 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   }
 }
 
-StudyDefinition claims_study(std::string name, std::string description, std::string prefix) {
+StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
+                             bool soft_flags) {
   StudyDefinition study{.name = std::move(name), .description = std::move(description)};
   study.ensemble_flags = false;
   auto ids = std::make_shared<std::vector<std::string>>();
-  study.add_flags = [ids, prefix](CLI::App& app) {
-    app.add_option("--claims", *ids, text("claim ids to check (default: every claim", prefix.empty() ? "" : " starting with ",
-                                          prefix, ")"))
-        ->delimiter(',');
+  auto soft = std::make_shared<SoftOptions>();
+  const auto matches = [patterns](const std::string& id) {
+    return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
+             return p == id || (p.ends_with('.') && id.starts_with(p));
+           });
   };
-  study.validate = [ids](const StudyOptions&) {
-    for (const auto& id : *ids) claim_registry().find(id);
+  study.add_flags = [ids, soft, soft_flags](CLI::App& app) {
+    app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
+    if (!soft_flags) return;
+    app.add_option("--n", soft->n, "tokens (a square number for grid tokens)")->capture_default_str();
+    app.add_option("--d", soft->d, "head dimension")->capture_default_str();
+    app.add_option("--m", soft->m, "bottleneck lengths (default: each claim's grid)")->delimiter(',');
+    app.add_option("--sampler", soft->samplers, "bottleneck samplers: random, first, pool")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--tokens", soft->tokens, "token ensembles: gaussian, clustered, low_rank, grid")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--tolerance", soft->tolerance, "Newton-Schulz stopping residual (>= 0)")->capture_default_str();
+    app.add_option("--max-iterations", soft->max_iterations, "Newton-Schulz iteration cap")->capture_default_str();
   };
-  study.run = [ids, prefix, name = study.name](const StudyOptions& o, StudyContext& ctx) {
-    const ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
-                              [&](const std::string& label) { return ctx.progress->task(label); }};
+  study.validate = [ids, soft, matches](const StudyOptions&) {
+    for (const auto& id : *ids)
+      if (!matches(claim_registry().find(id).id))
+        throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
+    soft->validate();
+  };
+  study.run = [ids, soft, matches, name = study.name](const StudyOptions& o, StudyContext& ctx) {
+    ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
+                        [&](const std::string& label) { return ctx.progress->task(label); }};
+    claims.soft = *soft;
     std::vector<CheckedClaim> checked;
     for (const auto& claim : claim_registry().all()) {
-      const bool chosen = ids->empty() ? claim.id.starts_with(prefix)
-                                       : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
+      const bool chosen = ids->empty() ? matches(claim.id) : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
       if (chosen) checked.push_back({&claim, claim.check(claims)});
     }
     StudyOutput out;

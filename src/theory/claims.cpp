@@ -28,6 +28,7 @@ const ClaimRegistry& claim_registry() {
     register_poly_claims(r);
     register_relu_claims(r);
     register_periodic_claims(r);
+    register_soft_claims(r);
     return r;
   }();
   return registry;

@@ -72,10 +72,12 @@ struct StudyDefinition {
 StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
                                      std::vector<std::string> fitted);
 
-// A study that checks registered claims: the claims whose id starts with `prefix` (all when empty),
-// or those named by --claims. Writes, besides <name>.csv of the evidence, claims.csv, report.md and
-// each claim's figures; <name>.png plots measured/claimed per claim.
-StudyDefinition claims_study(std::string name, std::string description, std::string prefix);
+// A study that checks registered claims: those matching `patterns` (an id, or a prefix ending in '.';
+// all claims when empty), or the ones named by --claims. Writes, besides <name>.csv of the evidence,
+// claims.csv, report.md and each claim's figures; <name>.png plots measured/claimed per claim.
+// `soft_flags` adds the SOFT inputs (--n --d --m --sampler --tokens --tolerance --max-iterations).
+StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
+                             bool soft_flags = false);
 
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.

@@ -5,6 +5,8 @@
 #include <attnlab/mc/figure.hpp>
 #include <attnlab/mc/result.hpp>
 
+#include <attnlab/core/types.hpp>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,12 +16,26 @@ namespace attnlab {
 enum class Verdict { holds, violated, loose, inexact, inconclusive };
 std::string to_string(Verdict v);
 
+// The SOFT claims' inputs, settable from the SOFT studies' flags (defaults are the claims' own).
+struct SoftOptions {
+  Index n = 1024;                                   // tokens (a 32 × 32 grid for pooling)
+  Index d = 64;                                     // head dimension
+  std::vector<Index> m;                             // bottleneck lengths (empty: each claim's grid)
+  std::vector<std::string> samplers{"random", "first", "pool"};
+  std::vector<std::string> tokens{"gaussian", "clustered", "low_rank", "grid"};
+  double tolerance = 1e-10;                         // Newton–Schulz stopping residual
+  int max_iterations = 200;
+
+  void validate() const;  // throws std::invalid_argument naming the parameter
+};
+
 struct ClaimContext {
   std::uint64_t seed = 1;
   bool quick = false;             // CI-sized grids and trial counts
   std::uint32_t trials = 0;       // 0: each claim's default
   ResultCache* cache = nullptr;   // finished configurations (resume and sharing between claims)
   std::function<ProgressFn(const std::string& label)> progress;  // may be empty
+  SoftOptions soft{};
 
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
   ProgressFn progress_for(const std::string& label) const { return progress ? progress(label) : ProgressFn{}; }
@@ -56,5 +72,6 @@ const ClaimRegistry& claim_registry();
 void register_poly_claims(ClaimRegistry& registry);
 void register_relu_claims(ClaimRegistry& registry);
 void register_periodic_claims(ClaimRegistry& registry);
+void register_soft_claims(ClaimRegistry& registry);
 
 }  // namespace attnlab
