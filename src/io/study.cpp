@@ -317,12 +317,15 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
         ->capture_default_str();
     app.add_option("--tolerance", soft->tolerance, "Newton-Schulz stopping residual (>= 0)")->capture_default_str();
     app.add_option("--max-iterations", soft->max_iterations, "Newton-Schulz iteration cap")->capture_default_str();
+    app.add_option("--matrix", soft->matrix_file,
+                   "a square matrix as CSV, pseudo-inverted in place of the generated bottleneck matrices");
   };
   study.validate = [ids, soft, matches](const StudyOptions&) {
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
     soft->validate();
+    soft->load_matrix();
   };
   study.run = [ids, soft, matches, name = study.name](const StudyOptions& o, StudyContext& ctx) {
     ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,

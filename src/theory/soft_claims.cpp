@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <stdexcept>
 
@@ -36,6 +38,42 @@ void SoftOptions::validate() const {
   if (!(tolerance >= 0) || !std::isfinite(tolerance))
     throw std::invalid_argument(text("tolerance must be a finite number >= 0 (got ", tolerance, ")"));
   if (max_iterations < 1) throw std::invalid_argument(text("max-iterations must be at least 1 (got ", max_iterations, ")"));
+}
+
+void SoftOptions::load_matrix() {
+  if (matrix_file.empty()) return;
+  std::ifstream in(matrix_file);
+  if (!in) throw std::invalid_argument(text("matrix: cannot read '", matrix_file, "'"));
+  std::vector<std::vector<double>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::vector<double> row;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(cell, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || cell.find_first_not_of(" \t\r", used) != std::string::npos)
+        throw std::invalid_argument(text("matrix: '", cell, "' in row ", rows.size() + 1, " is not a number"));
+      row.push_back(v);
+    }
+    rows.push_back(std::move(row));
+  }
+  const Index m = static_cast<Index>(rows.size());
+  if (m == 0) throw std::invalid_argument(text("matrix: '", matrix_file, "' is empty"));
+  matrix.resize(m, m);
+  for (Index i = 0; i < m; ++i) {
+    if (static_cast<Index>(rows[std::size_t(i)].size()) != m)
+      throw std::invalid_argument(text("matrix: row ", i + 1, " has ", rows[std::size_t(i)].size(), " entries, expected ", m,
+                                       " (the matrix must be square)"));
+    for (Index j = 0; j < m; ++j) matrix(i, j) = rows[std::size_t(i)][std::size_t(j)];
+  }
+  if (!matrix.allFinite()) throw std::invalid_argument("matrix: has non-finite entries");
+  if (matrix.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("matrix: is zero (no pseudo-inverse to iterate to)");
 }
 
 namespace {
@@ -93,6 +131,9 @@ struct NewtonRun {
 
 std::vector<NewtonRun> newton_runs(const ClaimContext& ctx, PinvMethod method, int cap) {
   std::vector<NewtonRun> runs;
+  if (ctx.soft.matrix.size() > 0)
+    return {{"matrix " + ctx.soft.matrix_file, ctx.soft.matrix.rows(),
+             pseudo_inverse(ctx.soft.matrix, {method, cap, ctx.soft.tolerance})}};
   for (const auto& kind : ctx.soft.tokens)
     for (Index m : m_grid(ctx, {16, 49, 100, 256}, {16, 49})) {
       if (m > ctx.soft.n) continue;
@@ -119,8 +160,9 @@ ClaimOutcome check_prop1(const ClaimContext& ctx) {
   out.verdict = converged == int(runs.size()) ? Verdict::holds : Verdict::violated;
   out.measured = worst_residual;
   out.ci_lo = out.ci_hi = worst_residual;
-  out.detail = text(converged, " of ", runs.size(), " bottleneck matrices (", ctx.soft.tokens.size(),
-                    " token ensembles x m) reach ||A A_k A - A||/||A|| < ", ctx.soft.tolerance, " with alpha = 2/||A||_1^2 ",
+  const std::string cases = ctx.soft.matrix.size() > 0 ? std::string("the given matrix")
+                                                       : text(ctx.soft.tokens.size(), " token ensembles x m");
+  out.detail = text(converged, " of ", runs.size(), " bottleneck matrices (", cases, ") reach ||A A_k A - A||/||A|| < ", ctx.soft.tolerance, " with alpha = 2/||A||_1^2 ",
                     "within ", ctx.soft.max_iterations, " iterations (slowest: ", slowest,
                     "); alpha <= 2/sigma_1^2 always holds for symmetric A (sigma_1 <= ||A||_1, Lemma 1)");
   return out;
@@ -148,7 +190,7 @@ ClaimOutcome check_prop2(const ClaimContext& ctx) {
     monotone += ok;
   }
   // Above the limit α > 2/σ₁² the same iteration diverges: Prop 2's "sufficiently small" matters.
-  const MatrixD A = bottleneck_matrix(ctx, ctx.soft.tokens.front(), 16, 0);
+  const MatrixD A = ctx.soft.matrix.size() > 0 ? ctx.soft.matrix : bottleneck_matrix(ctx, ctx.soft.tokens.front(), 16, 0);
   const auto above = pseudo_inverse(A, {PinvMethod::newton, 60, 0, 1.05 * newton_alpha_limit(A)});
   out.evidence.push_back(soft_row("newton_above_limit_diverged", ctx.soft.tokens.front(), ctx.soft.n, 16,
                                   above.diverged, {{"status", above.status}}));
@@ -170,15 +212,16 @@ ClaimOutcome check_fig5(const ClaimContext& ctx) {
   double released_worst = 0;
   for (auto method : {PinvMethod::released, PinvMethod::newton, PinvMethod::newton_beta, PinvMethod::nystromformer}) {
     int within = 0, total = 0;
-    for (const auto& kind : ctx.soft.tokens) {
-      const MatrixD A = bottleneck_matrix(ctx, kind, std::min<Index>(49, ctx.soft.n), 0);
+    const bool user = ctx.soft.matrix.size() > 0;
+    for (const auto& kind : user ? std::vector<std::string>{"matrix"} : ctx.soft.tokens) {
+      const MatrixD A = user ? ctx.soft.matrix : bottleneck_matrix(ctx, kind, std::min<Index>(49, ctx.soft.n), 0);
       const auto r = pseudo_inverse(A, {method, 20, 0});
       const double final_residual = r.trace.back().residual;
       within += final_residual < 1e-2;
       ++total;
       if (method == PinvMethod::released) released_worst = std::max(released_worst, final_residual);
       out.evidence.push_back(soft_row("residual_after_20", to_string(method) + "/" + kind, ctx.soft.n, 49, final_residual));
-      if (kind == "grid") {
+      if (kind == "grid" || user) {  // the plotted case
         Series s{to_string(method), {}, {}, {}, {}, true};
         for (const auto& step : r.trace) s.x.push_back(step.iteration), s.y.push_back(std::max(step.residual, 1e-17));
         fig.series.push_back(s);
@@ -189,7 +232,7 @@ ClaimOutcome check_fig5(const ClaimContext& ctx) {
   }
   out.verdict = released_within ? Verdict::holds : Verdict::violated;
   out.measured = out.ci_lo = out.ci_hi = released_worst;
-  out.detail = text("bottleneck matrices (m = 49) whose residual is below 1e-2 after 20 iterations, per method:", detail,
+  out.detail = text(ctx.soft.matrix.size() > 0 ? "the given matrix" : "bottleneck matrices (m = 49)", " whose residual is below 1e-2 after 20 iterations, per method:", detail,
                     " the verdict reads the released code's variant (alpha = 1.8/||A||_inf^2 on A + 0.01 I), which "
                     "Fig 5 plots; its residual is measured against A + 0.01 I");
   out.figures.push_back(fig);

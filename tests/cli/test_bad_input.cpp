@@ -3,14 +3,20 @@
 #include "cli_support.hpp"
 
 #include <cctype>
+#include <map>
 
 using namespace attnlab::test::cli;
 
 namespace {
 
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
-const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds", "relu_scaling",
-                                           "periodic_properties", "verify"};
+const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds",   "relu_scaling",
+                                           "periodic_properties", "soft_spectral", "newton_pinv", "soft_complexity",
+                                           "verify"};
+
+// --matrix @name stands for a scratch CSV with this content.
+const std::map<std::string, std::string> matrix_files{
+    {"@nonfinite", "1,2\n3,nan\n"}, {"@ragged", "1,2,3\n4,5\n"}, {"@zero", "0,0\n0,0\n"}};
 
 struct BadInput {
   std::string study;
@@ -79,6 +85,25 @@ std::vector<BadInput> bad_inputs() {
     };
     cases.insert(cases.end(), common.begin(), common.end());
   }
+  for (const auto& s : {"soft_spectral", "newton_pinv", "soft_complexity"}) {
+    const std::vector<BadInput> soft{
+        {s, {"--m", "0"}, {"m"}},
+        {s, {"--n", "64", "--m", "100"}, {"m"}},
+        {s, {"--n", "0"}, {"n"}},
+        {s, {"--d", "0"}, {"d"}},
+        {s, {"--sampler", "middle"}, {"sampler", "middle"}},
+        {s, {"--tokens", "fractal"}, {"tokens", "fractal"}},
+        {s, {"--tolerance", "-1e-3"}, {"tolerance"}},
+        {s, {"--tolerance", "nan"}, {"tolerance"}},
+        {s, {"--max-iterations", "0"}, {"max-iterations"}},
+        {s, {"--matrix", "/nonexistent/A.csv"}, {"matrix"}},
+        {s, {"--matrix", "@nonfinite"}, {"matrix", "non-finite"}},
+        {s, {"--matrix", "@ragged"}, {"matrix", "square"}},
+        {s, {"--matrix", "@zero"}, {"matrix", "zero"}},
+        {s, {"--claims", "poly.frob_growth"}, {"claims", "poly.frob_growth"}},
+    };
+    cases.insert(cases.end(), soft.begin(), soft.end());
+  }
   for (const auto& s : {"softmax_bounds", "relu_scaling", "periodic_properties", "verify"}) {
     cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on the claim studies
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
@@ -116,6 +141,12 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineNamingTheParameterAndWritesNothing) {
   const ScratchDir dir("bad_input");
   const auto out = dir / "out";
   auto args = c.args;
+  for (auto& a : args)
+    if (matrix_files.contains(a)) {
+      const auto file = dir / (a.substr(1) + ".csv");
+      std::ofstream(file) << matrix_files.at(a);
+      a = file.string();
+    }
   args.push_back("--quick");  // should validation regress, the run that follows stays short
   if (!c.config.empty()) {
     std::ofstream(dir / "config.toml") << c.config;

@@ -70,3 +70,49 @@ TEST(ReluClaims, MeanWeightFallsLikeOneOverN) {
   EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
   EXPECT_NE(out.detail.find("relu2 2;"), std::string::npos) << out.detail;  // E relu(cZ)² ∝ c²
 }
+
+// Diagonal F attain ‖F‖₂ = ‖F‖₁; symmetric F never exceed it (‖F‖₂ ≤ √(‖F‖₁‖F‖∞) = ‖F‖₁).
+TEST(SoftClaims, LemmaOneIsTightAndHolds) {
+  const auto out = check("soft.lemma1");
+  EXPECT_LE(out.measured, 1 + 1e-12);
+  EXPECT_GE(out.measured, 1 - 1e-12);
+}
+
+// The Neumann bound ‖(I − F)⁻¹‖ ≤ 1/(1 − ‖F‖) is attained by F = cI, which the samples contain as
+// diagonal matrices whose largest |entry| is positive.
+TEST(SoftClaims, LemmaTwoIsTightAndHolds) {
+  const auto out = check("soft.lemma2");
+  EXPECT_LE(out.measured, 1 + 1e-9);
+  EXPECT_GE(out.measured, 1 - 1e-9);
+}
+
+// Per singular value, Newton–Schulz maps the error e = 1 − σx to e²: from 0 < α ≤ 2/σ₁² every |e| < 1 shrinks
+// monotonically, so both traces fall and the iteration converges.
+TEST(SoftClaims, NewtonSchulzConvergesMonotonically) {
+  EXPECT_EQ(check("soft.prop1_newton_converges").verdict, Verdict::holds);
+  const auto monotone = check("soft.prop2_monotone");
+  EXPECT_EQ(monotone.verdict, Verdict::holds) << monotone.detail;
+  EXPECT_NE(monotone.detail.find("diverged"), std::string::npos) << "alpha above 2/sigma_1^2 must diverge";
+}
+
+// K = Q: S = D⁻¹E with E = exp(QQᵀ/√d) positive definite, so S is similar to D^{-1/2}ED^{-1/2}: real,
+// non-negative eigenvalues; row-stochastic, so λ₁ = 1.
+TEST(SoftClaims, SoftmaxSelfAttentionSpectrumIsInTheUnitInterval) {
+  const auto out = check("soft.prop3_softmax_eig");
+  EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
+  EXPECT_NEAR(out.measured, 1.0, 1e-9);
+  EXPECT_GE(out.ci_lo, -1e-9);
+}
+
+// Kernel entries lie in (0, 1], so λ₁ ≤ max row sum ≤ n; collapsing tokens make every entry 1.
+TEST(SoftClaims, GaussianKernelTopEigenvalueIsAtMostN) {
+  const auto out = check("soft.prop4_gauss_eig");
+  EXPECT_LE(out.measured, 1.0);
+  EXPECT_GT(out.measured, 0.99);
+}
+
+// ∂⟨G, X⁻¹⟩/∂X = −X⁻ᵀGX⁻ᵀ; central differences with step 1e-6 agree to about 1e-9.
+TEST(SoftClaims, InverseGradientMatchesFiniteDifferences) {
+  const auto out = check("soft.eq12");
+  EXPECT_LT(out.measured, 1e-6);
+}

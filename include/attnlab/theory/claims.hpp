@@ -25,8 +25,12 @@ struct SoftOptions {
   std::vector<std::string> tokens{"gaussian", "clustered", "low_rank", "grid"};
   double tolerance = 1e-10;                         // Newton–Schulz stopping residual
   int max_iterations = 200;
+  std::string matrix_file;                          // a user's square matrix (CSV) in place of the bottlenecks
+  MatrixD matrix;                                   // its contents, read by load_matrix()
 
   void validate() const;  // throws std::invalid_argument naming the parameter
+  // Reads matrix_file: square, finite and not zero, else std::invalid_argument naming "matrix".
+  void load_matrix();
 };
 
 struct ClaimContext {
