@@ -184,17 +184,19 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
   auto t = tile.topLeftCorner(nr, st.N);
   t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
   thread_local std::vector<RowJacobian> J;
-  thread_local MatrixD phi;
+  thread_local VectorD x, phi;
   J.resize(static_cast<std::size_t>(nr));
-  phi.resize(nr, st.N);
-  const MatrixD M = t.template cast<double>(), S = c * M;
+  x.resize(st.N);
+  phi.resize(st.N);
+  const MatrixD M = t.template cast<double>();
   AttentionNormsSquared acc;
   for (Index i = 0; i < nr; ++i) {
     auto& Ji = J[static_cast<std::size_t>(i)];
-    row_forward(a, S.row(i).data(), st.N, phi.row(i).data(), &Ji);
-    acc.frob2 += phi.row(i).squaredNorm();
+    x = c * M.row(i).transpose();
+    row_forward(a, x.data(), st.N, phi.data(), &Ji);
+    acc.frob2 += phi.squaredNorm();
     acc.jac2 += Ji.frob2();
-    const double row_sum = phi.row(i).sum();
+    const double row_sum = phi.sum();
     acc.sum += row_sum;
     acc.row_sum2 += row_sum * row_sum;
   }
@@ -271,8 +273,8 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
     Xt = st.v_isigma.asDiagonal() * Xd;
     xt2 = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
   }
-  // Row blocks hold whole rows: keep a block near 2 MB.
-  const Index rows = std::clamp<Index>((Index{1} << 18) / std::max<Index>(st.N, 1), 1, tile.rows);
+  // Row blocks hold whole rows and several block-sized work matrices: keep a block near 1 MB.
+  const Index rows = std::clamp<Index>((Index{1} << 17) / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
     return row_block<T>(Xd, Vd, Xt, xt2, st, activation, r0, nr, buf);
   });
