@@ -23,7 +23,7 @@ struct SoftOptions {
   std::vector<Index> m;                             // bottleneck lengths (empty: each claim's grid)
   std::vector<std::string> samplers{"random", "first", "pool"};
   std::vector<std::string> tokens{"gaussian", "clustered", "low_rank", "grid"};
-  double tolerance = 1e-10;                         // Newton–Schulz stopping residual
+  double tolerance = 1e-8;                          // Newton–Schulz stopping residual
   int max_iterations = 200;
   std::string matrix_file;                          // a user's square matrix (CSV) in place of the bottlenecks
   MatrixD matrix;                                   // its contents, read by load_matrix()
