@@ -83,8 +83,8 @@ PinvResult pseudo_inverse(const MatrixD& A_in, const PinvOptions& opt) {
   const MatrixD A = regularised ? MatrixD(A_in + 0.01 * MatrixD::Identity(A_in.rows(), A_in.cols())) : A_in;
   PinvResult out;
   const MatrixD reference = opt.trace || opt.method == PinvMethod::svd ? svd_pinv(A) : MatrixD();
-  const double normA = spectral_norm_svd(A);  // > 0: A is not zero
   const bool monitor = opt.trace || opt.tolerance > 0;  // else only a non-finite iterate counts as divergence
+  const double normA = monitor ? norm2(A) : 1.0;        // > 0: A is not zero
   const auto record = [&](int k, const MatrixD& X) {
     if (!monitor) return 0.0;
     const double residual = norm2(A * X * A - A) / normA;

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""The NumPy SOFT peer against independent computations.
+
+  - Newton–Schulz converges to numpy.linalg.pinv (SVD) on SPD and on singular PSD Gaussian-kernel matrices,
+    and its first step is the closed form 2αA − α²AAA;
+  - adaptive average pooling equals a direct per-token loop over PyTorch's cell bounds (⌊·⌋/⌈·⌉ taken with
+    exact fractions), including grids the cells do not divide (overlapping cells) and m = n (the identity);
+  - the Gaussian kernel equals the elementwise definition exp(−‖q − k‖²/(2√d));
+  - SOFT attention is exact where the Nyström reconstruction is: with m = n (first sampler, and pool with
+    one token per cell) Ŝ = Pᵀ A⁺ P = K, and with tokens constant on every pooling cell (K of rank m) Ŝ = K,
+    so Ŝ V = K V for the dense kernel K of the tokens.
+Run by hand: /usr/bin/python3 tests/reference/test_soft_numpy.py
+"""
+import math
+import os
+import sys
+import unittest
+from fractions import Fraction
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from soft_numpy import (gaussian_kernel, newton_alpha, newton_schulz, pool_tokens, soft_attention,  # noqa: E402
+                        tokens_on_grid)
+
+SEED = int(os.environ.get("ATTNLAB_TEST_SEED", "20261124"))
+
+
+def direct_pool(Q, grid_h, grid_w, m):
+    """Cell means by a loop over every token and every cell, bounds ⌊a·H/s⌋ and ⌈(a+1)·H/s⌉ from Fractions."""
+    side = math.isqrt(m)
+    sums, counts = np.zeros((m, Q.shape[1])), np.zeros(m)
+    for h in range(grid_h):
+        for w in range(grid_w):
+            for a in range(side):
+                if not math.floor(Fraction(a * grid_h, side)) <= h < math.ceil(Fraction((a + 1) * grid_h, side)):
+                    continue
+                for b in range(side):
+                    if math.floor(Fraction(b * grid_w, side)) <= w < math.ceil(Fraction((b + 1) * grid_w, side)):
+                        sums[a * side + b] += Q[h * grid_w + w]
+                        counts[a * side + b] += 1
+    return sums / counts[:, None]
+
+
+def exact_kernel(Q, K):
+    d = Q.shape[1]
+    diff = Q[:, None, :] - K[None, :, :]
+    return np.exp(-(diff * diff).sum(axis=-1) / (2 * math.sqrt(d)))
+
+
+class NewtonSchulz(unittest.TestCase):
+    def test_converges_to_pinv_on_spd_kernel(self):
+        rng = np.random.default_rng(SEED)
+        for m, d in ((16, 8), (49, 16)):
+            A = gaussian_kernel(*(2 * [rng.standard_normal((m, d))]))
+            self.assertGreater(np.linalg.eigvalsh(A).min(), 0)  # SPD: distinct tokens, Gaussian kernel
+            with self.subTest(m=m, d=d, cond=np.linalg.cond(A)):
+                np.testing.assert_allclose(newton_schulz(A, 100), np.linalg.pinv(A), rtol=0,
+                                           atol=1e-10 * np.abs(np.linalg.pinv(A)).max())
+
+    def test_converges_to_pinv_on_singular_kernel(self):
+        """Repeated tokens: A is PSD of rank 6 < 10; Newton–Schulz from αAᵀ stays in its range, giving A⁺, not ∞."""
+        rng = np.random.default_rng(SEED + 1)
+        X = rng.standard_normal((6, 4))[[0, 1, 2, 3, 4, 5, 0, 1, 2, 3]]
+        A = gaussian_kernel(X, X)
+        ref = np.linalg.pinv(A, rcond=1e-12, hermitian=True)
+        got = newton_schulz(A, 100)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-10 * np.abs(ref).max())
+        np.testing.assert_allclose(A @ got @ A, A, rtol=0, atol=1e-12)
+
+    def test_first_step_and_start(self):
+        rng = np.random.default_rng(SEED + 2)
+        A = rng.standard_normal((7, 5))  # rectangular, not symmetric: X_0 = αAᵀ
+        alpha = newton_alpha(A)
+        self.assertAlmostEqual(alpha, 2 / max(np.abs(A).sum(axis=0)) ** 2, delta=1e-16 * alpha)
+        np.testing.assert_array_equal(newton_schulz(A, 0), alpha * A.T)
+        X0 = alpha * A.T
+        np.testing.assert_allclose(newton_schulz(A, 1), 2 * X0 - X0 @ A @ X0, rtol=1e-14, atol=0)
+
+
+class Pooling(unittest.TestCase):
+    def test_matches_direct_loop(self):
+        rng = np.random.default_rng(SEED + 3)
+        for grid_h, grid_w, m in ((8, 8, 4), (7, 10, 9), (5, 13, 4), (32, 32, 49), (12, 9, 9), (6, 6, 36)):
+            Q = rng.standard_normal((grid_h * grid_w, 3))
+            with self.subTest(grid=(grid_h, grid_w), m=m):
+                np.testing.assert_allclose(pool_tokens(Q, grid_h, grid_w, m), direct_pool(Q, grid_h, grid_w, m),
+                                           rtol=1e-14, atol=1e-15)
+
+    def test_one_token_per_cell_is_the_identity(self):
+        Q = np.random.default_rng(SEED + 4).standard_normal((25, 4))
+        np.testing.assert_array_equal(pool_tokens(Q, 5, 5, 25), Q)
+
+    def test_rejects_bad_shapes(self):
+        Q = np.zeros((16, 2))
+        for grid_h, grid_w, m in ((4, 4, 8), (4, 4, 25), (2, 8, 9), (4, 3, 4)):
+            with self.subTest(grid=(grid_h, grid_w), m=m), self.assertRaises(ValueError):
+                pool_tokens(Q, grid_h, grid_w, m)
+
+
+class SoftAttention(unittest.TestCase):
+    def test_kernel_matches_definition(self):
+        rng = np.random.default_rng(SEED + 5)
+        Q, K = rng.standard_normal((9, 6)), rng.standard_normal((13, 6))
+        np.testing.assert_allclose(gaussian_kernel(Q, K), exact_kernel(Q, K), rtol=1e-13, atol=0)
+        np.testing.assert_allclose(np.diag(gaussian_kernel(Q, Q)), 1.0, rtol=1e-14)
+
+    def test_full_bottleneck_is_exact(self):
+        """m = n: Q̃ = Q, A = P = K, and Pᵀ K⁺ P = K for the SPD K."""
+        rng = np.random.default_rng(SEED + 6)
+        Q, V = rng.standard_normal((16, 8)), rng.standard_normal((16, 5))
+        ref = exact_kernel(Q, Q) @ V
+        for sampler in ("first", "pool"):
+            with self.subTest(sampler=sampler):
+                got = soft_attention(Q, V, 16, 4, 4, iterations=100, sampler=sampler)
+                np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 * np.abs(ref).max())
+
+    def test_cell_constant_tokens_are_exact(self):
+        """Tokens constant on each of the m pooling cells: K has rank m, the pooled tokens are its distinct
+        tokens, and the Nyström reconstruction Pᵀ A⁺ P is K itself."""
+        rng = np.random.default_rng(SEED + 7)
+        for grid_h, grid_w, m in ((8, 8, 4), (12, 6, 9), (16, 16, 16)):
+            side = math.isqrt(m)
+            cell_tokens = rng.standard_normal((side, side, 6))
+            rows = np.repeat(np.arange(side), grid_h // side)
+            cols = np.repeat(np.arange(side), grid_w // side)
+            Q = cell_tokens[rows][:, cols].reshape(grid_h * grid_w, 6)
+            V = rng.standard_normal((grid_h * grid_w, 3))
+            ref = exact_kernel(Q, Q) @ V
+            with self.subTest(grid=(grid_h, grid_w), m=m):
+                got = soft_attention(Q, V, m, grid_h, grid_w, iterations=100)
+                np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 * np.abs(ref).max())
+
+    def test_output_shape_and_linearity_in_values(self):
+        Q = tokens_on_grid(8, 8, 16, SEED)
+        rng = np.random.default_rng(SEED + 8)
+        V1, V2 = rng.standard_normal((64, 3)), rng.standard_normal((64, 3))
+        Y = soft_attention(Q, 2 * V1 - V2, 4, 8, 8)
+        self.assertEqual(Y.shape, (64, 3))
+        np.testing.assert_allclose(Y, 2 * soft_attention(Q, V1, 4, 8, 8) - soft_attention(Q, V2, 4, 8, 8),
+                                   rtol=0, atol=1e-10 * np.abs(Y).max())
+
+
+if __name__ == "__main__":
+    unittest.main()
