@@ -1,4 +1,5 @@
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/parallel.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 
@@ -13,11 +14,22 @@ MatrixD gaussian_kernel(const MatrixD& Q, const MatrixD& K) {
   if (Q.cols() != K.cols())
     throw std::invalid_argument(text("gaussian_kernel: tokens of dimension ", Q.cols(), " and ", K.cols()));
   const double c = 1.0 / (2.0 * std::sqrt(double(Q.cols())));
-  // ‖q − k‖² = ‖q‖² + ‖k‖² − 2 q·k, clamped at 0 against rounding.
-  MatrixD S = -2.0 * Q * K.transpose();
-  S.colwise() += Q.rowwise().squaredNorm();
-  S.rowwise() += K.rowwise().squaredNorm().transpose();
-  return (-c * S.cwiseMax(0.0)).array().exp().matrix();
+  const VectorD q2 = Q.rowwise().squaredNorm(), k2 = K.rowwise().squaredNorm();
+  MatrixD S(Q.rows(), K.rows());
+  // Blocks of a fixed number of columns (keys): the same arithmetic for any thread count.
+  constexpr Index width = 256;
+  const Index blocks = (K.rows() + width - 1) / width;
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1 && Q.rows() * K.rows() * Q.cols() > 100000)
+  for (Index b = 0; b < blocks; ++b) {
+    const Index j0 = b * width, cols = std::min(width, K.rows() - j0);
+    auto block = S.middleCols(j0, cols);
+    // ‖q − k‖² = ‖q‖² + ‖k‖² − 2 q·k, clamped at 0 against rounding.
+    block.noalias() = -2.0 * Q * K.middleRows(j0, cols).transpose();
+    block.colwise() += q2;
+    block.rowwise() += k2.segment(j0, cols).transpose();
+    block = (-c * block.cwiseMax(0.0)).array().exp().matrix();
+  }
+  return S;
 }
 
 MatrixD softmax_attention(const MatrixD& Q, const MatrixD& K) {
@@ -92,7 +104,7 @@ NystromFactors nystrom_factors(const MatrixD& bottleneck, const MatrixD& K) {
 }
 
 MatrixD nystrom_apply(const MatrixD& P, const MatrixD& A_pinv, const MatrixD& W) {
-  return P.transpose() * (A_pinv * (P * W));
+  return row_blocked_product(P.transpose(), row_blocked_product(A_pinv, inner_blocked_product(P, W)));
 }
 
 MatrixD symmetric_normalised(const MatrixD& A, const MatrixD& A_pinv) {

@@ -1,3 +1,4 @@
+#include <attnlab/core/parallel.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 #include <attnlab/soft/pinv.hpp>
@@ -45,7 +46,8 @@ double norm1(const MatrixD& A) { return A.cwiseAbs().colwise().sum().maxCoeff();
 double norm_inf(const MatrixD& A) { return A.cwiseAbs().rowwise().sum().maxCoeff(); }
 
 MatrixD svd_pinv(const MatrixD& A) {
-  Eigen::BDCSVD<MatrixD> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  // One-sided Jacobi: Eigen 3.4.0's BDCSVD loses σ₁ and the singular vectors when most singular values vanish.
+  Eigen::JacobiSVD<MatrixD> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
   const VectorD& s = svd.singularValues();
   const double cut = double(std::max(A.rows(), A.cols())) * std::numeric_limits<double>::epsilon() * s(0);
   const VectorD inv = s.unaryExpr([&](double v) { return v > cut ? 1 / v : 0.0; });
@@ -56,14 +58,25 @@ double norm2(const MatrixD& M) {
   return M.rows() <= 64 ? spectral_norm_svd(M) : spectral_norm(M, {.tolerance = 1e-8}).value;
 }
 
+// ‖I − αA‖₁ − 1 without forming I − αA: |1 − αa_jj| − 1 + α Σ_{i≠j} |a_ij| per column, so that a rule
+// met only because 1 − αa_jj rounds to 1 does not count as met.
+double beta_rule_excess(const MatrixD& A, double alpha) {
+  double worst = -HUGE_VAL;
+  for (Index j = 0; j < A.cols(); ++j) {
+    const double x = alpha * A(j, j), off = alpha * (A.col(j).cwiseAbs().sum() - std::abs(A(j, j)));
+    worst = std::max(worst, (x <= 1 ? -x : x - 2) + off);  // |1 − x| − 1, exactly
+  }
+  return worst;
+}
+
 // α = 2βⁿ/‖A‖₁² with the smallest n ≥ 0 such that ‖I − αA‖₁ ≤ 1.
 double beta_rule_alpha(const MatrixD& A) {
-  const double base = 2 / (norm1(A) * norm1(A));
-  const MatrixD I = MatrixD::Identity(A.rows(), A.cols());
-  double alpha = base;
+  if (A.rows() != A.cols()) throw std::invalid_argument("newton-beta: ||I - alpha A||_1 needs a square matrix");
+  double alpha = 2 / (norm1(A) * norm1(A));
   for (int n = 0; n < 64; ++n, alpha *= 0.5)
-    if (norm1(I - alpha * A) <= 1) return alpha;
-  throw std::invalid_argument("newton-beta: no n < 64 gives ||I - alpha A||_1 <= 1");
+    if (beta_rule_excess(A, alpha) <= 0) return alpha;
+  throw std::invalid_argument(text("newton-beta: no n < 64 gives ||I - alpha A||_1 <= 1 (for small alpha it is 1 + ",
+                                   "alpha (largest off-diagonal column sum - diagonal), > 1 here)"));
 }
 
 }  // namespace
@@ -117,7 +130,7 @@ PinvResult pseudo_inverse(const MatrixD& A_in, const PinvOptions& opt) {
       const MatrixD AZ = A * X;
       X = 0.25 * X * (13 * I - AZ * (15 * I - AZ * (7 * I - AZ)));
     } else {
-      X = 2 * X - X * A * X;
+      X = 2 * X - row_blocked_product(row_blocked_product(X, A), X);
     }
     out.iterations = k;
     residual = X.allFinite() ? record(k, X) : HUGE_VAL;

@@ -58,7 +58,7 @@ SpectralNorm spectral_norm(const MatrixD& M, const SpectralOptions& options) {
 
 double spectral_norm_svd(const MatrixD& M) {
   if (M.size() == 0) return 0;
-  return Eigen::BDCSVD<MatrixD>(M).singularValues()(0);
+  return Eigen::JacobiSVD<MatrixD>(M).singularValues()(0);  // BDCSVD: see svd_pinv
 }
 
 double spectral_radius(const MatrixD& M) {

@@ -4,7 +4,7 @@
 //   BM_pseudo_inverse/m           pseudo_inverse of A = exp(Q̃ ⊖ Q̃) (the pooled tokens of the 64×64 grid),
 //                                 the same options; FLOP/s counts the 2·2m³ of X ← 2X − XAX per iteration;
 //   BM_spectral_norm_lanczos/m    spectral_norm(A) (Lanczos on AᵀA, default options) and
-//   BM_spectral_norm_svd/m        spectral_norm_svd(A) (BDCSVD) of the same A;
+//   BM_spectral_norm_svd/m        spectral_norm_svd(A) (one-sided Jacobi SVD) of the same A;
 //   BM_spectral_norm_soft_operator  Lanczos on Ŝ = Pᵀ A⁺ P (n = 4096, m = 49) matrix-free through
 //                                 v ↦ Pᵀ(A⁺(Pv)) and u ↦ Pᵀ(A⁺ᵀ(Pu)), never n×n.
 // Q is the grid ensemble (draw_tokens: smooth image tokens plus noise, spread 0.1) and V is N(0, 1), both

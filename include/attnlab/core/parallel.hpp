@@ -1,0 +1,48 @@
+#pragma once
+// Dense products spread over OpenMP threads in blocks of a fixed size: every entry is computed by the same
+// operations in the same order whatever the thread count, so results do not depend on --threads.
+#include <attnlab/core/types.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace attnlab {
+
+inline constexpr Index kProductRowBlock = 64;     // rows of the result per task
+inline constexpr Index kProductInnerBlock = 512;  // inner-dimension slice per partial product
+inline constexpr double kParallelFlops = 1e6;     // below this a product stays on one thread
+
+// A·B, the rows of the result in blocks of kProductRowBlock.
+template <class Lhs, class Rhs>
+MatrixD row_blocked_product(const Lhs& A, const Rhs& B) {
+  MatrixD C(A.rows(), B.cols());
+  const Index blocks = (A.rows() + kProductRowBlock - 1) / kProductRowBlock;
+  const double flops = 2.0 * double(A.rows()) * double(A.cols()) * double(B.cols());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1 && flops > kParallelFlops)
+  for (Index b = 0; b < blocks; ++b) {
+    const Index r0 = b * kProductRowBlock, rows = std::min(kProductRowBlock, A.rows() - r0);
+    C.middleRows(r0, rows).noalias() = A.middleRows(r0, rows) * B;
+  }
+  return C;
+}
+
+// A·B for few rows and a long inner dimension (P·V with m ≪ n): partial products over slices of
+// kProductInnerBlock, summed in slice order.
+template <class Lhs, class Rhs>
+MatrixD inner_blocked_product(const Lhs& A, const Rhs& B) {
+  if (A.cols() == 0) return MatrixD::Zero(A.rows(), B.cols());
+  const Index slices = (A.cols() + kProductInnerBlock - 1) / kProductInnerBlock;
+  std::vector<MatrixD> partial(static_cast<std::size_t>(slices));
+  const double flops = 2.0 * double(A.rows()) * double(A.cols()) * double(B.cols());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && slices > 1 && flops > kParallelFlops)
+  for (Index s = 0; s < slices; ++s) {
+    const Index k0 = s * kProductInnerBlock, width = std::min(kProductInnerBlock, A.cols() - k0);
+    partial[static_cast<std::size_t>(s)].noalias() = A.middleCols(k0, width) * B.middleRows(k0, width);
+  }
+  for (std::size_t s = 1; s < partial.size(); ++s) partial[0] += partial[s];
+  return std::move(partial[0]);
+}
+
+}  // namespace attnlab
