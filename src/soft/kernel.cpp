@@ -29,6 +29,8 @@ MatrixD gaussian_kernel(const MatrixD& Q, const MatrixD& K) {
     block.rowwise() += k2.segment(j0, cols).transpose();
     block = (-c * block.cwiseMax(0.0)).array().exp().matrix();
   }
+  // The bottleneck A = exp(Q̃ ⊖ Q̃) is symmetric; the rounding of q·k and of the sum order must not say otherwise.
+  if (&Q == &K || (Q.rows() == K.rows() && Q == K)) S = (0.5 * (S + S.transpose())).eval();
   return S;
 }
 

@@ -4,7 +4,6 @@
 #include <attnlab/soft/pinv.hpp>
 #include <attnlab/soft/spectral.hpp>
 
-#include <Eigen/SVD>
 
 #include <cmath>
 #include <stdexcept>
@@ -44,15 +43,6 @@ namespace {
 
 double norm1(const MatrixD& A) { return A.cwiseAbs().colwise().sum().maxCoeff(); }
 double norm_inf(const MatrixD& A) { return A.cwiseAbs().rowwise().sum().maxCoeff(); }
-
-MatrixD svd_pinv(const MatrixD& A) {
-  // One-sided Jacobi: Eigen 3.4.0's BDCSVD loses σ₁ and the singular vectors when most singular values vanish.
-  Eigen::JacobiSVD<MatrixD> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const VectorD& s = svd.singularValues();
-  const double cut = double(std::max(A.rows(), A.cols())) * std::numeric_limits<double>::epsilon() * s(0);
-  const VectorD inv = s.unaryExpr([&](double v) { return v > cut ? 1 / v : 0.0; });
-  return svd.matrixV() * inv.asDiagonal() * svd.matrixU().transpose();
-}
 
 double norm2(const MatrixD& M) {
   return M.rows() <= 64 ? spectral_norm_svd(M) : spectral_norm(M, {.tolerance = 1e-8}).value;
@@ -95,7 +85,7 @@ PinvResult pseudo_inverse(const MatrixD& A_in, const PinvOptions& opt) {
   if (regularised && A_in.rows() != A_in.cols()) throw std::invalid_argument("pinv: released needs a square matrix");
   const MatrixD A = regularised ? MatrixD(A_in + 0.01 * MatrixD::Identity(A_in.rows(), A_in.cols())) : A_in;
   PinvResult out;
-  const MatrixD reference = opt.trace || opt.method == PinvMethod::svd ? svd_pinv(A) : MatrixD();
+  const MatrixD reference = opt.trace || opt.method == PinvMethod::svd ? dense_pinv(A) : MatrixD();
   const bool monitor = opt.trace || opt.tolerance > 0;  // else only a non-finite iterate counts as divergence
   const double normA = monitor ? norm2(A) : 1.0;        // > 0: A is not zero
   const auto record = [&](int k, const MatrixD& X) {

@@ -5,7 +5,10 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -56,9 +59,41 @@ SpectralNorm spectral_norm(const MatrixD& M, const SpectralOptions& options) {
                        [&](const VectorD& u) -> VectorD { return M.transpose() * u; }, M.rows(), M.cols(), options);
 }
 
+namespace {
+bool symmetric(const MatrixD& M) { return M.rows() == M.cols() && M == M.transpose(); }
+double cutoff(const MatrixD& M, double sigma1) {
+  return double(std::max(M.rows(), M.cols())) * std::numeric_limits<double>::epsilon() * sigma1;
+}
+}  // namespace
+
 double spectral_norm_svd(const MatrixD& M) {
   if (M.size() == 0) return 0;
-  return Eigen::JacobiSVD<MatrixD>(M).singularValues()(0);  // BDCSVD: see svd_pinv
+  if (symmetric(M)) return Eigen::SelfAdjointEigenSolver<MatrixD>(M, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff();
+  const MatrixD gram = M.rows() < M.cols() ? MatrixD(M * M.transpose()) : MatrixD(M.transpose() * M);
+  return std::sqrt(std::max(0.0, Eigen::SelfAdjointEigenSolver<MatrixD>(gram, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff()));
+}
+
+VectorD singular_values(const MatrixD& M) {
+  if (!symmetric(M)) return Eigen::JacobiSVD<MatrixD>(M).singularValues();
+  VectorD s = Eigen::SelfAdjointEigenSolver<MatrixD>(M, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs();
+  std::sort(s.begin(), s.end(), std::greater<>());
+  return s;
+}
+
+MatrixD dense_pinv(const MatrixD& M) {
+  if (symmetric(M)) {
+    const Eigen::SelfAdjointEigenSolver<MatrixD> eig(M);
+    const VectorD& l = eig.eigenvalues();
+    const double cut = cutoff(M, l.cwiseAbs().maxCoeff());
+    const VectorD inv = l.unaryExpr([&](double v) { return std::abs(v) > cut ? 1 / v : 0.0; });
+    const MatrixD X = eig.eigenvectors() * inv.asDiagonal() * eig.eigenvectors().transpose();
+    return 0.5 * (X + X.transpose());  // A⁺ of a symmetric A is symmetric; the product is so only to rounding
+  }
+  const Eigen::JacobiSVD<MatrixD> svd(M, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  const VectorD& s = svd.singularValues();
+  const double cut = cutoff(M, s(0));
+  const VectorD inv = s.unaryExpr([&](double v) { return v > cut ? 1 / v : 0.0; });
+  return svd.matrixV() * inv.asDiagonal() * svd.matrixU().transpose();
 }
 
 double spectral_radius(const MatrixD& M) {

@@ -12,7 +12,6 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
-#include <Eigen/SVD>
 
 #include <malloc.h>
 #include <omp.h>
@@ -77,6 +76,12 @@ void SoftOptions::load_matrix() {
   }
   if (!matrix.allFinite()) throw std::invalid_argument("matrix: has non-finite entries");
   if (matrix.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("matrix: is zero (no pseudo-inverse to iterate to)");
+  // Rounding puts components on a null space that Newton–Schulz doubles every step: it reaches A⁺ only in exact
+  // arithmetic, so the Newton claims cannot be checked on such a matrix.
+  const VectorD s = singular_values(matrix);
+  if (s(m - 1) <= double(m) * std::numeric_limits<double>::epsilon() * s(0))
+    throw std::invalid_argument(text("matrix: is singular to working precision (sigma_min/sigma_1 = ", s(m - 1) / s(0),
+                                     " <= m eps); Newton-Schulz reaches its pseudo-inverse only in exact arithmetic"));
 }
 
 namespace {
@@ -134,7 +139,7 @@ struct NewtonRun {
 };
 
 double conditioning(const MatrixD& A) {
-  const VectorD s = Eigen::JacobiSVD<MatrixD>(A).singularValues();  // BDCSVD: see svd_pinv
+  const VectorD s = singular_values(A);
   return s[s.size() - 1] / s[0];
 }
 

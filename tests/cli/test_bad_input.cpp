@@ -16,7 +16,8 @@ const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "s
 
 // --matrix @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{
-    {"@nonfinite", "1,2\n3,nan\n"}, {"@ragged", "1,2,3\n4,5\n"}, {"@zero", "0,0\n0,0\n"}};
+    {"@nonfinite", "1,2\n3,nan\n"}, {"@ragged", "1,2,3\n4,5\n"}, {"@zero", "0,0\n0,0\n"},
+    {"@singular", "1,2,3\n2,4,6\n1,0,1\n"}};
 
 struct BadInput {
   std::string study;
@@ -100,6 +101,7 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--matrix", "@nonfinite"}, {"matrix", "non-finite"}},
         {s, {"--matrix", "@ragged"}, {"matrix", "square"}},
         {s, {"--matrix", "@zero"}, {"matrix", "zero"}},
+        {s, {"--matrix", "@singular"}, {"matrix", "singular"}},
         {s, {"--claims", "poly.frob_growth"}, {"claims", "poly.frob_growth"}},
     };
     cases.insert(cases.end(), soft.begin(), soft.end());

@@ -45,14 +45,14 @@ MatrixD gaussian_matrix(Index rows, Index cols, std::uint64_t key, double sigma 
 
 // Eigen's one-sided Jacobi SVD, used directly so that the references do not run through the code under test
 // (nor through Eigen 3.4's BDCSVD, which the library gave up: see SvdReferenceHoldsWhenMostSingularValuesVanish).
-VectorD singular_values(const MatrixD& M) { return Eigen::JacobiSVD<MatrixD>(M).singularValues(); }
-double norm2(const MatrixD& M) { return singular_values(M)(0); }
+VectorD singular_values_reference(const MatrixD& M) { return Eigen::JacobiSVD<MatrixD>(M).singularValues(); }
+double norm2(const MatrixD& M) { return singular_values_reference(M)(0); }
 double condition(const MatrixD& M) {
-  const VectorD s = singular_values(M);
+  const VectorD s = singular_values_reference(M);
   return s(0) / s(s.size() - 1);
 }
 Index numerical_rank(const MatrixD& M) {
-  const VectorD s = singular_values(M);
+  const VectorD s = singular_values_reference(M);
   const double cut = double(std::max(M.rows(), M.cols())) * eps * s(0);
   return (s.array() > soft_tol.rounding * cut).count();
 }
@@ -223,8 +223,7 @@ TEST(SoftSpectral, IterationCapIsReportedAsNotConverged) {
 
 // The Newton error X₁₂ − (A + 0.01 I)⁻¹ of a grid bottleneck (fixed seed: the input a seed sweep found) has a
 // few singular values of order 1 and ~50 at rounding level. Eigen 3.4.0's BDCSVD returns σ₁ 2e-8 too small
-// there, and singular vectors that do not rebuild it: spectral_norm_svd and the traces of pseudo_inverse use
-// JacobiSVD, checked here against the symmetric eigensolver.
+// there, and singular vectors that do not rebuild it; the library's dense references must not.
 TEST(SoftSpectral, SvdReferenceHoldsWhenMostSingularValuesVanish) {
   auto spec = token_spec(TokenEnsemble::grid, 64, 16);
   spec.spread = 0.3;
@@ -236,6 +235,18 @@ TEST(SoftSpectral, SvdReferenceHoldsWhenMostSingularValuesVanish) {
   EXPECT_TRUE(test::close(Eigen::SelfAdjointEigenSolver<MatrixD>(0.5 * (E + E.transpose())).eigenvalues().cwiseAbs().maxCoeff(),
                           reference, test::tol.exact_rel, 0));
   EXPECT_TRUE(test::close(spectral_norm_svd(E), reference, test::tol.exact_rel, 0));
+}
+
+// The symmetric path (|eigenvalues|, sorted) and the general one (one-sided Jacobi) against the reference SVD,
+// on an indefinite symmetric matrix, a non-symmetric square one and a rectangular one.
+TEST(SoftSpectral, SingularValuesOfEitherPathMatchTheSvd) {
+  const MatrixD G = gaussian_matrix(24, 24, 34);
+  for (const MatrixD& M : {MatrixD(G + G.transpose()), G, gaussian_matrix(9, 30, 35)}) {
+    const VectorD got = singular_values(M), want = singular_values_reference(M);
+    ASSERT_EQ(got.size(), want.size());
+    for (Index i = 0; i < got.size(); ++i) EXPECT_TRUE(test::close(got(i), want(i), 0, test::tol.exact_rel * want(0))) << i;
+    EXPECT_TRUE(test::close(spectral_norm_svd(M), want(0), test::tol.exact_rel, 0));
+  }
 }
 
 TEST(SoftSpectral, RadiusIsBoundedByTheNormAndEqualForSymmetricMatrices) {
