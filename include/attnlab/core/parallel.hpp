@@ -16,8 +16,8 @@ inline constexpr double kParallelFlops = 1e6;     // below this a product stays 
 
 // A·B, the rows of the result in blocks of kProductRowBlock.
 template <class Lhs, class Rhs>
-MatrixD row_blocked_product(const Lhs& A, const Rhs& B) {
-  MatrixD C(A.rows(), B.cols());
+Matrix<typename Lhs::Scalar> row_blocked_product(const Lhs& A, const Rhs& B) {
+  Matrix<typename Lhs::Scalar> C(A.rows(), B.cols());
   const Index blocks = (A.rows() + kProductRowBlock - 1) / kProductRowBlock;
   const double flops = 2.0 * double(A.rows()) * double(A.cols()) * double(B.cols());
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1 && flops > kParallelFlops)
@@ -31,10 +31,11 @@ MatrixD row_blocked_product(const Lhs& A, const Rhs& B) {
 // A·B for few rows and a long inner dimension (P·V with m ≪ n): partial products over slices of
 // kProductInnerBlock, summed in slice order.
 template <class Lhs, class Rhs>
-MatrixD inner_blocked_product(const Lhs& A, const Rhs& B) {
-  if (A.cols() == 0) return MatrixD::Zero(A.rows(), B.cols());
+Matrix<typename Lhs::Scalar> inner_blocked_product(const Lhs& A, const Rhs& B) {
+  using Result = Matrix<typename Lhs::Scalar>;
+  if (A.cols() == 0) return Result::Zero(A.rows(), B.cols());
   const Index slices = (A.cols() + kProductInnerBlock - 1) / kProductInnerBlock;
-  std::vector<MatrixD> partial(static_cast<std::size_t>(slices));
+  std::vector<Result> partial(static_cast<std::size_t>(slices));
   const double flops = 2.0 * double(A.rows()) * double(A.cols()) * double(B.cols());
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && slices > 1 && flops > kParallelFlops)
   for (Index s = 0; s < slices; ++s) {

@@ -1,0 +1,122 @@
+#pragma once
+// A Vision Transformer in the style of llm.c: every layer a forward/backward pair (train/layers.hpp), the
+// parameters in one buffer and their gradients in another (zero_grad is one fill, AdamW one loop).
+// Patch embedding with rectangular ph × pw patches, a cls token, learned position embeddings, pre-LN
+// blocks (LN → multi-head attention with any registered activation → residual; LN → MLP with exact GELU
+// → residual), a final LayerNorm of the cls token and a linear head.
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/types.hpp>
+#include <attnlab/train/layers.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace attnlab::train {
+
+struct VitConfig {
+  Index image_h = 32, image_w = 32, channels = 1, classes = 10;
+  Index patch_h = 4, patch_w = 4;
+  Index dim = 64, depth = 2, heads = 2, mlp_hidden = 256;
+  bool qkv_bias = true;
+  double ln_eps = 1e-6;
+  // Resolved with N = the number of patches (the papers' sequence length; the cls token is not counted)
+  // and d = the head dimension.
+  ActivationSpec activation = ActivationSpec::parse("softmax");
+
+  // "vit-tiny" (timm: D 192, depth 12, 3 heads, MLP 768), "small" (D 64, depth 2, 2 heads, MLP 256),
+  // "micro" (D 16, depth 2, 2 heads, MLP 32: for tests). Throws on other names.
+  static VitConfig preset(const std::string& name);
+  Index patches() const { return (image_h / patch_h) * (image_w / patch_w); }
+  Index tokens() const { return patches() + 1; }
+  Index head_dim() const { return dim / heads; }
+  Index patch_dim() const { return channels * patch_h * patch_w; }
+  Index pixels() const { return channels * image_h * image_w; }
+  bool learned_scale() const;
+  Activation resolved_activation() const;
+  void validate() const;  // throws std::invalid_argument naming the parameter
+};
+
+// One parameter tensor in the flat buffer: PyTorch's name (timm's ViT), the shape as stored here (row-major
+// rows × cols; a Linear's weight is stored transposed, in × out) and its offset.
+struct TensorInfo {
+  std::string name;
+  Index rows = 1, cols = 1, offset = 0;
+  Index size() const { return rows * cols; }
+};
+std::vector<TensorInfo> parameter_tensors(const VitConfig& config);
+
+// Pointers to every tensor of one buffer (parameters or gradients).
+template <class T>
+struct BlockTensors {
+  T *ln1_w, *ln1_b, *qkv_w, *qkv_b, *proj_w, *proj_b, *ln2_w, *ln2_b, *fc1_w, *fc1_b, *fc2_w, *fc2_b, *scale;
+};
+template <class T>
+struct VitTensors {
+  T *patch_w, *patch_b, *cls, *pos;
+  std::vector<BlockTensors<T>> blocks;
+  T *norm_w, *norm_b, *head_w, *head_b;
+};
+
+// Per block, ‖ϕ(S)‖_F and the Frobenius norm of ϕ's Jacobian wrt its logits, averaged over images and heads.
+struct LayerNorms {
+  double phi = 0, jacobian = 0;
+};
+
+template <class T>
+class Vit {
+ public:
+  explicit Vit(const VitConfig& config);
+
+  const VitConfig& config() const { return config_; }
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  std::span<T> parameters() { return parameters_; }
+  std::span<const T> parameters() const { return parameters_; }
+  std::span<T> gradients() { return gradients_; }
+  std::span<const T> gradients() const { return gradients_; }
+
+  // timm's init: weights of Linear layers and the position embedding N(0, 0.02²) (timm truncates at ±2,
+  // 100σ, which never binds), cls token N(0, 1e-12), biases 0, LayerNorm 1 and 0; the patch embedding as
+  // PyTorch's Conv2d default, U(±1/√fan_in) for weight and bias; a learned scale at the activation's 1/k.
+  void init(std::uint64_t seed);
+  void zero_grad();
+
+  // images: B × pixels (channel-major C × H × W per row); labels: B. Keeps what backward needs and returns
+  // the mean (label-smoothed) cross-entropy. With record_norms, layer_norms() holds this batch's norms.
+  double forward(const Matrix<T>& images, std::span<const int> labels, double label_smoothing = 0,
+                 bool record_norms = false);
+  // gradients += ∂loss/∂parameters of the last forward.
+  void backward();
+
+  const Matrix<T>& logits() const { return logits_; }
+  const std::vector<LayerNorms>& layer_norms() const { return layer_norms_; }
+
+ private:
+  struct BlockCache {
+    Matrix<T> input, ln1, qkv, attention, mid, ln2, hidden, gelu;
+    Vector<T> ln1_mean, ln1_rstd, ln2_mean, ln2_rstd;
+    AttentionCache<T> attention_cache;
+  };
+
+  Activation block_activation(Index block) const;
+
+  VitConfig config_;
+  std::vector<TensorInfo> tensors_;
+  std::vector<T> parameters_, gradients_;
+  VitTensors<T> p_, g_;
+  // The last forward's batch and everything its backward reads.
+  std::vector<int> labels_;
+  double label_smoothing_ = 0;
+  Matrix<T> patches_, embedded_, final_input_, final_normed_, logits_, probabilities_;
+  Vector<T> final_mean_, final_rstd_;
+  std::vector<BlockCache> blocks_;
+  std::vector<LayerNorms> layer_norms_;
+};
+
+// The B × patches × patch_dim patch matrix (rows b·P + p) of images (B × pixels): patch (a, c) of the
+// (H/ph) × (W/pw) grid, entry (channel, i, j) at index (channel·ph + i)·pw + j, as Conv2d's weight flattens.
+template <class T>
+Matrix<T> extract_patches(const Matrix<T>& images, const VitConfig& config);
+
+}  // namespace attnlab::train

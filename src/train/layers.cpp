@@ -1,0 +1,276 @@
+#include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/parallel.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/core/vmath.hpp>
+#include <attnlab/train/layers.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace attnlab::train {
+
+template <class T>
+void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y) {
+  y = row_blocked_product(x, ConstMap<T>(W, x.cols(), O));
+  if (b) y.rowwise() += Eigen::Map<const RowVector<T>>(b, O);
+}
+
+template <class T>
+void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db) {
+  const ConstMap<T> w(W, x.cols(), dy.cols());
+  if (dx) *dx = row_blocked_product(dy, w.transpose());
+  Map<T>(dW, x.cols(), dy.cols()) += inner_blocked_product(x.transpose(), dy);
+  if (db) Eigen::Map<RowVector<T>>(db, dy.cols()) += dy.colwise().sum();
+}
+
+namespace {
+
+// One row (or head segment) of LayerNorm: z = (x − mean)·rstd, returning (mean, rstd).
+template <class T, class In, class Out>
+std::pair<T, T> standardise(const In& x, double eps, Out&& z) {
+  const T mean = x.mean();
+  const T var = (x.array() - mean).square().mean();
+  const T rstd = T(1) / std::sqrt(var + T(eps));
+  z = (x.array() - mean) * rstd;
+  return {mean, rstd};
+}
+
+// dx of z = (x − mean)·rstd given dz and z: rstd·(dz − mean(dz) − z·mean(dz∘z)).
+template <class T, class G, class Z, class Out>
+void standardise_backward(const G& dz, const Z& z, T rstd, Out&& dx) {
+  const T mean_g = dz.mean(), mean_gz = (dz.array() * z.array()).mean();
+  dx = rstd * (dz.array() - mean_g - z.array() * mean_gz);
+}
+
+}  // namespace
+
+template <class T>
+void layernorm_forward(const Matrix<T>& x, const T* w, const T* b, double eps, Matrix<T>& y, Vector<T>& mean,
+                       Vector<T>& rstd) {
+  const Index R = x.rows(), C = x.cols();
+  y.resize(R, C);
+  mean.resize(R);
+  rstd.resize(R);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && R * C > 16384)
+  for (Index r = 0; r < R; ++r) {
+    std::tie(mean(r), rstd(r)) = standardise<T>(x.row(r), eps, y.row(r));
+    if (w) y.row(r).array() = y.row(r).array() * Eigen::Map<const RowVector<T>>(w, C).array() +
+                              Eigen::Map<const RowVector<T>>(b, C).array();
+  }
+}
+
+template <class T>
+void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, const Vector<T>& mean,
+                        const Vector<T>& rstd, Matrix<T>& dx, T* dw, T* db) {
+  const Index R = x.rows(), C = x.cols();
+  dx.resize(R, C);
+  Matrix<T> z(R, C);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && R * C > 16384)
+  for (Index r = 0; r < R; ++r) {
+    z.row(r) = (x.row(r).array() - mean(r)) * rstd(r);
+    if (w) {
+      const RowVector<T> g = dy.row(r).cwiseProduct(Eigen::Map<const RowVector<T>>(w, C));
+      standardise_backward(g, z.row(r), rstd(r), dx.row(r));
+    } else {
+      standardise_backward(dy.row(r), z.row(r), rstd(r), dx.row(r));
+    }
+  }
+  if (dw) Eigen::Map<RowVector<T>>(dw, C) += dy.cwiseProduct(z).colwise().sum();
+  if (db) Eigen::Map<RowVector<T>>(db, C) += dy.colwise().sum();
+}
+
+template <class T>
+void gelu_forward(const Matrix<T>& x, Matrix<T>& y) {
+  y.resize(x.rows(), x.cols());
+  const T* in = x.data();
+  T* out = y.data();
+  const Index n = x.size();
+#pragma omp parallel for simd schedule(static) if (!omp_in_parallel() && n > 65536)
+  for (Index i = 0; i < n; ++i) {
+    const double v = in[i];
+    out[i] = T(v * 0.5 * vmath::erfc(-v * 0.70710678118654752));
+  }
+}
+
+template <class T>
+void gelu_backward(const Matrix<T>& dy, const Matrix<T>& x, Matrix<T>& dx) {
+  dx.resize(x.rows(), x.cols());
+  const T *in = x.data(), *g = dy.data();
+  T* out = dx.data();
+  const Index n = x.size();
+#pragma omp parallel for simd schedule(static) if (!omp_in_parallel() && n > 65536)
+  for (Index i = 0; i < n; ++i) {
+    const double v = in[i];
+    const double cdf = 0.5 * vmath::erfc(-v * 0.70710678118654752), pdf = 0.39894228040143268 * vmath::exp(-0.5 * v * v);
+    out[i] = T(double(g[i]) * (cdf + v * pdf));
+  }
+}
+
+namespace {
+
+void check_attention_shape(const AttentionShape& s, Index rows, Index cols, const char* what) {
+  if (s.dim % s.heads != 0) throw std::invalid_argument(text("attention: dim ", s.dim, " is not divisible by ", s.heads, " heads"));
+  if (rows != s.batch * s.tokens || cols != 3 * s.dim)
+    throw std::invalid_argument(text("attention: ", what, " is ", rows, "x", cols, ", expected ", s.batch * s.tokens, "x", 3 * s.dim));
+}
+
+}  // namespace
+
+template <class T>
+void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Activation& activation, Matrix<T>& out,
+                       AttentionCache<T>& cache, AttentionNormSums* norms) {
+  check_attention_shape(s, qkv.rows(), qkv.cols(), "qkv");
+  const Index B = s.batch, N = s.tokens, D = s.dim, H = s.heads, dh = s.head_dim();
+  const T scale = T(logit_scale(activation));
+  cache.q = qkv.leftCols(D);
+  cache.k = qkv.middleCols(D, D);
+  if (activation.transforms.qk_layernorm) {
+    cache.q_rstd.resize(B * N * H);
+    cache.k_rstd.resize(B * N * H);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+    for (Index r = 0; r < B * N; ++r)
+      for (Index h = 0; h < H; ++h) {
+        auto q = cache.q.row(r).segment(h * dh, dh);
+        auto k = cache.k.row(r).segment(h * dh, dh);
+        cache.q_rstd(r * H + h) = standardise<T>(RowVector<T>(q), activation.transforms.qk_eps, q).second;
+        cache.k_rstd(r * H + h) = standardise<T>(RowVector<T>(k), activation.transforms.qk_eps, k).second;
+      }
+  }
+  cache.argument.resize(B * H * N, N);
+  cache.phi.resize(B * H * N, N);
+  out.resize(B * N, D);
+  std::vector<AttentionNormSums> per_image(static_cast<std::size_t>(B));
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+  for (Index b = 0; b < B; ++b) {
+    thread_local RowJacobian J;
+    thread_local VectorD x, y;
+    x.resize(N);
+    y.resize(N);
+    for (Index h = 0; h < H; ++h) {
+      const auto q = cache.q.block(b * N, h * dh, N, dh), k = cache.k.block(b * N, h * dh, N, dh);
+      const auto v = qkv.block(b * N, 2 * D + h * dh, N, dh);
+      auto argument = cache.argument.middleRows((b * H + h) * N, N);
+      auto phi = cache.phi.middleRows((b * H + h) * N, N);
+      argument.noalias() = q * k.transpose();
+      argument *= scale;
+      double phi2 = 0, jacobian2 = 0;
+      for (Index i = 0; i < N; ++i) {
+        x = argument.row(i).transpose().template cast<double>();
+        row_forward(activation, x.data(), N, y.data(), norms ? &J : nullptr);
+        phi.row(i) = y.transpose().template cast<T>();
+        if (norms) phi2 += y.squaredNorm(), jacobian2 += J.frob2();
+      }
+      out.block(b * N, h * dh, N, dh).noalias() = phi * v;
+      auto& sums = per_image[static_cast<std::size_t>(b)];
+      sums.phi += std::sqrt(phi2);
+      sums.jacobian += std::sqrt(jacobian2);
+      ++sums.count;
+    }
+  }
+  if (norms)
+    for (const auto& p : per_image) norms->phi += p.phi, norms->jacobian += p.jacobian, norms->count += p.count;
+}
+
+template <class T>
+void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const AttentionShape& s,
+                        const Activation& activation, const AttentionCache<T>& cache, Matrix<T>& dqkv, double* dtheta) {
+  check_attention_shape(s, qkv.rows(), qkv.cols(), "qkv");
+  const Index B = s.batch, N = s.tokens, D = s.dim, H = s.heads, dh = s.head_dim();
+  const T scale = T(logit_scale(activation));
+  Matrix<T> dq(B * N, D), dk(B * N, D);
+  dqkv.resize(B * N, 3 * D);
+  std::vector<double> dtheta_per_image(static_cast<std::size_t>(B), 0.0);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+  for (Index b = 0; b < B; ++b) {
+    thread_local RowJacobian J;
+    thread_local VectorD x, y, t, g, h_value;
+    x.resize(N), y.resize(N), t.resize(N), g.resize(N), h_value.resize(N);
+    Matrix<T> dphi(N, N), dargument(N, N);
+    for (Index h = 0; h < H; ++h) {
+      const auto q = cache.q.block(b * N, h * dh, N, dh), k = cache.k.block(b * N, h * dh, N, dh);
+      const auto v = qkv.block(b * N, 2 * D + h * dh, N, dh);
+      const auto argument = cache.argument.middleRows((b * H + h) * N, N);
+      const auto phi = cache.phi.middleRows((b * H + h) * N, N);
+      const auto d_out = dout.block(b * N, h * dh, N, dh);
+      dphi.noalias() = d_out * v.transpose();
+      dqkv.block(b * N, 2 * D + h * dh, N, dh).noalias() = phi.transpose() * d_out;
+      for (Index i = 0; i < N; ++i) {
+        x = argument.row(i).transpose().template cast<double>();
+        row_forward(activation, x.data(), N, y.data(), &J, dtheta ? h_value.data() : nullptr);
+        t = dphi.row(i).transpose().template cast<double>();
+        J.vjp(t.data(), g.data());
+        dargument.row(i) = g.transpose().template cast<T>();
+        if (dtheta) dtheta_per_image[static_cast<std::size_t>(b)] += t.dot(h_value);
+      }
+      dargument *= scale;
+      dq.block(b * N, h * dh, N, dh).noalias() = dargument * k;
+      dk.block(b * N, h * dh, N, dh).noalias() = dargument.transpose() * q;
+    }
+  }
+  if (activation.transforms.qk_layernorm) {
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+    for (Index r = 0; r < B * N; ++r)
+      for (Index h = 0; h < H; ++h) {
+        auto gq = dq.row(r).segment(h * dh, dh);
+        auto gk = dk.row(r).segment(h * dh, dh);
+        standardise_backward(RowVector<T>(gq), cache.q.row(r).segment(h * dh, dh), cache.q_rstd(r * H + h), gq);
+        standardise_backward(RowVector<T>(gk), cache.k.row(r).segment(h * dh, dh), cache.k_rstd(r * H + h), gk);
+      }
+  }
+  dqkv.leftCols(D) = dq;
+  dqkv.middleCols(D, D) = dk;
+  if (dtheta)
+    for (double v : dtheta_per_image) *dtheta += v;
+}
+
+template <class T>
+double cross_entropy_forward(const Matrix<T>& logits, std::span<const int> labels, double smoothing,
+                             Matrix<T>& probabilities) {
+  const Index B = logits.rows(), C = logits.cols();
+  if (static_cast<Index>(labels.size()) != B)
+    throw std::invalid_argument(text("cross entropy: ", labels.size(), " labels for ", B, " rows"));
+  probabilities.resize(B, C);
+  double total = 0;
+  for (Index b = 0; b < B; ++b) {
+    const int label = labels[static_cast<std::size_t>(b)];
+    if (label < 0 || label >= C) throw std::invalid_argument(text("cross entropy: label ", label, " outside [0, ", C, ")"));
+    const T top = logits.row(b).maxCoeff();
+    const Eigen::Array<double, 1, Eigen::Dynamic> shifted = (logits.row(b).array() - top).template cast<double>();
+    const double log_sum = std::log(shifted.exp().sum());
+    probabilities.row(b) = (shifted - log_sum).exp().template cast<T>();
+    // −Σ_c target_c log p_c with target = (1 − ε) onehot + ε/C.
+    total -= (1 - smoothing) * (shifted(label) - log_sum) + smoothing / double(C) * (shifted - log_sum).sum();
+  }
+  return total / double(B);
+}
+
+template <class T>
+void cross_entropy_backward(const Matrix<T>& probabilities, std::span<const int> labels, double smoothing,
+                            Matrix<T>& dlogits) {
+  const Index B = probabilities.rows(), C = probabilities.cols();
+  dlogits = probabilities.array() - T(smoothing / double(C));
+  for (Index b = 0; b < B; ++b) dlogits(b, labels[static_cast<std::size_t>(b)]) -= T(1 - smoothing);
+  dlogits /= T(B);
+}
+
+#define ATTNLAB_INSTANTIATE_LAYERS(T)                                                                              \
+  template void linear_forward<T>(const Matrix<T>&, const T*, const T*, Index, Matrix<T>&);                        \
+  template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*);              \
+  template void layernorm_forward<T>(const Matrix<T>&, const T*, const T*, double, Matrix<T>&, Vector<T>&,         \
+                                     Vector<T>&);                                                                  \
+  template void layernorm_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, const Vector<T>&,              \
+                                      const Vector<T>&, Matrix<T>&, T*, T*);                                       \
+  template void gelu_forward<T>(const Matrix<T>&, Matrix<T>&);                                                     \
+  template void gelu_backward<T>(const Matrix<T>&, const Matrix<T>&, Matrix<T>&);                                  \
+  template void attention_forward<T>(const Matrix<T>&, const AttentionShape&, const Activation&, Matrix<T>&,       \
+                                     AttentionCache<T>&, AttentionNormSums*);                                      \
+  template void attention_backward<T>(const Matrix<T>&, const Matrix<T>&, const AttentionShape&, const Activation&, \
+                                      const AttentionCache<T>&, Matrix<T>&, double*);                              \
+  template double cross_entropy_forward<T>(const Matrix<T>&, std::span<const int>, double, Matrix<T>&);            \
+  template void cross_entropy_backward<T>(const Matrix<T>&, std::span<const int>, double, Matrix<T>&);
+
+ATTNLAB_INSTANTIATE_LAYERS(float)
+ATTNLAB_INSTANTIATE_LAYERS(double)
+
+}  // namespace attnlab::train

@@ -1,0 +1,294 @@
+#include <attnlab/core/rng.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/train/vit.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace attnlab::train {
+
+VitConfig VitConfig::preset(const std::string& name) {
+  VitConfig c;
+  if (name == "vit-tiny") {
+    c.dim = 192, c.depth = 12, c.heads = 3, c.mlp_hidden = 768;
+  } else if (name == "small") {
+    c.dim = 64, c.depth = 2, c.heads = 2, c.mlp_hidden = 256;
+  } else if (name == "micro") {
+    c.dim = 16, c.depth = 2, c.heads = 2, c.mlp_hidden = 32;
+  } else {
+    throw std::invalid_argument(text("model must be vit-tiny, small or micro (got '", name, "')"));
+  }
+  return c;
+}
+
+bool VitConfig::learned_scale() const { return find_activation(activation.name).learned_scale; }
+
+Activation VitConfig::resolved_activation() const { return activation.resolve(patches(), head_dim()); }
+
+void VitConfig::validate() const {
+  const auto positive = [](Index v, const char* what) {
+    if (v < 1) throw std::invalid_argument(text(what, " must be at least 1 (got ", v, ")"));
+  };
+  positive(image_h, "image height");
+  positive(image_w, "image width");
+  positive(channels, "channels");
+  positive(patch_h, "patch height");
+  positive(patch_w, "patch width");
+  positive(dim, "dim");
+  positive(depth, "depth");
+  positive(heads, "heads");
+  positive(mlp_hidden, "mlp hidden size");
+  if (classes < 2) throw std::invalid_argument(text("classes must be at least 2 (got ", classes, ")"));
+  if (image_h % patch_h != 0 || image_w % patch_w != 0)
+    throw std::invalid_argument(text("patch ", patch_h, "x", patch_w, " does not tile the ", image_h, "x", image_w, " image"));
+  if (dim % heads != 0) throw std::invalid_argument(text("dim ", dim, " is not divisible by ", heads, " heads"));
+  if (!(ln_eps > 0)) throw std::invalid_argument(text("layernorm eps must be positive (got ", ln_eps, ")"));
+  activation.validate(patches(), head_dim());
+}
+
+std::vector<TensorInfo> parameter_tensors(const VitConfig& c) {
+  std::vector<TensorInfo> out;
+  Index offset = 0;
+  const auto add = [&](std::string name, Index rows, Index cols) {
+    out.push_back({std::move(name), rows, cols, offset});
+    offset += rows * cols;
+  };
+  const Index D = c.dim;
+  add("patch_embed.proj.weight", c.patch_dim(), D);
+  add("patch_embed.proj.bias", 1, D);
+  add("cls_token", 1, D);
+  add("pos_embed", c.tokens(), D);
+  for (Index l = 0; l < c.depth; ++l) {
+    const std::string b = text("blocks.", l, ".");
+    add(b + "norm1.weight", 1, D);
+    add(b + "norm1.bias", 1, D);
+    add(b + "attn.qkv.weight", D, 3 * D);
+    if (c.qkv_bias) add(b + "attn.qkv.bias", 1, 3 * D);
+    add(b + "attn.proj.weight", D, D);
+    add(b + "attn.proj.bias", 1, D);
+    if (c.learned_scale()) add(b + "attn.scale", 1, 1);
+    add(b + "norm2.weight", 1, D);
+    add(b + "norm2.bias", 1, D);
+    add(b + "mlp.fc1.weight", D, c.mlp_hidden);
+    add(b + "mlp.fc1.bias", 1, c.mlp_hidden);
+    add(b + "mlp.fc2.weight", c.mlp_hidden, D);
+    add(b + "mlp.fc2.bias", 1, D);
+  }
+  add("norm.weight", 1, D);
+  add("norm.bias", 1, D);
+  add("head.weight", D, c.classes);
+  add("head.bias", 1, c.classes);
+  return out;
+}
+
+namespace {
+
+// Points every field at its tensor in `base`, in parameter_tensors' order (optional tensors null when absent).
+template <class T>
+VitTensors<T> bind(T* base, const VitConfig& c) {
+  T* at = base;
+  const auto take = [&](Index size) {
+    T* p = at;
+    at += size;
+    return p;
+  };
+  const Index D = c.dim, H = c.mlp_hidden;
+  VitTensors<T> t;
+  t.patch_w = take(c.patch_dim() * D);
+  t.patch_b = take(D);
+  t.cls = take(D);
+  t.pos = take(c.tokens() * D);
+  for (Index l = 0; l < c.depth; ++l) {
+    BlockTensors<T> b;
+    b.ln1_w = take(D), b.ln1_b = take(D);
+    b.qkv_w = take(D * 3 * D);
+    b.qkv_b = c.qkv_bias ? take(3 * D) : nullptr;
+    b.proj_w = take(D * D), b.proj_b = take(D);
+    b.scale = c.learned_scale() ? take(1) : nullptr;
+    b.ln2_w = take(D), b.ln2_b = take(D);
+    b.fc1_w = take(D * H), b.fc1_b = take(H);
+    b.fc2_w = take(H * D), b.fc2_b = take(D);
+    t.blocks.push_back(b);
+  }
+  t.norm_w = take(D), t.norm_b = take(D);
+  t.head_w = take(D * c.classes), t.head_b = take(c.classes);
+  return t;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+template <class T>
+Vit<T>::Vit(const VitConfig& config) : config_(config), tensors_(parameter_tensors(config)) {
+  config_.validate();
+  const auto size = static_cast<std::size_t>(tensors_.back().offset + tensors_.back().size());
+  parameters_.assign(size, T(0));
+  gradients_.assign(size, T(0));
+  p_ = bind(parameters_.data(), config_);
+  g_ = bind(gradients_.data(), config_);
+  blocks_.resize(static_cast<std::size_t>(config_.depth));
+  layer_norms_.resize(static_cast<std::size_t>(config_.depth));
+}
+
+template <class T>
+void Vit<T>::init(std::uint64_t seed) {
+  const double fan_in = double(config_.patch_dim());
+  for (const auto& t : tensors_) {
+    const std::span<T> values(parameters_.data() + t.offset, static_cast<std::size_t>(t.size()));
+    const std::uint64_t key = hash_words({seed, hash_string(t.name)});
+    if (t.name.rfind("patch_embed.", 0) == 0) {
+      const double bound = 1 / std::sqrt(fan_in);
+      for (std::size_t e = 0; e < values.size(); ++e) {
+        const auto block = philox::generate(static_cast<std::uint32_t>(e), static_cast<std::uint32_t>(e >> 32), 0, 0,
+                                            static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32));
+        values[e] = T((2 * philox::open_unit(block.v[0], block.v[1]) - 1) * bound);
+      }
+    } else if (t.name == "cls_token") {
+      GaussianStream(seed, key, 0, StreamTag::A).fill(values, 1e-6);
+    } else if (t.name == "pos_embed" || (ends_with(t.name, ".weight") && t.rows > 1)) {
+      GaussianStream(seed, key, 0, StreamTag::A).fill(values, 0.02);
+    } else if (ends_with(t.name, "norm1.weight") || ends_with(t.name, "norm2.weight") || t.name == "norm.weight") {
+      std::fill(values.begin(), values.end(), T(1));
+    } else if (ends_with(t.name, "attn.scale")) {
+      values[0] = T(std::get<ElementwiseActivation>(config_.resolved_activation().fn).out_scale);
+    } else {
+      std::fill(values.begin(), values.end(), T(0));
+    }
+  }
+}
+
+template <class T>
+void Vit<T>::zero_grad() {
+  std::fill(gradients_.begin(), gradients_.end(), T(0));
+}
+
+template <class T>
+Activation Vit<T>::block_activation(Index block) const {
+  Activation a = config_.resolved_activation();
+  if (const T* scale = p_.blocks[static_cast<std::size_t>(block)].scale)
+    std::get<ElementwiseActivation>(a.fn).out_scale = double(*scale);
+  return a;
+}
+
+template <class T>
+Matrix<T> extract_patches(const Matrix<T>& images, const VitConfig& c) {
+  const Index B = images.rows(), gw = c.image_w / c.patch_w, P = c.patches();
+  Matrix<T> out(B * P, c.patch_dim());
+  for (Index b = 0; b < B; ++b)
+    for (Index p = 0; p < P; ++p) {
+      const Index a = p / gw, col = p % gw;
+      for (Index ch = 0; ch < c.channels; ++ch)
+        for (Index i = 0; i < c.patch_h; ++i)
+          for (Index j = 0; j < c.patch_w; ++j)
+            out(b * P + p, (ch * c.patch_h + i) * c.patch_w + j) =
+                images(b, (ch * c.image_h + a * c.patch_h + i) * c.image_w + col * c.patch_w + j);
+    }
+  return out;
+}
+
+template <class T>
+double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, double label_smoothing, bool record_norms) {
+  const VitConfig& c = config_;
+  const Index B = images.rows(), N = c.tokens(), P = c.patches(), D = c.dim;
+  if (images.cols() != c.pixels())
+    throw std::invalid_argument(text("forward: images have ", images.cols(), " values, the model takes ", c.pixels()));
+  if (!(label_smoothing >= 0 && label_smoothing < 1))
+    throw std::invalid_argument(text("label smoothing must be in [0, 1) (got ", label_smoothing, ")"));
+  labels_.assign(labels.begin(), labels.end());
+  label_smoothing_ = label_smoothing;
+
+  patches_ = extract_patches(images, c);
+  Matrix<T> patch_embedding;
+  linear_forward(patches_, p_.patch_w, p_.patch_b, D, patch_embedding);
+  const ConstMap<T> pos(p_.pos, N, D);
+  embedded_.resize(B * N, D);
+  for (Index b = 0; b < B; ++b) {
+    embedded_.row(b * N) = Eigen::Map<const RowVector<T>>(p_.cls, D) + pos.row(0);
+    embedded_.middleRows(b * N + 1, P) = patch_embedding.middleRows(b * P, P) + pos.bottomRows(P);
+  }
+
+  const AttentionShape shape{B, N, D, c.heads};
+  const Matrix<T>* x = &embedded_;
+  Matrix<T> residual;
+  for (Index l = 0; l < c.depth; ++l) {
+    const auto& w = p_.blocks[static_cast<std::size_t>(l)];
+    auto& k = blocks_[static_cast<std::size_t>(l)];
+    k.input = *x;
+    layernorm_forward(k.input, w.ln1_w, w.ln1_b, c.ln_eps, k.ln1, k.ln1_mean, k.ln1_rstd);
+    linear_forward(k.ln1, w.qkv_w, w.qkv_b, 3 * D, k.qkv);
+    AttentionNormSums sums;
+    attention_forward(k.qkv, shape, block_activation(l), k.attention, k.attention_cache, record_norms ? &sums : nullptr);
+    if (record_norms)
+      layer_norms_[static_cast<std::size_t>(l)] = {sums.phi / double(sums.count), sums.jacobian / double(sums.count)};
+    linear_forward(k.attention, w.proj_w, w.proj_b, D, k.mid);
+    k.mid += k.input;
+    layernorm_forward(k.mid, w.ln2_w, w.ln2_b, c.ln_eps, k.ln2, k.ln2_mean, k.ln2_rstd);
+    linear_forward(k.ln2, w.fc1_w, w.fc1_b, c.mlp_hidden, k.hidden);
+    gelu_forward(k.hidden, k.gelu);
+    linear_forward(k.gelu, w.fc2_w, w.fc2_b, D, residual);
+    residual += k.mid;
+    x = &residual;
+  }
+
+  final_input_.resize(B, D);
+  for (Index b = 0; b < B; ++b) final_input_.row(b) = x->row(b * N);
+  layernorm_forward(final_input_, p_.norm_w, p_.norm_b, c.ln_eps, final_normed_, final_mean_, final_rstd_);
+  linear_forward(final_normed_, p_.head_w, p_.head_b, c.classes, logits_);
+  return cross_entropy_forward(logits_, std::span<const int>(labels_), label_smoothing_, probabilities_);
+}
+
+template <class T>
+void Vit<T>::backward() {
+  const VitConfig& c = config_;
+  const Index B = logits_.rows(), N = c.tokens(), P = c.patches(), D = c.dim;
+  if (B == 0) throw std::logic_error("backward before forward");
+  Matrix<T> dlogits, dnormed, dfinal;
+  cross_entropy_backward(probabilities_, std::span<const int>(labels_), label_smoothing_, dlogits);
+  linear_backward(dlogits, final_normed_, p_.head_w, &dnormed, g_.head_w, g_.head_b);
+  layernorm_backward(dnormed, final_input_, p_.norm_w, final_mean_, final_rstd_, dfinal, g_.norm_w, g_.norm_b);
+  Matrix<T> dx = Matrix<T>::Zero(B * N, D);
+  for (Index b = 0; b < B; ++b) dx.row(b * N) = dfinal.row(b);
+
+  const AttentionShape shape{B, N, D, c.heads};
+  Matrix<T> dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput;
+  for (Index l = c.depth - 1; l >= 0; --l) {
+    const auto& w = p_.blocks[static_cast<std::size_t>(l)];
+    const auto& gw = g_.blocks[static_cast<std::size_t>(l)];
+    const auto& k = blocks_[static_cast<std::size_t>(l)];
+    // out = mid + fc2(gelu(fc1(ln2(mid))))
+    linear_backward(dx, k.gelu, w.fc2_w, &dgelu, gw.fc2_w, gw.fc2_b);
+    gelu_backward(dgelu, k.hidden, dhidden);
+    linear_backward(dhidden, k.ln2, w.fc1_w, &dln2, gw.fc1_w, gw.fc1_b);
+    layernorm_backward(dln2, k.mid, w.ln2_w, k.ln2_mean, k.ln2_rstd, dmid, gw.ln2_w, gw.ln2_b);
+    dmid += dx;
+    // mid = input + proj(attention(qkv(ln1(input))))
+    linear_backward(dmid, k.attention, w.proj_w, &dattention, gw.proj_w, gw.proj_b);
+    double dtheta = 0;
+    attention_backward(dattention, k.qkv, shape, block_activation(l), k.attention_cache, dqkv, gw.scale ? &dtheta : nullptr);
+    if (gw.scale) *gw.scale += T(dtheta);
+    linear_backward(dqkv, k.ln1, w.qkv_w, &dln1, gw.qkv_w, gw.qkv_b);
+    layernorm_backward(dln1, k.input, w.ln1_w, k.ln1_mean, k.ln1_rstd, dinput, gw.ln1_w, gw.ln1_b);
+    dx = dinput + dmid;
+  }
+
+  Map<T> dpos(g_.pos, N, D);
+  Eigen::Map<RowVector<T>> dcls(g_.cls, D);
+  Matrix<T> dpatch(B * P, D);
+  for (Index b = 0; b < B; ++b) {
+    dpos += dx.middleRows(b * N, N);
+    dcls += dx.row(b * N);
+    dpatch.middleRows(b * P, P) = dx.middleRows(b * N + 1, P);
+  }
+  linear_backward(dpatch, patches_, p_.patch_w, static_cast<Matrix<T>*>(nullptr), g_.patch_w, g_.patch_b);
+}
+
+template class Vit<float>;
+template class Vit<double>;
+template Matrix<float> extract_patches<float>(const Matrix<float>&, const VitConfig&);
+template Matrix<double> extract_patches<double>(const Matrix<double>&, const VitConfig&);
+
+}  // namespace attnlab::train

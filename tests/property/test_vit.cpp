@@ -1,0 +1,312 @@
+// The ViT trainer's hand-written backward passes against central finite differences, in double: each layer
+// (linear, LayerNorm with and without affine, GELU, cross-entropy with label smoothing, the attention core
+// for every registered activation, with prenorm and qk-layernorm) and the whole model for every activation
+// family, every parameter.
+#include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/train/layers.hpp>
+#include <attnlab/train/vit.hpp>
+
+#include "support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <span>
+#include <vector>
+
+using namespace attnlab;
+using namespace attnlab::train;
+
+namespace {
+
+struct FiniteDifference {
+  double step = 1e-6;  // relative to max(1, |value|)
+  double rel = 1e-6;   // central differences: O(step²) truncation, O(ε/step) rounding
+  double abs = 1e-8;   // plus this fraction of the largest gradient entry
+  // plus this multiple of |fd(h) − fd(2h)|, which estimates 3× the truncation error of fd(h): periodic
+  // activations on large logits have third derivatives that make O(step²) visible
+  double truncation = 1.0;
+};
+constexpr FiniteDifference fd_tol{};
+
+MatrixD random_matrix(Index rows, Index cols, std::uint64_t key, double sigma = 1.0) {
+  MatrixD M(rows, cols);
+  fill_gaussian(M, GaussianStream(test::seed(), hash_words({hash_string("test_vit"), key}), 0, StreamTag::A), sigma);
+  return M;
+}
+
+// Every entry of `values` perturbed in turn: ∂loss/∂value by central differences against `analytic`.
+::testing::AssertionResult matches_finite_differences(std::span<double> values, std::span<const double> analytic,
+                                                      const std::function<double()>& loss, const std::string& what) {
+  double scale = 0;
+  for (double g : analytic) scale = std::max(scale, std::abs(g));
+  double worst = 0;
+  std::size_t worst_at = 0;
+  double worst_fd = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double saved = values[i], h = fd_tol.step * std::max(1.0, std::abs(saved));
+    const auto central = [&](double step) {
+      values[i] = saved + step;
+      const double up = loss();
+      values[i] = saved - step;
+      const double down = loss();
+      values[i] = saved;
+      return (up - down) / (2 * step);
+    };
+    const double fd = central(h);
+    double limit = fd_tol.abs * std::max(1.0, scale) + fd_tol.rel * std::abs(fd);
+    if (std::abs(analytic[i] - fd) > limit) limit += fd_tol.truncation * std::abs(fd - central(2 * h));
+    const double ratio = std::abs(analytic[i] - fd) / limit;
+    if (ratio > worst) worst = ratio, worst_at = i, worst_fd = fd;
+  }
+  if (worst <= 1) return ::testing::AssertionSuccess() << what << ": worst " << 100 * worst << "% of the limit";
+  return ::testing::AssertionFailure() << what << ": entry " << worst_at << " analytic " << analytic[worst_at]
+                                       << " vs finite difference " << worst_fd << " (" << 100 * worst
+                                       << "% of the limit; " << values.size() << " entries)";
+}
+
+std::span<double> span_of(MatrixD& M) { return {M.data(), static_cast<std::size_t>(M.size())}; }
+
+// ⟨G, Y⟩ for a fixed random G: the scalar loss whose gradient wrt Y is G.
+double contract(const MatrixD& G, const MatrixD& Y) { return G.cwiseProduct(Y).sum(); }
+
+}  // namespace
+
+TEST(VitLayers, LinearBackwardMatchesFiniteDifferences) {
+  MatrixD x = random_matrix(7, 5, 1), W = random_matrix(5, 3, 2), b = random_matrix(1, 3, 3);
+  const MatrixD G = random_matrix(7, 3, 4);
+  const auto loss = [&] {
+    MatrixD y;
+    linear_forward(x, W.data(), b.data(), 3, y);
+    return contract(G, y);
+  };
+  MatrixD dx, dW = MatrixD::Zero(5, 3), db = MatrixD::Zero(1, 3);
+  linear_backward(G, x, W.data(), &dx, dW.data(), db.data());
+  EXPECT_TRUE(matches_finite_differences(span_of(x), span_of(dx), loss, "dx"));
+  EXPECT_TRUE(matches_finite_differences(span_of(W), span_of(dW), loss, "dW"));
+  EXPECT_TRUE(matches_finite_differences(span_of(b), span_of(db), loss, "db"));
+}
+
+TEST(VitLayers, LayerNormBackwardMatchesFiniteDifferences) {
+  for (bool affine : {true, false}) {
+    SCOPED_TRACE(affine ? "affine" : "no affine");
+    MatrixD x = random_matrix(6, 9, 5, 2.0), w = random_matrix(1, 9, 6), b = random_matrix(1, 9, 7);
+    const MatrixD G = random_matrix(6, 9, 8);
+    const auto loss = [&] {
+      MatrixD y;
+      VectorD mean, rstd;
+      layernorm_forward(x, affine ? w.data() : nullptr, affine ? b.data() : nullptr, 1e-6, y, mean, rstd);
+      return contract(G, y);
+    };
+    MatrixD y, dx, dw = MatrixD::Zero(1, 9), db = MatrixD::Zero(1, 9);
+    VectorD mean, rstd;
+    layernorm_forward(x, affine ? w.data() : nullptr, affine ? b.data() : nullptr, 1e-6, y, mean, rstd);
+    layernorm_backward(G, x, affine ? w.data() : nullptr, mean, rstd, dx, affine ? dw.data() : nullptr,
+                       affine ? db.data() : nullptr);
+    EXPECT_TRUE(matches_finite_differences(span_of(x), span_of(dx), loss, "dx"));
+    if (affine) {
+      EXPECT_TRUE(matches_finite_differences(span_of(w), span_of(dw), loss, "dw"));
+      EXPECT_TRUE(matches_finite_differences(span_of(b), span_of(db), loss, "db"));
+    }
+  }
+}
+
+TEST(VitLayers, GeluBackwardMatchesFiniteDifferences) {
+  MatrixD x = random_matrix(4, 11, 9, 2.0);
+  const MatrixD G = random_matrix(4, 11, 10);
+  const auto loss = [&] {
+    MatrixD y;
+    gelu_forward(x, y);
+    return contract(G, y);
+  };
+  MatrixD dx;
+  gelu_backward(G, x, dx);
+  EXPECT_TRUE(matches_finite_differences(span_of(x), span_of(dx), loss, "dx"));
+  // GELU(x) = x Φ(x): at x = 1, Φ(1) = 0.841344746068543 (erfc(−1/√2)/2).
+  MatrixD one = MatrixD::Ones(1, 1), y;
+  gelu_forward(one, y);
+  EXPECT_TRUE(test::close(y(0, 0), 0.5 * std::erfc(-1 / std::sqrt(2.0)), test::tol.exact_rel, 0));
+}
+
+TEST(VitLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
+  for (double smoothing : {0.0, 0.1}) {
+    SCOPED_TRACE(text("smoothing ", smoothing));
+    MatrixD logits = random_matrix(5, 4, 11, 3.0);
+    const std::vector<int> labels{0, 3, 1, 1, 2};
+    MatrixD probabilities, dlogits;
+    const auto loss = [&] { return cross_entropy_forward(logits, std::span<const int>(labels), smoothing, probabilities); };
+    const double value = loss();
+    cross_entropy_backward(probabilities, std::span<const int>(labels), smoothing, dlogits);
+    EXPECT_TRUE(matches_finite_differences(span_of(logits), span_of(dlogits), loss, "dlogits"));
+    // The loss of uniform logits is log C whatever the labels and the smoothing.
+    MatrixD flat = MatrixD::Zero(5, 4);
+    EXPECT_TRUE(test::close(cross_entropy_forward(flat, std::span<const int>(labels), smoothing, probabilities),
+                            std::log(4.0), test::tol.exact_rel, 0));
+    EXPECT_GT(value, 0);
+  }
+}
+
+// Every registered activation, plain and with each transform, through the attention core.
+std::vector<std::string> attention_activation_names() {
+  std::vector<std::string> out;
+  for (const auto& info : activation_registry())
+    for (const char* suffix : {"", "+prenorm", "+qkln"}) out.push_back(info.name + suffix);
+  return out;
+}
+
+TEST(VitLayers, AttentionBackwardMatchesFiniteDifferencesForEveryActivation) {
+  const Index B = 2, N = 5, D = 6, heads = 2;
+  const AttentionShape shape{B, N, D, heads};
+  for (const auto& name : attention_activation_names()) {
+    SCOPED_TRACE(name);
+    auto spec = ActivationSpec::parse(name);
+    spec.p = 3;
+    spec.k = KScale::parse("sqrtN");
+    Activation activation = spec.resolve(N, D / heads);
+    const bool learned = find_activation(spec.name).learned_scale;
+    // Logits of order 1 (sinmax-constant's 10x and the periodic poles make larger ones a rough landscape).
+    MatrixD qkv = random_matrix(B * N, 3 * D, 12, 0.7);
+    const MatrixD G = random_matrix(B * N, D, 13);
+    double theta = learned ? 0.8 : 1.0;
+    const auto loss = [&] {
+      if (learned) std::get<ElementwiseActivation>(activation.fn).out_scale = theta;
+      MatrixD out;
+      AttentionCache<double> cache;
+      attention_forward(qkv, shape, activation, out, cache);
+      return contract(G, out);
+    };
+    loss();
+    MatrixD out, dqkv;
+    AttentionCache<double> cache;
+    attention_forward(qkv, shape, activation, out, cache);
+    double dtheta = 0;
+    attention_backward(G, qkv, shape, activation, cache, dqkv, learned ? &dtheta : nullptr);
+    EXPECT_TRUE(matches_finite_differences(span_of(qkv), span_of(dqkv), loss, "dqkv"));
+    if (learned) {
+      std::vector<double> g{dtheta};
+      EXPECT_TRUE(matches_finite_differences(std::span<double>(&theta, 1), g, loss, "dtheta"));
+    }
+  }
+}
+
+// With norms recorded: ‖ϕ‖_F of each (image, head) block and the Frobenius norm of its row-block Jacobian,
+// against dense references built from the cached values and finite differences of single rows.
+TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
+  const Index B = 2, N = 4, D = 4, heads = 2;
+  const AttentionShape shape{B, N, D, heads};
+  for (const char* name : {"softmax", "poly"}) {
+    SCOPED_TRACE(name);
+    const Activation activation = ActivationSpec::parse(name).resolve(N, D / heads);
+    const MatrixD qkv = random_matrix(B * N, 3 * D, 14);
+    MatrixD out;
+    AttentionCache<double> cache;
+    AttentionNormSums sums;
+    attention_forward(qkv, shape, activation, out, cache, &sums);
+    ASSERT_EQ(sums.count, B * heads);
+    double phi = 0, jacobian = 0;
+    for (Index block = 0; block < B * heads; ++block) {
+      phi += cache.phi.middleRows(block * N, N).norm();
+      double j2 = 0;
+      for (Index i = 0; i < N; ++i) {
+        VectorD x = cache.argument.row(block * N + i).transpose(), y(N), yp(N), ym(N);
+        for (Index j = 0; j < N; ++j) {  // column j of the row's Jacobian by central differences
+          const double h = 1e-6;
+          x(j) += h;
+          row_forward(activation, x.data(), N, yp.data());
+          x(j) -= 2 * h;
+          row_forward(activation, x.data(), N, ym.data());
+          x(j) += h;
+          j2 += ((yp - ym) / (2 * h)).squaredNorm();
+        }
+      }
+      jacobian += std::sqrt(j2);
+    }
+    EXPECT_TRUE(test::close(sums.phi, phi, test::tol.exact_rel, 0));
+    EXPECT_TRUE(test::close(sums.jacobian, jacobian, test::tol.finite_diff_rel, 0));
+  }
+}
+
+namespace {
+
+VitConfig tiny_config(const std::string& activation) {
+  VitConfig c = VitConfig::preset("micro");
+  c.image_h = 8, c.image_w = 6, c.channels = 2, c.classes = 3;
+  c.patch_h = 4, c.patch_w = 2;  // rectangular: 2 × 3 = 6 patches
+  c.dim = 8, c.heads = 2, c.mlp_hidden = 12;
+  c.activation = ActivationSpec::parse(activation);
+  c.activation.p = 3;
+  c.activation.k = KScale::parse("sqrtN");
+  return c;
+}
+
+}  // namespace
+
+// The whole model, every parameter: softmax, a learned-scale power, an h/N^α, a periodic g/Σg, and both transforms.
+TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
+  for (const char* name : {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln"}) {
+    SCOPED_TRACE(name);
+    const VitConfig config = tiny_config(name);
+    Vit<double> model(config);
+    model.init(test::seed());
+    // Larger weights than timm's 0.02 so that every layer's gradient is well above rounding.
+    for (double& v : model.parameters()) v *= 10;
+    const MatrixD images = random_matrix(3, config.pixels(), 15);
+    const std::vector<int> labels{2, 0, 1};
+    const auto loss = [&] { return model.forward(images, std::span<const int>(labels), 0.1); };
+    loss();
+    model.zero_grad();
+    model.backward();
+    const std::vector<double> analytic(model.gradients().begin(), model.gradients().end());
+    EXPECT_TRUE(matches_finite_differences(model.parameters(), analytic, loss, "all parameters"));
+  }
+}
+
+TEST(VitModel, PatchesFollowConv2dWeightOrder) {
+  VitConfig c = tiny_config("softmax");
+  MatrixD images(1, c.pixels());
+  for (Index i = 0; i < c.pixels(); ++i) images(0, i) = double(i);
+  const MatrixD patches = extract_patches(images, c);
+  ASSERT_EQ(patches.rows(), c.patches());
+  ASSERT_EQ(patches.cols(), c.patch_dim());
+  // Patch 4 is grid row 1, column 1: pixels rows 4..7, columns 2..3; entry (channel 1, i = 2, j = 1).
+  const Index channel = 1, i = 2, j = 1;
+  EXPECT_EQ(patches(4, (channel * c.patch_h + i) * c.patch_w + j),
+            double((channel * c.image_h + 4 + i) * c.image_w + 2 + j));
+}
+
+TEST(VitModel, ParameterLayoutCoversTheBufferOnce) {
+  for (const char* preset : {"micro", "small", "vit-tiny"}) {
+    VitConfig c = VitConfig::preset(preset);
+    const auto tensors = parameter_tensors(c);
+    Index offset = 0;
+    for (const auto& t : tensors) {
+      EXPECT_EQ(t.offset, offset) << t.name;
+      offset += t.size();
+    }
+    EXPECT_EQ(Index(Vit<float>(c).parameters().size()), offset);
+  }
+  // timm's vit_tiny_patch16_224 has 5,717,416 parameters; at 32×32 with 4×4 patches and 1 channel and 10
+  // classes: the same blocks (12 × 444,864), patch 16·192 + 192, cls 192, pos 65·192, norm 384, head 1,930.
+  const auto tiny = parameter_tensors(VitConfig::preset("vit-tiny"));
+  EXPECT_EQ(tiny.back().offset + tiny.back().size(), 12 * 444864 + 16 * 192 + 192 + 192 + 65 * 192 + 384 + 1930);
+}
+
+TEST(VitModel, BadConfigurationsNameTheParameter) {
+  const auto rejects = [](VitConfig c, const std::string& word) {
+    try {
+      c.validate();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what()).find(word) != std::string::npos ? ::testing::AssertionSuccess()
+                                                                   : ::testing::AssertionFailure() << e.what();
+    }
+    return ::testing::AssertionFailure() << "accepted";
+  };
+  VitConfig c = VitConfig::preset("small");
+  EXPECT_TRUE(rejects([&] { auto x = c; x.heads = 3; return x; }(), "divisible"));
+  EXPECT_TRUE(rejects([&] { auto x = c; x.patch_h = 5; return x; }(), "tile"));
+  EXPECT_TRUE(rejects([&] { auto x = c; x.classes = 1; return x; }(), "classes"));
+  EXPECT_TRUE(rejects([&] { auto x = c; x.depth = 0; return x; }(), "depth"));
+  EXPECT_THROW(VitConfig::preset("huge"), std::invalid_argument);
+}
