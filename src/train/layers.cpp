@@ -21,7 +21,9 @@ void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix
   const ConstMap<T> w(W, x.cols(), dy.cols());
   if (dx) *dx = row_blocked_product(dy, w.transpose());
   Map<T>(dW, x.cols(), dy.cols()) += inner_blocked_product(x.transpose(), dy);
-  if (db) Eigen::Map<RowVector<T>>(db, dy.cols()) += dy.colwise().sum();
+  // Sums into an aligned temporary first: Eigen vectorises a reduction assigned to an unaligned Map with a
+  // peeled head, which changes the summation order with the buffer's address.
+  if (db) Eigen::Map<RowVector<T>>(db, dy.cols()) += RowVector<T>(dy.colwise().sum());
 }
 
 namespace {
@@ -76,8 +78,8 @@ void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, con
       standardise_backward(dy.row(r), z.row(r), rstd(r), dx.row(r));
     }
   }
-  if (dw) Eigen::Map<RowVector<T>>(dw, C) += dy.cwiseProduct(z).colwise().sum();
-  if (db) Eigen::Map<RowVector<T>>(db, C) += dy.colwise().sum();
+  if (dw) Eigen::Map<RowVector<T>>(dw, C) += RowVector<T>(dy.cwiseProduct(z).colwise().sum());  // see linear_backward
+  if (db) Eigen::Map<RowVector<T>>(db, C) += RowVector<T>(dy.colwise().sum());
 }
 
 template <class T>

@@ -103,7 +103,7 @@ class Vit {
 
   VitConfig config_;
   std::vector<TensorInfo> tensors_;
-  std::vector<T> parameters_, gradients_;
+  std::vector<T, Eigen::aligned_allocator<T>> parameters_, gradients_;  // aligned: see linear_backward
   VitTensors<T> p_, g_;
   // The last forward's batch and everything its backward reads.
   std::vector<int> labels_;

@@ -1,0 +1,74 @@
+#pragma once
+// One training run of the ViT: data, model (float), AdamW, schedule, clipping, evaluation, and its whole
+// state as bytes for checkpoints. Everything is a function of the configuration and the seed: a run
+// restored from a checkpoint continues exactly as the uninterrupted run.
+#include <attnlab/train/data.hpp>
+#include <attnlab/train/optim.hpp>
+#include <attnlab/train/vit.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnlab::train {
+
+struct TrainConfig {
+  VitConfig model = VitConfig::preset("small");
+  Index batch = 64;
+  long steps = 1000, warmup = 100;
+  double lr = 1e-3, min_lr = 1e-5, weight_decay = 0.05, clip = 1.0, label_smoothing = 0;
+  double beta1 = 0.9, beta2 = 0.999;
+  Augmentation augment{};
+  std::uint64_t seed = 1;
+  long log_every = 10;  // steps between norm records
+  void validate() const;
+};
+
+struct StepRecord {
+  long step = 0;
+  double lr = 0, loss = 0, accuracy = 0, grad_norm = 0;
+  std::vector<LayerNorms> norms;  // empty on steps that do not record them
+};
+
+struct Evaluation {
+  double loss = 0, accuracy = 0;
+};
+
+class Trainer {
+ public:
+  // `train` and `validation` must already have the model's image shape (see pad()).
+  Trainer(const TrainConfig& config, Dataset train, Dataset validation);
+
+  long step() const { return step_; }
+  bool done() const { return step_ >= config_.steps; }
+  // One optimisation step; throws std::runtime_error naming the step on a non-finite loss or gradient,
+  // leaving the parameters of the previous step untouched.
+  StepRecord train_step();
+  Evaluation evaluate(Index batch = 256);
+
+  // The run's state (step, parameters, optimiser moments, records so far) with a magic number, a version
+  // and a fingerprint of the configuration; restore() rejects a state from another configuration.
+  std::string save() const;
+  void restore(const std::string& bytes);
+  const std::vector<StepRecord>& records() const { return records_; }
+  Vit<float>& model() { return model_; }
+
+ private:
+  TrainConfig config_;
+  Dataset train_, validation_;
+  Normalisation normalisation_;
+  Vit<float> model_;
+  AdamW<float> optimiser_;
+  CosineSchedule schedule_;
+  long step_ = 0;
+  std::vector<Index> order_;
+  long order_epoch_ = -1;
+  std::vector<StepRecord> records_;
+  Matrix<float> images_;
+  std::vector<int> labels_;
+};
+
+// A fingerprint of everything that determines a run's numbers.
+std::string fingerprint(const TrainConfig& config);
+
+}  // namespace attnlab::train

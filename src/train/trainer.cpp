@@ -1,0 +1,212 @@
+#include <attnlab/core/text.hpp>
+#include <attnlab/train/trainer.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace attnlab::train {
+
+void TrainConfig::validate() const {
+  model.validate();
+  if (batch < 1) throw std::invalid_argument(text("batch must be at least 1 (got ", batch, ")"));
+  if (log_every < 1) throw std::invalid_argument(text("log-every must be at least 1 (got ", log_every, ")"));
+  if (!(clip >= 0)) throw std::invalid_argument(text("clip must be >= 0 (got ", clip, ")"));
+  if (!(label_smoothing >= 0 && label_smoothing < 1))
+    throw std::invalid_argument(text("label smoothing must be in [0, 1) (got ", label_smoothing, ")"));
+  if (augment.crop_padding < 0) throw std::invalid_argument(text("crop padding must be >= 0 (got ", augment.crop_padding, ")"));
+  AdamWOptions{lr, beta1, beta2, 1e-8, weight_decay}.validate();
+  CosineSchedule{lr, min_lr, warmup, steps}.validate();
+}
+
+std::string fingerprint(const TrainConfig& c) {
+  const VitConfig& m = c.model;
+  return text("vit:", m.image_h, "x", m.image_w, "x", m.channels, ":classes=", m.classes, ":patch=", m.patch_h, "x",
+              m.patch_w, ":dim=", m.dim, ":depth=", m.depth, ":heads=", m.heads, ":mlp=", m.mlp_hidden, ":qkvbias=",
+              m.qkv_bias, ":lneps=", m.ln_eps, ":act=", m.activation.key(), "|batch=", c.batch, ":steps=", c.steps,
+              ":warmup=", c.warmup, ":lr=", c.lr, ":minlr=", c.min_lr, ":wd=", c.weight_decay, ":clip=", c.clip,
+              ":smoothing=", c.label_smoothing, ":betas=", c.beta1, ",", c.beta2, ":crop=", c.augment.random_crop, ",",
+              c.augment.crop_padding, ":flip=", c.augment.flip, ":seed=", c.seed, ":logevery=", c.log_every);
+}
+
+Trainer::Trainer(const TrainConfig& config, Dataset train, Dataset validation)
+    : config_(config),
+      train_(std::move(train)),
+      validation_(std::move(validation)),
+      normalisation_((config.validate(), Normalisation::of(train_))),
+      model_(config.model),
+      optimiser_(static_cast<Index>(model_.parameters().size()),
+                 weight_decay_mask(model_.tensors(), static_cast<Index>(model_.parameters().size())),
+                 AdamWOptions{config.lr, config.beta1, config.beta2, 1e-8, config.weight_decay}),
+      schedule_{config.lr, config.min_lr, config.warmup, config.steps} {
+  const VitConfig& m = config_.model;
+  for (const Dataset* d : {&train_, &validation_})
+    if (d->channels != m.channels || d->height != m.image_h || d->width != m.image_w)
+      throw std::invalid_argument(text("data: ", d->channels, "x", d->height, "x", d->width, " images for a model of ",
+                                       m.channels, "x", m.image_h, "x", m.image_w));
+  if (train_.size() < config_.batch)
+    throw std::invalid_argument(text("batch ", config_.batch, " is larger than the ", train_.size(), " training examples"));
+  if (train_.classes > m.classes)
+    throw std::invalid_argument(text("data has ", train_.classes, " classes, the model ", m.classes));
+  model_.init(config_.seed);
+}
+
+namespace {
+
+double accuracy_of(const Matrix<float>& logits, const std::vector<int>& labels) {
+  Index correct = 0;
+  for (Index b = 0; b < logits.rows(); ++b) {
+    Index best = 0;
+    logits.row(b).maxCoeff(&best);
+    correct += best == labels[std::size_t(b)];
+  }
+  return double(correct) / double(logits.rows());
+}
+
+}  // namespace
+
+StepRecord Trainer::train_step() {
+  const long per_epoch = static_cast<long>(train_.size() / config_.batch);  // the last partial batch is dropped
+  const long epoch = step_ / per_epoch, position = step_ % per_epoch;
+  if (epoch != order_epoch_) order_ = epoch_order(train_.size(), config_.seed, epoch), order_epoch_ = epoch;
+  const std::span<const Index> indices(order_.data() + position * config_.batch, std::size_t(config_.batch));
+  make_batch(train_, indices, normalisation_, config_.augment, config_.seed, step_, images_, labels_);
+  const bool record = step_ % config_.log_every == 0 || step_ + 1 == config_.steps;
+  const double loss = model_.forward(images_, std::span<const int>(labels_), config_.label_smoothing, record);
+  if (!std::isfinite(loss))
+    throw std::runtime_error(text("step ", step_, ": the loss is ", loss, "; the parameters are those after step ", step_ - 1));
+  model_.zero_grad();
+  model_.backward();
+  const double grad_norm = clip_gradient_norm(model_.gradients(), config_.clip);
+  if (!std::isfinite(grad_norm))
+    throw std::runtime_error(text("step ", step_, ": the gradient norm is ", grad_norm, "; the parameters are those after step ", step_ - 1));
+  const double lr = schedule_.at(step_);
+  optimiser_.step(model_.parameters(), model_.gradients(), lr);
+  StepRecord r{step_, lr, loss, accuracy_of(model_.logits(), labels_), grad_norm, {}};
+  if (record) r.norms = model_.layer_norms();
+  records_.push_back(r);
+  ++step_;
+  return r;
+}
+
+Evaluation Trainer::evaluate(Index batch) {
+  Evaluation e;
+  std::vector<Index> indices;
+  for (Index start = 0; start < validation_.size(); start += batch) {
+    const Index count = std::min(batch, validation_.size() - start);
+    indices.resize(std::size_t(count));
+    for (Index i = 0; i < count; ++i) indices[std::size_t(i)] = start + i;
+    make_batch(validation_, std::span<const Index>(indices), normalisation_, Augmentation{}, config_.seed, 0, images_, labels_);
+    e.loss += model_.forward(images_, std::span<const int>(labels_), 0.0) * double(count);
+    e.accuracy += accuracy_of(model_.logits(), labels_) * double(count);
+  }
+  e.loss /= double(validation_.size());
+  e.accuracy /= double(validation_.size());
+  return e;
+}
+
+namespace {
+
+constexpr std::uint64_t kStateMagic = 0x3174617473746976;  // "vitstat1"
+constexpr std::uint32_t kStateVersion = 1;
+
+struct Writer {
+  std::string bytes;
+  template <class V>
+  void put(const V& v) {
+    bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  template <class V>
+  void put_span(std::span<const V> values) {
+    put(std::uint64_t(values.size()));
+    bytes.append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+  }
+  void put_string(const std::string& s) { put_span(std::span<const char>(s)); }
+};
+
+struct Reader {
+  const std::string& bytes;
+  std::size_t at = 0;
+  void need(std::size_t n) const {
+    if (bytes.size() - at < n) throw std::runtime_error("checkpoint: truncated");
+  }
+  template <class V>
+  V get() {
+    need(sizeof(V));
+    V v;
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+  template <class V>
+  void get_span(std::span<V> out) {
+    if (get<std::uint64_t>() != out.size()) throw std::runtime_error("checkpoint: a buffer has the wrong size");
+    need(out.size_bytes());
+    std::memcpy(out.data(), bytes.data() + at, out.size_bytes());
+    at += out.size_bytes();
+  }
+  std::string get_string() {
+    const auto n = get<std::uint64_t>();
+    need(n);
+    std::string s = bytes.substr(at, n);
+    at += n;
+    return s;
+  }
+};
+
+std::string run_identity(const TrainConfig& config, const Dataset& train, const Dataset& validation) {
+  return text(fingerprint(config), "|train=", train.size(), ":validation=", validation.size());
+}
+
+}  // namespace
+
+std::string Trainer::save() const {
+  Writer w;
+  w.put(kStateMagic);
+  w.put(kStateVersion);
+  w.put_string(run_identity(config_, train_, validation_));
+  w.put(std::int64_t(step_));
+  w.put(std::int64_t(optimiser_.steps()));
+  w.put_span(model_.parameters());
+  w.put_span(optimiser_.first_moment());
+  w.put_span(optimiser_.second_moment());
+  w.put(std::uint64_t(records_.size()));
+  for (const auto& r : records_) {
+    w.put(std::int64_t(r.step));
+    for (double v : {r.lr, r.loss, r.accuracy, r.grad_norm}) w.put(v);
+    w.put(std::uint64_t(r.norms.size()));
+    for (const auto& n : r.norms) w.put(n.phi), w.put(n.jacobian);
+  }
+  return w.bytes;
+}
+
+void Trainer::restore(const std::string& bytes) {
+  Reader r{bytes};
+  if (r.get<std::uint64_t>() != kStateMagic) throw std::runtime_error("checkpoint: not a ViT training state (wrong magic)");
+  if (const auto v = r.get<std::uint32_t>(); v != kStateVersion)
+    throw std::runtime_error(text("checkpoint: version ", v, ", this build reads ", kStateVersion));
+  if (r.get_string() != run_identity(config_, train_, validation_))
+    throw std::runtime_error("checkpoint: written by a run with another configuration or data");
+  const auto step = r.get<std::int64_t>();
+  const auto optimiser_steps = r.get<std::int64_t>();
+  std::vector<float> parameters(model_.parameters().size()), m(parameters.size()), v(parameters.size());
+  r.get_span(std::span<float>(parameters));
+  r.get_span(std::span<float>(m));
+  r.get_span(std::span<float>(v));
+  std::vector<StepRecord> records(r.get<std::uint64_t>());
+  for (auto& rec : records) {
+    rec.step = r.get<std::int64_t>();
+    rec.lr = r.get<double>(), rec.loss = r.get<double>(), rec.accuracy = r.get<double>(), rec.grad_norm = r.get<double>();
+    rec.norms.resize(r.get<std::uint64_t>());
+    for (auto& n : rec.norms) n.phi = r.get<double>(), n.jacobian = r.get<double>();
+  }
+  if (r.at != bytes.size()) throw std::runtime_error("checkpoint: trailing bytes");
+  std::copy(parameters.begin(), parameters.end(), model_.parameters().begin());
+  std::copy(m.begin(), m.end(), optimiser_.first_moment().begin());
+  std::copy(v.begin(), v.end(), optimiser_.second_moment().begin());
+  optimiser_.set_steps(optimiser_steps);
+  step_ = step;
+  records_ = std::move(records);
+}
+
+}  // namespace attnlab::train

@@ -1,0 +1,311 @@
+// The trainer's data and loop: IDX (gzip and plain) and CIFAR-10 readers and their errors, Debian's
+// Fashion-MNIST, padding, the split, epoch orders, batches; the optimiser's schedule; a run that learns,
+// resumes exactly from a saved state, does not depend on the thread count, and stops on a non-finite loss.
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/train/data.hpp>
+#include <attnlab/train/optim.hpp>
+#include <attnlab/train/trainer.hpp>
+
+#include "support.hpp"
+
+#include <omp.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace attnlab;
+using namespace attnlab::train;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / text("attnlab_train_", ::getpid(), "_", test::seed());
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string big_endian(std::uint32_t v) {
+  return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+}
+
+void write_file(const fs::path& path, const std::string& bytes, bool gzip) {
+  if (gzip) {
+    gzFile f = gzopen(path.c_str(), "wb");
+    gzwrite(f, bytes.data(), unsigned(bytes.size()));
+    gzclose(f);
+  } else {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+}
+
+// n images of h × w whose pixel (i, j) of image e is (e + 3i + j) mod 256, label e mod 10.
+std::pair<std::string, std::string> idx_files(std::uint32_t n, std::uint32_t h, std::uint32_t w) {
+  std::string images = big_endian(0x803) + big_endian(n) + big_endian(h) + big_endian(w), labels = big_endian(0x801) + big_endian(n);
+  for (std::uint32_t e = 0; e < n; ++e) {
+    labels += char(e % 10);
+    for (std::uint32_t i = 0; i < h; ++i)
+      for (std::uint32_t j = 0; j < w; ++j) images += char((e + 3 * i + j) % 256);
+  }
+  return {images, labels};
+}
+
+::testing::AssertionResult fails_with(const std::function<void()>& f, const std::string& words) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    if (std::string(e.what()).find(words) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "error '" << e.what() << "' lacks '" << words << "'";
+  }
+  return ::testing::AssertionFailure() << "no error";
+}
+
+}  // namespace
+
+TEST(TrainData, IdxReadsGzipAndPlainFiles) {
+  TempDir dir;
+  const auto [images, labels] = idx_files(12, 5, 4);
+  for (bool gzip : {true, false}) {
+    write_file(dir.path / "i", images, gzip);
+    write_file(dir.path / "l", labels, gzip);
+    const Dataset d = read_idx(dir.path / "i", dir.path / "l");
+    ASSERT_EQ(d.size(), 12);
+    EXPECT_EQ(d.height, 5);
+    EXPECT_EQ(d.width, 4);
+    EXPECT_EQ(d.labels[11], 1);
+    EXPECT_EQ(d.pixels[std::size_t(7 * 20 + 2 * 4 + 3)], (7 + 6 + 3) % 256);
+  }
+}
+
+TEST(TrainData, IdxErrorsNameTheFileAndTheProblem) {
+  TempDir dir;
+  const auto [images, labels] = idx_files(6, 3, 3);
+  write_file(dir.path / "l", labels, true);
+  write_file(dir.path / "bad_magic", big_endian(0x802) + images.substr(4), true);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "bad_magic", dir.path / "l"); }, "bad_magic: wrong magic"));
+  write_file(dir.path / "short", images.substr(0, images.size() - 5), true);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "short", dir.path / "l"); }, "short: truncated"));
+  write_file(dir.path / "corrupt", images, true);
+  {  // flip bytes in the deflate stream (past the 10-byte gzip header)
+    std::fstream f(dir.path / "corrupt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(20);
+    f.write("\xff\xff\xff\xff\xff\xff", 6);
+  }
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "corrupt", dir.path / "l"); }, "corrupt"));
+  const auto [more, more_labels] = idx_files(7, 3, 3);
+  write_file(dir.path / "seven", more, true);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "seven", dir.path / "l"); }, "7 images but"));
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "missing", dir.path / "l"); }, "missing: cannot open"));
+}
+
+// Debian's dataset-fashion-mnist (scripts/install-deps installs it): 60,000 + 10,000 images of 28 × 28,
+// ten balanced classes.
+TEST(TrainData, FashionMnistFromTheDebianPackage) {
+  const Dataset test_split = load_fashion_mnist(kFashionMnistDir, false);
+  ASSERT_EQ(test_split.size(), 10000);
+  EXPECT_EQ(test_split.height, 28);
+  EXPECT_EQ(test_split.width, 28);
+  std::vector<int> counts(10, 0);
+  for (int l : test_split.labels) ++counts[std::size_t(l)];
+  for (int c : counts) EXPECT_EQ(c, 1000);
+  EXPECT_EQ(load_fashion_mnist(kFashionMnistDir, true).size(), 60000);
+}
+
+TEST(TrainData, Cifar10RecordsAndTheirErrors) {
+  TempDir dir;
+  std::string bytes;
+  for (int r = 0; r < 3; ++r) {
+    bytes += char(r * 3);
+    for (int i = 0; i < 3072; ++i) bytes += char((r + i) % 251);
+  }
+  write_file(dir.path / "data_batch_1.bin", bytes, false);
+  const Dataset d = read_cifar10({dir.path / "data_batch_1.bin"});
+  ASSERT_EQ(d.size(), 3);
+  EXPECT_EQ(d.channels, 3);
+  EXPECT_EQ(d.labels[2], 6);
+  EXPECT_EQ(d.pixels[std::size_t(2 * 3072 + 1024 + 5)], (2 + 1024 + 5) % 251);  // image 2, green plane, pixel 5
+  write_file(dir.path / "cut.bin", bytes.substr(0, 5000), false);
+  EXPECT_TRUE(fails_with([&] { read_cifar10({dir.path / "cut.bin"}); }, "not a whole number"));
+  bytes[0] = char(12);
+  write_file(dir.path / "label.bin", bytes, false);
+  EXPECT_TRUE(fails_with([&] { read_cifar10({dir.path / "label.bin"}); }, "label 12"));
+}
+
+TEST(TrainData, PadCentresAndSplitPartitions) {
+  TempDir dir;
+  const auto [images, labels] = idx_files(40, 28, 28);
+  write_file(dir.path / "i", images, false);
+  write_file(dir.path / "l", labels, false);
+  const Dataset d = read_idx(dir.path / "i", dir.path / "l");
+  const Dataset p = pad(d, 32, 32);
+  EXPECT_EQ(p.pixels[std::size_t(3 * 1024 + (2 + 5) * 32 + 2 + 7)], d.pixels[std::size_t(3 * 784 + 5 * 28 + 7)]);
+  EXPECT_EQ(p.pixels[std::size_t(3 * 1024 + 1 * 32 + 10)], 0);
+  const auto [train, validation] = split(p, 10, test::seed());
+  EXPECT_EQ(train.size(), 30);
+  EXPECT_EQ(validation.size(), 10);
+  // Image e is identified by its first pixel (e mod 256, all distinct here).
+  std::multiset<int> seen;
+  for (const Dataset* part : {&train, &validation})
+    for (Index e = 0; e < part->size(); ++e) seen.insert(part->pixels[std::size_t(e * 1024 + 2 * 32 + 2)]);
+  std::multiset<int> all;
+  for (int e = 0; e < 40; ++e) all.insert(e);
+  EXPECT_EQ(seen, all);
+}
+
+TEST(TrainData, EpochOrdersArePermutationsThatChange) {
+  const auto a = epoch_order(100, test::seed(), 0), b = epoch_order(100, test::seed(), 1);
+  std::vector<Index> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<Index> identity(100);
+  std::iota(identity.begin(), identity.end(), Index{0});
+  EXPECT_EQ(sorted, identity);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, epoch_order(100, test::seed(), 0));
+}
+
+TEST(TrainData, BatchesNormaliseFlipAndCrop) {
+  Dataset d;
+  d.height = 4, d.width = 4;
+  for (int i = 0; i < 16; ++i) d.pixels.push_back(std::uint8_t(i * 10));
+  d.labels = {3};
+  const Normalisation n = Normalisation::of(d);
+  Matrix<double> plain, flipped;
+  std::vector<int> labels;
+  const std::vector<Index> one{0};
+  make_batch(d, std::span<const Index>(one), n, Augmentation{}, 1, 0, plain, labels);
+  EXPECT_EQ(labels[0], 3);
+  EXPECT_NEAR(plain.mean(), 0.0, 1e-12);
+  EXPECT_NEAR((plain.array() - plain.mean()).square().mean(), 1.0, 1e-12);
+  // Flip with probability ½ per (step, example): over 64 steps both outcomes occur, each a mirror or not.
+  int mirrored = 0;
+  for (long step = 0; step < 64; ++step) {
+    make_batch(d, std::span<const Index>(one), n, Augmentation{false, 0, true}, 1, step, flipped, labels);
+    const bool same = flipped == plain;
+    bool mirror = true;
+    for (Index i = 0; i < 4; ++i)
+      for (Index j = 0; j < 4; ++j) mirror = mirror && flipped(0, i * 4 + j) == plain(0, i * 4 + 3 - j);
+    EXPECT_TRUE(same != mirror);
+    mirrored += mirror;
+  }
+  EXPECT_GT(mirrored, 10);
+  EXPECT_LT(mirrored, 54);
+}
+
+TEST(TrainOptim, CosineScheduleWarmsUpAndDecays) {
+  const CosineSchedule s{1e-3, 1e-5, 10, 110};
+  EXPECT_DOUBLE_EQ(s.at(0), 1e-4);
+  EXPECT_DOUBLE_EQ(s.at(9), 1e-3);
+  EXPECT_DOUBLE_EQ(s.at(10), 1e-3);
+  EXPECT_NEAR(s.at(60), 1e-5 + 0.5 * (1e-3 - 1e-5), 1e-15);
+  EXPECT_DOUBLE_EQ(s.at(110), 1e-5);
+  EXPECT_TRUE(fails_with([] { CosineSchedule{1e-3, 0, 20, 10}.validate(); }, "warm-up"));
+}
+
+TEST(TrainOptim, ClippingScalesToTheMaximumNorm) {
+  std::vector<double> g{3, 4};
+  EXPECT_DOUBLE_EQ(clip_gradient_norm(std::span<double>(g), 1.0), 5.0);
+  EXPECT_NEAR(std::hypot(g[0], g[1]), 1.0, 1e-6);
+  std::vector<double> small{0.3, 0.4};
+  clip_gradient_norm(std::span<double>(small), 1.0);
+  EXPECT_EQ(small[0], 0.3);
+}
+
+namespace {
+
+// A learnable synthetic task on 8 × 8 images: class 1 when the left half is brighter than the right.
+Dataset halves(Index n, std::uint64_t key) {
+  Dataset d;
+  d.height = 8, d.width = 8, d.classes = 2;
+  MatrixD noise(n, 64);
+  fill_gaussian(noise, GaussianStream(test::seed(), key, 0, StreamTag::X), 40.0);
+  for (Index e = 0; e < n; ++e) {
+    const int label = int(e % 2);
+    d.labels.push_back(label);
+    for (Index i = 0; i < 8; ++i)
+      for (Index j = 0; j < 8; ++j) {
+        const double base = 128 + ((j < 4) == (label == 1) ? 40 : -40);
+        d.pixels.push_back(std::uint8_t(std::clamp(base + noise(e, i * 8 + j), 0.0, 255.0)));
+      }
+  }
+  return d;
+}
+
+TrainConfig tiny_run(long steps) {
+  TrainConfig c;
+  c.model = VitConfig::preset("micro");
+  c.model.image_h = 8, c.model.image_w = 8, c.model.patch_h = 4, c.model.patch_w = 2, c.model.classes = 2;
+  c.batch = 16, c.steps = steps, c.warmup = std::min(10L, steps), c.lr = 1e-2, c.min_lr = 1e-4, c.label_smoothing = 0.1;
+  c.augment.flip = false;
+  c.log_every = 2;
+  c.seed = test::seed();
+  return c;
+}
+
+}  // namespace
+
+TEST(TrainLoop, LearnsASeparableTask) {
+  Trainer t(tiny_run(120), halves(256, 1), halves(128, 2));
+  const double before = t.evaluate().accuracy;
+  while (!t.done()) t.train_step();
+  const Evaluation after = t.evaluate();
+  std::cout << "validation accuracy " << before << " -> " << after.accuracy << " (loss " << after.loss << ")\n";
+  EXPECT_GT(after.accuracy, 0.9);
+  EXPECT_LT(after.loss, std::log(2.0));
+  EXPECT_EQ(t.records().front().norms.size(), 2u);  // recorded on step 0 for both blocks
+  EXPECT_TRUE(t.records()[1].norms.empty());
+}
+
+TEST(TrainLoop, ResumedRunEndsWithTheSameWeightsAndRecords) {
+  Trainer straight(tiny_run(9), halves(64, 3), halves(32, 4));
+  while (!straight.done()) straight.train_step();
+  Trainer first(tiny_run(9), halves(64, 3), halves(32, 4));
+  for (int i = 0; i < 5; ++i) first.train_step();  // crosses an epoch boundary (4 steps per epoch)
+  const std::string state = first.save();
+  Trainer resumed(tiny_run(9), halves(64, 3), halves(32, 4));
+  resumed.restore(state);
+  EXPECT_EQ(resumed.step(), 5);
+  while (!resumed.done()) resumed.train_step();
+  EXPECT_TRUE(std::equal(straight.model().parameters().begin(), straight.model().parameters().end(),
+                         resumed.model().parameters().begin()));
+  ASSERT_EQ(straight.records().size(), resumed.records().size());
+  for (std::size_t i = 0; i < straight.records().size(); ++i) {
+    EXPECT_EQ(straight.records()[i].loss, resumed.records()[i].loss) << i;
+    EXPECT_EQ(straight.records()[i].grad_norm, resumed.records()[i].grad_norm) << i;
+  }
+  // A state from another configuration, a truncated one, and another magic are rejected.
+  Trainer other(tiny_run(10), halves(64, 3), halves(32, 4));
+  EXPECT_TRUE(fails_with([&] { other.restore(state); }, "another configuration"));
+  EXPECT_TRUE(fails_with([&] { resumed.restore(state.substr(0, state.size() - 3)); }, "truncated"));
+  EXPECT_TRUE(fails_with([&] { resumed.restore("x" + state.substr(1)); }, "magic"));
+}
+
+TEST(TrainLoop, SameNumbersForAnyThreadCount) {
+  std::vector<std::vector<float>> weights;
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Trainer t(tiny_run(4), halves(64, 5), halves(32, 6));
+    while (!t.done()) t.train_step();
+    weights.emplace_back(t.model().parameters().begin(), t.model().parameters().end());
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  EXPECT_TRUE(weights[0] == weights[1]);
+}
+
+TEST(TrainLoop, NonFiniteLossStopsAndNamesTheStep) {
+  Trainer t(tiny_run(5), halves(64, 7), halves(32, 8));
+  t.train_step();
+  const std::vector<float> before(t.model().parameters().begin(), t.model().parameters().end());
+  t.model().parameters()[0] = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(fails_with([&] { t.train_step(); }, "step 1: the loss is"));
+  EXPECT_EQ(t.step(), 1);
+  EXPECT_TRUE(std::equal(before.begin() + 1, before.end(), t.model().parameters().begin() + 1));
+}
