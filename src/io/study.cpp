@@ -278,7 +278,9 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
       if (!draw_png(f, options.out, warning)) ctx.warnings.push_back(warning);
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    auto meta = run_metadata(study.name, resolved_config(options, study.ensemble_flags), wall);
+    auto config = resolved_config(options, study.ensemble_flags);
+    config.update(output.config);
+    auto meta = run_metadata(study.name, config, wall);
     meta["warnings"] = ctx.warnings;
     meta["outputs"] = nlohmann::json::array({study.name + ".csv"});
     for (const auto& [name, content] : output.files) meta["outputs"].push_back(name);

@@ -89,20 +89,27 @@ StepRecord Trainer::train_step() {
   return r;
 }
 
-Evaluation Trainer::evaluate(Index batch) {
-  Evaluation e;
+Evaluation Trainer::evaluate(const Dataset& data, Index batch) {
+  if (data.channels != config_.model.channels || data.height != config_.model.image_h || data.width != config_.model.image_w)
+    throw std::invalid_argument("evaluate: the data's image shape differs from the model's");
+  Evaluation e{step_, 0, 0};
   std::vector<Index> indices;
-  for (Index start = 0; start < validation_.size(); start += batch) {
-    const Index count = std::min(batch, validation_.size() - start);
+  for (Index start = 0; start < data.size(); start += batch) {
+    const Index count = std::min(batch, data.size() - start);
     indices.resize(std::size_t(count));
     for (Index i = 0; i < count; ++i) indices[std::size_t(i)] = start + i;
-    make_batch(validation_, std::span<const Index>(indices), normalisation_, Augmentation{}, config_.seed, 0, images_, labels_);
+    make_batch(data, std::span<const Index>(indices), normalisation_, Augmentation{}, config_.seed, 0, images_, labels_);
     e.loss += model_.forward(images_, std::span<const int>(labels_), 0.0) * double(count);
     e.accuracy += accuracy_of(model_.logits(), labels_) * double(count);
   }
-  e.loss /= double(validation_.size());
-  e.accuracy /= double(validation_.size());
+  e.loss /= double(data.size());
+  e.accuracy /= double(data.size());
   return e;
+}
+
+const Evaluation& Trainer::record_validation() {
+  validations_.push_back(evaluate());
+  return validations_.back();
 }
 
 namespace {
@@ -177,6 +184,8 @@ std::string Trainer::save() const {
     w.put(std::uint64_t(r.norms.size()));
     for (const auto& n : r.norms) w.put(n.phi), w.put(n.jacobian);
   }
+  w.put(std::uint64_t(validations_.size()));
+  for (const auto& e : validations_) w.put(std::int64_t(e.step)), w.put(e.loss), w.put(e.accuracy);
   return w.bytes;
 }
 
@@ -200,6 +209,8 @@ void Trainer::restore(const std::string& bytes) {
     rec.norms.resize(r.get<std::uint64_t>());
     for (auto& n : rec.norms) n.phi = r.get<double>(), n.jacobian = r.get<double>();
   }
+  std::vector<Evaluation> validations(r.get<std::uint64_t>());
+  for (auto& e : validations) e.step = r.get<std::int64_t>(), e.loss = r.get<double>(), e.accuracy = r.get<double>();
   if (r.at != bytes.size()) throw std::runtime_error("checkpoint: trailing bytes");
   std::copy(parameters.begin(), parameters.end(), model_.parameters().begin());
   std::copy(m.begin(), m.end(), optimiser_.first_moment().begin());
@@ -207,6 +218,7 @@ void Trainer::restore(const std::string& bytes) {
   optimiser_.set_steps(optimiser_steps);
   step_ = step;
   records_ = std::move(records);
+  validations_ = std::move(validations);
 }
 
 }  // namespace attnlab::train

@@ -12,7 +12,7 @@ namespace {
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
 const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds",   "relu_scaling",
                                            "periodic_properties", "soft_spectral", "newton_pinv", "soft_complexity",
-                                           "verify"};
+                                           "verify", "train"};
 
 // --matrix @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{
@@ -111,6 +111,25 @@ std::vector<BadInput> bad_inputs() {
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
     cases.push_back({s, {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
   }
+  const std::string t = "train";
+  for (BadInput c : std::vector<BadInput>{
+           {t, {"--heads", "5"}, {"dim", "heads"}},
+           {t, {"--dim", "-4"}, {"dim"}},
+           {t, {"--patch", "5x5"}, {"patch", "tile"}},
+           {t, {"--patch", "4by4"}, {"patch"}},
+           {t, {"--model", "huge"}, {"model"}},
+           {t, {"--activation", "sinc"}, {"sinc"}},
+           {t, {"--data", "mnist"}, {"data"}},
+           {t, {"--data-dir", "/nonexistent"}, {"data-dir"}},
+           {t, {"--lr", "0"}, {"learning", "rate"}},
+           {t, {"--label-smoothing", "1"}, {"smoothing"}},
+           {t, {"--steps", "0"}, {"steps"}},
+           {t, {"--batch", "0"}, {"batch"}},
+           {t, {"--validation", "0"}, {"validation"}},
+           {t, {"--eval-every", "0"}, {"eval-every"}},
+           {t, {"--warmup", "-1"}, {"warm-up"}},
+       })
+    cases.push_back(c);
   return cases;
 }
 

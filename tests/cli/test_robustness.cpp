@@ -115,4 +115,53 @@ TEST(Robustness, KilledVerifyResumesToTheUninterruptedCsv) {
   EXPECT_FALSE(fs::exists(killed / ".partial")) << "the checkpoint outlived a finished run";
 }
 
+// The trainer: killed after its first checkpoint, a rerun resumes and ends with the CSV of an uninterrupted run.
+std::vector<std::string> train_args(const fs::path& out, const std::string& steps, const std::string& checkpoint_every = "2") {
+  return {"--quick", "--model", "micro", "--steps", steps, "--checkpoint-every", checkpoint_every, "--seed", "3", "--out", out.string()};
+}
+
+TEST(Robustness, KilledTrainingResumesToTheUninterruptedCsv) {
+  const ScratchDir dir("train_resume");
+  const auto killed = dir / "killed", reference = dir / "reference";
+  const auto state = killed / ".partial" / "train.state";
+  Child child("train", train_args(killed, "20"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (child.running() && !fs::exists(state) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  child.kill(SIGKILL);
+  const auto r = child.wait();
+  ASSERT_EQ(r.signal, SIGKILL) << "train finished before its first checkpoint could be seen: " << r.err;
+  ASSERT_TRUE(fs::exists(state));
+  EXPECT_FALSE(fs::exists(killed / "train.csv"));
+
+  const auto resumed = run("train", train_args(killed, "20"));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("train: resumed at step "), std::string::npos) << resumed.err;
+  const auto full = run("train", train_args(reference, "20"));
+  ASSERT_EQ(full.code, 0) << full.err;
+  EXPECT_FALSE(slurp(reference / "train.csv").empty());
+  EXPECT_TRUE(slurp(killed / "train.csv") == slurp(reference / "train.csv")) << "the resumed run's train.csv differs";
+  EXPECT_FALSE(fs::exists(state)) << "the state outlived a finished run";
+  // A state left by another configuration is not silently reused.
+  fs::create_directories(state.parent_path());
+  fs::copy_file(dir / "reference" / "train.csv", state);
+  const auto other = run("train", train_args(killed, "20"));
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.err.find("train.state: checkpoint: not a ViT training state"), std::string::npos) << other.err;
+}
+
+// A diverging run stops with one line naming the step and keeps the last good checkpoint.
+TEST(Robustness, NonFiniteLossStopsTrainingAndKeepsTheCheckpoint) {
+  const ScratchDir dir("train_nan");
+  auto args = train_args(dir / "out", "20", "1");
+  args.insert(args.end(), {"--lr", "1e30", "--warmup", "0", "--clip", "0"});
+  const auto r = run("train", args);
+  EXPECT_EQ(r.code, 1) << r.err;
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("train: error: step "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": the loss is "), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / ".partial" / "train.state"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "train.csv"));
+}
+
 }  // namespace

@@ -266,9 +266,13 @@ TEST(TrainLoop, LearnsASeparableTask) {
 
 TEST(TrainLoop, ResumedRunEndsWithTheSameWeightsAndRecords) {
   Trainer straight(tiny_run(9), halves(64, 3), halves(32, 4));
-  while (!straight.done()) straight.train_step();
+  while (!straight.done()) {
+    straight.train_step();
+    if (straight.step() == 5) straight.record_validation();
+  }
   Trainer first(tiny_run(9), halves(64, 3), halves(32, 4));
   for (int i = 0; i < 5; ++i) first.train_step();  // crosses an epoch boundary (4 steps per epoch)
+  first.record_validation();
   const std::string state = first.save();
   Trainer resumed(tiny_run(9), halves(64, 3), halves(32, 4));
   resumed.restore(state);
@@ -281,6 +285,9 @@ TEST(TrainLoop, ResumedRunEndsWithTheSameWeightsAndRecords) {
     EXPECT_EQ(straight.records()[i].loss, resumed.records()[i].loss) << i;
     EXPECT_EQ(straight.records()[i].grad_norm, resumed.records()[i].grad_norm) << i;
   }
+  ASSERT_EQ(resumed.validations().size(), 1u);
+  EXPECT_EQ(resumed.validations()[0].step, 5);
+  EXPECT_EQ(resumed.validations()[0].loss, straight.validations()[0].loss);
   // A state from another configuration, a truncated one, and another magic are rejected.
   Trainer other(tiny_run(10), halves(64, 3), halves(32, 4));
   EXPECT_TRUE(fails_with([&] { other.restore(state); }, "another configuration"));

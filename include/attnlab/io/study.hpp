@@ -54,6 +54,7 @@ struct StudyOutput {
   std::vector<ResultRow> rows;
   std::vector<Figure> figures;
   std::vector<std::pair<std::string, std::string>> files;  // extra outputs: name, content
+  nlohmann::json config = nlohmann::json::object();         // study-specific settings, merged into <study>.json
 };
 
 struct StudyDefinition {

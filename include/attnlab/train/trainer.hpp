@@ -31,6 +31,7 @@ struct StepRecord {
 };
 
 struct Evaluation {
+  long step = 0;  // the number of training steps taken before it
   double loss = 0, accuracy = 0;
 };
 
@@ -44,13 +45,18 @@ class Trainer {
   // One optimisation step; throws std::runtime_error naming the step on a non-finite loss or gradient,
   // leaving the parameters of the previous step untouched.
   StepRecord train_step();
-  Evaluation evaluate(Index batch = 256);
+  // Mean loss (no label smoothing) and accuracy on `data` (default: the validation set), in batches.
+  Evaluation evaluate(const Dataset& data, Index batch = 256);
+  Evaluation evaluate() { return evaluate(validation_); }
+  // Evaluates the validation set and keeps the result with the run's records (and its state).
+  const Evaluation& record_validation();
 
   // The run's state (step, parameters, optimiser moments, records so far) with a magic number, a version
   // and a fingerprint of the configuration; restore() rejects a state from another configuration.
   std::string save() const;
   void restore(const std::string& bytes);
   const std::vector<StepRecord>& records() const { return records_; }
+  const std::vector<Evaluation>& validations() const { return validations_; }
   Vit<float>& model() { return model_; }
 
  private:
@@ -64,6 +70,7 @@ class Trainer {
   std::vector<Index> order_;
   long order_epoch_ = -1;
   std::vector<StepRecord> records_;
+  std::vector<Evaluation> validations_;
   Matrix<float> images_;
   std::vector<int> labels_;
 };
