@@ -111,6 +111,12 @@ void gelu_backward(const Matrix<T>& dy, const Matrix<T>& x, Matrix<T>& dx) {
 
 namespace {
 
+// Below this many multiply-adds per pass a thread team costs more than it saves (and, on a loaded machine,
+// a time slice per region).
+bool worth_threads(const AttentionShape& s) {
+  return !omp_in_parallel() && s.batch > 1 && double(s.batch) * double(s.tokens) * double(s.tokens) * double(s.dim) > 2e5;
+}
+
 void check_attention_shape(const AttentionShape& s, Index rows, Index cols, const char* what) {
   if (s.dim % s.heads != 0) throw std::invalid_argument(text("attention: dim ", s.dim, " is not divisible by ", s.heads, " heads"));
   if (rows != s.batch * s.tokens || cols != 3 * s.dim)
@@ -130,7 +136,7 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
   if (activation.transforms.qk_layernorm) {
     cache.q_rstd.resize(B * N * H);
     cache.k_rstd.resize(B * N * H);
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+#pragma omp parallel for schedule(static) if (worth_threads(s))
     for (Index r = 0; r < B * N; ++r)
       for (Index h = 0; h < H; ++h) {
         auto q = cache.q.row(r).segment(h * dh, dh);
@@ -143,7 +149,7 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
   cache.phi.resize(B * H * N, N);
   out.resize(B * N, D);
   std::vector<AttentionNormSums> per_image(static_cast<std::size_t>(B));
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+#pragma omp parallel for schedule(static) if (worth_threads(s))
   for (Index b = 0; b < B; ++b) {
     thread_local RowJacobian J;
     thread_local VectorD x, y;
@@ -183,7 +189,7 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
   Matrix<T> dq(B * N, D), dk(B * N, D);
   dqkv.resize(B * N, 3 * D);
   std::vector<double> dtheta_per_image(static_cast<std::size_t>(B), 0.0);
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+#pragma omp parallel for schedule(static) if (worth_threads(s))
   for (Index b = 0; b < B; ++b) {
     thread_local RowJacobian J;
     thread_local VectorD x, y, t, g, h_value;
@@ -211,7 +217,7 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
     }
   }
   if (activation.transforms.qk_layernorm) {
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && B > 1)
+#pragma omp parallel for schedule(static) if (worth_threads(s))
     for (Index r = 0; r < B * N; ++r)
       for (Index h = 0; h < H; ++h) {
         auto gq = dq.row(r).segment(h * dh, dh);

@@ -1,0 +1,49 @@
+// One ViT training step (forward, backward, gradient clipping, AdamW) in float on a fixed synthetic batch:
+//   BM_train_step/config:0   D = 64, depth 2, 2 heads, MLP 256, 32×32×1 images, 4×4 patches (N = 64), batch 64
+//   BM_train_step/config:1   vit-tiny (D = 192, depth 12, 3 heads, MLP 768), 4×4 patches, batch 32
+// softmax attention; items/s = images/s. scripts/bench-train-vs-torch runs the same steps in PyTorch.
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/train/optim.hpp>
+#include <attnlab/train/vit.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+using namespace attnlab;
+using namespace attnlab::train;
+
+namespace {
+
+struct BenchConfig {
+  const char* preset;
+  Index batch;
+};
+constexpr BenchConfig kConfigs[] = {{"small", 64}, {"vit-tiny", 32}};
+
+void BM_train_step(benchmark::State& state) {
+  const BenchConfig& bc = kConfigs[state.range(0)];
+  VitConfig c = VitConfig::preset(bc.preset);
+  Vit<float> model(c);
+  model.init(1);
+  const Index n = static_cast<Index>(model.parameters().size());
+  AdamW<float> optimiser(n, weight_decay_mask(model.tensors(), n), AdamWOptions{});
+  Matrix<float> images(bc.batch, c.pixels());
+  fill_gaussian(images, GaussianStream(1, 2, 0, StreamTag::X), 1.0);
+  std::vector<int> labels(static_cast<std::size_t>(bc.batch));
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = int(i % 10);
+  for (auto _ : state) {
+    model.zero_grad();
+    benchmark::DoNotOptimize(model.forward(images, std::span<const int>(labels), 0.0));
+    model.backward();
+    clip_gradient_norm(model.gradients(), 1.0);
+    optimiser.step(model.parameters(), model.gradients(), 1e-4);
+  }
+  state.SetItemsProcessed(state.iterations() * bc.batch);
+  state.SetLabel(bc.preset);
+}
+BENCHMARK(BM_train_step)->ArgName("config")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
