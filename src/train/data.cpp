@@ -26,7 +26,7 @@ std::vector<std::uint8_t> read_bytes(const std::filesystem::path& path) {
   int got = 0;
   while ((got = gzread(f, buffer, sizeof buffer)) > 0) out.insert(out.end(), buffer, buffer + got);
   int error = Z_OK;
-  const char* message = gzerror(f, &error);
+  const std::string message = gzerror(f, &error);  // a copy: the text lives in f, freed by gzclose
   gzclose(f);
   if (got < 0 || (error != Z_OK && error != Z_STREAM_END))
     throw std::runtime_error(text(path.string(), ": corrupt gzip stream (", message, ")"));
