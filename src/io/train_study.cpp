@@ -4,6 +4,7 @@
 #include <attnlab/mc/statistics.hpp>
 #include <attnlab/train/trainer.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -113,8 +114,8 @@ ResultRow row(const train::TrainConfig& c, const std::string& quantity, long ste
   r.study = "train";
   r.quantity = quantity;
   r.activation = c.model.activation.label();
-  r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim(), r.p = c.model.activation.p;
-  r.k = c.model.activation.k.str();
+  r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim();
+  if (find_activation(c.model.activation.name).uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k.str();
   r.trials = 1;
   r.value = estimate(std::vector<double>{value});
   extra.insert(extra.begin(), {"step", text(step)});
@@ -210,7 +211,7 @@ StudyDefinition train_study() {
   };
   s.validate = [flags](const StudyOptions& o) {
     if (o.quick) {  // a CI-sized run: every stage, little compute
-      flags->steps = std::min(flags->steps, 20L), flags->warmup = std::min(flags->warmup, 5L);
+      flags->steps = std::min(flags->steps, 20L), flags->warmup = std::min({flags->warmup, 5L, flags->steps});
       flags->train_limit = flags->train_limit > 0 ? flags->train_limit : 2000;
       flags->test_limit = 1000;
       flags->validation = std::min<Index>(flags->validation, 200);
