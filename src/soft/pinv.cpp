@@ -4,7 +4,6 @@
 #include <attnlab/soft/pinv.hpp>
 #include <attnlab/soft/spectral.hpp>
 
-
 #include <cmath>
 #include <stdexcept>
 

@@ -14,7 +14,7 @@ namespace attnlab {
 // newton_beta: α = 2βⁿ/‖A‖₁², β = 1/2, n the smallest with ‖I − αA‖₁ ≤ 1 (SOFT §3.3);
 // released: the released code's α = 1.8/‖A‖∞² on A + 0.01 I, 20 iterations;
 // nystromformer: Z_0 = Aᵀ/(‖A‖₁‖A‖∞), Z ← ¼ Z(13I − AZ(15I − AZ(7I − AZ))), 6 iterations;
-// svd: the dense reference (singular values below max(m, n)·ε·σ₁ count as zero).
+// svd: the dense reference, dense_pinv (singular values below max(m, n)·ε·σ₁ count as zero).
 enum class PinvMethod { svd, newton, newton_beta, released, nystromformer };
 PinvMethod parse_pinv_method(const std::string& s);
 std::string to_string(PinvMethod m);
