@@ -29,11 +29,21 @@ std::string fingerprint(const TrainConfig& c) {
               c.augment.crop_padding, ":flip=", c.augment.flip, ":seed=", c.seed, ":logevery=", c.log_every);
 }
 
+namespace {
+
+// The configuration, once it has passed validation: the members built from it come after.
+const TrainConfig& validated(const TrainConfig& config) {
+  config.validate();
+  return config;
+}
+
+}  // namespace
+
 Trainer::Trainer(const TrainConfig& config, Dataset train, Dataset validation)
-    : config_(config),
+    : config_(validated(config)),
       train_(std::move(train)),
       validation_(std::move(validation)),
-      normalisation_((config.validate(), Normalisation::of(train_))),
+      normalisation_(Normalisation::of(train_)),
       model_(config.model),
       optimiser_(static_cast<Index>(model_.parameters().size()),
                  weight_decay_mask(model_.tensors(), static_cast<Index>(model_.parameters().size())),

@@ -380,18 +380,27 @@ TEST(VitParity, MatchesPyTorch) {
   EXPECT_TRUE(softmax && elementwise) << "the fixture should cover softmax and an elementwise activation";
 }
 
+namespace {
+
+// A corrupted copy of the fixture must be refused with an error naming `word`.
+void expect_rejected(const std::vector<char>& bytes, const std::string& word, const std::string& what) {
+  const TempFixture copy(bytes);
+  try {
+    read_fixture(copy.path);
+    ADD_FAILURE() << "a fixture " << what << " was accepted";
+  } catch (const std::runtime_error& e) {
+    std::cout << "[ rejected ] " << e.what() << "\n";
+    EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
 TEST(VitParity, RejectsBadMagic) {
   std::vector<char> bytes = file_bytes(kFixture);
   ASSERT_GE(bytes.size(), 12u) << kFixture;
   bytes[0] ^= 0x5a;
-  const TempFixture copy(bytes);
-  try {
-    read_fixture(copy.path);
-    FAIL() << "a fixture with a corrupted magic was accepted";
-  } catch (const std::runtime_error& e) {
-    std::cout << "[ rejected ] " << e.what() << "\n";
-    EXPECT_NE(std::string(e.what()).find("bad magic"), std::string::npos) << e.what();
-  }
+  expect_rejected(bytes, "bad magic", "with a corrupted magic");
 }
 
 TEST(VitParity, RejectsOtherVersion) {
@@ -399,27 +408,13 @@ TEST(VitParity, RejectsOtherVersion) {
   ASSERT_GE(bytes.size(), 12u) << kFixture;
   const std::uint32_t version = kVersion + 1;
   std::memcpy(bytes.data() + 8, &version, sizeof version);
-  const TempFixture copy(bytes);
-  try {
-    read_fixture(copy.path);
-    FAIL() << "a fixture of another version was accepted";
-  } catch (const std::runtime_error& e) {
-    std::cout << "[ rejected ] " << e.what() << "\n";
-    EXPECT_NE(std::string(e.what()).find("version"), std::string::npos) << e.what();
-  }
+  expect_rejected(bytes, "version", "of another version");
 }
 
 TEST(VitParity, RejectsTruncatedFile) {
-  std::vector<char> bytes = file_bytes(kFixture);
+  const std::vector<char> bytes = file_bytes(kFixture);
   ASSERT_GE(bytes.size(), 12u) << kFixture;
-  for (const std::size_t keep : {bytes.size() - 1, bytes.size() / 2, std::size_t(40), std::size_t(10)}) {
-    const TempFixture copy(std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
-    try {
-      read_fixture(copy.path);
-      ADD_FAILURE() << "a fixture cut to " << keep << " bytes was accepted";
-    } catch (const std::runtime_error& e) {
-      std::cout << "[ rejected ] " << e.what() << "\n";
-      EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
-    }
-  }
+  for (const std::size_t keep : {bytes.size() - 1, bytes.size() / 2, std::size_t(40), std::size_t(10)})
+    expect_rejected(std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)), "truncated",
+                    "cut to " + std::to_string(keep) + " bytes");
 }
