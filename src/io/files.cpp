@@ -6,10 +6,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
 namespace attnlab::io {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 void write_atomically(const std::filesystem::path& path, const std::string& content) {
   const auto tmp = path.string() + text(".tmp.", ::getpid());

@@ -5,6 +5,7 @@
 #include <attnlab/io/report.hpp>
 #include <attnlab/io/study.hpp>
 #include <attnlab/io/table.hpp>
+#include <attnlab/io/training_sweep.hpp>
 #include <attnlab/mc/sweep.hpp>
 #include <attnlab/theory/claims.hpp>
 
@@ -58,12 +59,25 @@ std::vector<ActivationSpec> StudyOptions::activation_specs() const {
   return specs;
 }
 
+bool StudyOptions::was_given(const std::string& flag) const {
+  return std::find(given.begin(), given.end(), flag) != given.end();
+}
+
 std::uint32_t StudyOptions::trials_or(std::uint32_t full, std::uint32_t quick_default) const {
   if (trials > 0) return static_cast<std::uint32_t>(trials);
   return quick ? quick_default : full;
 }
 
 namespace {
+
+// `word` as one shell word: quoted when it holds anything but plain characters.
+std::string shell_word(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+^") == std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 nlohmann::json resolved_config(const StudyOptions& o, bool ensemble) {
   nlohmann::json j{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
@@ -229,8 +243,12 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
         args.insert(args.begin(), extra.begin(), extra.end());
       }
     }
+    options.command = argv[0];
+    for (int i = 1; i < argc; ++i) options.command += " " + shell_word(argv[i]);
     std::reverse(args.begin(), args.end());
     app.parse(args);
+    for (const auto* option : app.get_options())
+      if (option->count() > 0) options.given.push_back(option->get_name());
     if (options.quick && study.ensemble_flags) {
       const auto use_quick = [&](const char* flag, auto& value, const auto& quick) {
         if (app.count(flag) == 0 && !quick.empty()) value = quick;
@@ -281,6 +299,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     auto config = resolved_config(options, study.ensemble_flags);
     config.update(output.config);
     auto meta = run_metadata(study.name, config, wall);
+    meta["command"] = options.command;
     meta["warnings"] = ctx.warnings;
     meta["outputs"] = nlohmann::json::array({study.name + ".csv"});
     for (const auto& [name, content] : output.files) meta["outputs"].push_back(name);
@@ -305,8 +324,21 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
              return p == id || (p.ends_with('.') && id.starts_with(p));
            });
   };
-  study.add_flags = [ids, soft, soft_flags](CLI::App& app) {
+  struct TrainingSource {
+    std::filesystem::path results = "results";
+    bool retrain = false;
+  };
+  auto training = std::make_shared<TrainingSource>();
+  const bool training_flags = patterns.empty();
+  study.add_flags = [ids, soft, soft_flags, training, training_flags](CLI::App& app) {
     app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
+    if (training_flags) {
+      app.add_option("--training-results", training->results,
+                     "folder of the training sweeps' CSVs the training claims read (the committed full runs)")
+          ->capture_default_str();
+      app.add_flag("--retrain", training->retrain,
+                   "train the sweeps (quick budget with --quick) into --out instead of reading --training-results");
+    }
     if (!soft_flags) return;
     app.add_option("--n", soft->n, "tokens (a square number for grid tokens)")->capture_default_str();
     app.add_option("--d", soft->d, "head dimension")->capture_default_str();
@@ -329,10 +361,21 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     soft->validate();
     soft->load_matrix();
   };
-  study.run = [ids, soft, matches, name = study.name](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, name = study.name](const StudyOptions& o, StudyContext& ctx) {
     ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
                         [&](const std::string& label) { return ctx.progress->task(label); }};
     claims.soft = *soft;
+    std::map<std::string, std::vector<ResultRow>> sweeps;  // each read or trained once
+    claims.training_rows = [&](const std::string& sweep) {
+      if (const auto it = sweeps.find(sweep); it != sweeps.end()) return it->second;
+      const auto csv = training->results / (sweep + ".csv");
+      auto& rows = sweeps[sweep];
+      if (training->retrain)
+        rows = retrain_sweep(sweep, o, ctx);
+      else if (std::filesystem::exists(csv))
+        rows = rows_from_csv(read_file(csv), csv.string());
+      return rows;
+    };
     std::vector<CheckedClaim> checked;
     for (const auto& claim : claim_registry().all()) {
       const bool chosen = ids->empty() ? matches(claim.id) : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
@@ -359,6 +402,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     }
     summary.series.push_back(ratio);
     out.figures.insert(out.figures.begin(), summary);
+    if (training->retrain)
+      for (const auto& [sweep, rows] : sweeps) out.files.push_back({sweep + ".csv", to_csv(rows)});
     out.files.push_back({"claims.csv", claims_csv(checked)});
     const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
     out.files.push_back({"report.md", report_markdown(checked, run)});

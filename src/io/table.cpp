@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace attnlab::io {
 namespace {
@@ -47,6 +48,74 @@ std::string to_csv(const std::vector<ResultRow>& rows) {
     out += line + "\n";
   }
   return out;
+}
+
+namespace {
+
+// The fields of one CSV record starting at `pos` (quotes as csv_field writes them); advances past its newline.
+std::vector<std::string> csv_record(const std::string& csv, std::size_t& pos) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (; pos < csv.size(); ++pos) {
+    const char c = csv[pos];
+    if (quoted) {
+      if (c == '"' && pos + 1 < csv.size() && csv[pos + 1] == '"') fields.back() += '"', ++pos;
+      else if (c == '"') quoted = false;
+      else fields.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c == '\n') {
+      ++pos;
+      break;
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& source) {
+  std::size_t pos = 0;
+  const auto header = csv_record(csv, pos);
+  const auto column = [&](const std::string& name) -> std::size_t {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw std::runtime_error(text(source, ": no column '", name, "'"));
+    return std::size_t(it - header.begin());
+  };
+  const std::size_t study = column("study"), quantity = column("quantity"), activation = column("activation"),
+                    convention = column("convention"), precision = column("precision"), N = column("N"),
+                    D = column("D"), d = column("d"), p = column("p"), k = column("k"), sigma_x = column("sigma_x"),
+                    sigma_t = column("sigma_t"), trials = column("trials"), mean = column("mean"), se = column("se"),
+                    ci_lo = column("ci_lo"), ci_hi = column("ci_hi"), count = column("count"),
+                    nonfinite = column("nonfinite"), first_extra = column("status") + 1;
+  std::vector<ResultRow> rows;
+  for (int line = 2; pos < csv.size(); ++line) {
+    const auto f = csv_record(csv, pos);
+    if (f.size() != header.size())
+      throw std::runtime_error(text(source, ": line ", line, " has ", f.size(), " fields, the header ", header.size()));
+    const auto number = [&](std::size_t i) {
+      try {
+        return f[i].empty() ? std::nan("") : std::stod(f[i]);
+      } catch (const std::logic_error&) {
+        throw std::runtime_error(text(source, ": line ", line, ": '", f[i], "' in column ", header[i], " is not a number"));
+      }
+    };
+    const auto integer = [&](std::size_t i) { return f[i].empty() ? std::int64_t{0} : std::int64_t(number(i)); };
+    ResultRow r;
+    r.study = f[study], r.quantity = f[quantity], r.activation = f[activation];
+    r.convention = f[convention], r.precision = f[precision];
+    r.N = integer(N), r.D = integer(D), r.d = integer(d), r.p = int(integer(p)), r.k = f[k];
+    r.sigma_x = number(sigma_x), r.sigma_t = number(sigma_t), r.trials = integer(trials);
+    r.value = {integer(count), integer(nonfinite), number(mean), number(se), number(ci_lo), number(ci_hi)};
+    for (std::size_t i = first_extra; i < f.size(); ++i)
+      if (!f[i].empty()) r.extra.push_back({header[i], f[i]});
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 nlohmann::json to_json(const ResultRow& r) {

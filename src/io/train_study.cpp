@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -164,11 +163,6 @@ StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const 
   norms.series.insert(norms.series.end(), jacobian.begin(), jacobian.end());
   out.figures = {loss, accuracy, norms};
   return out;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace

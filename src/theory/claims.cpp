@@ -29,6 +29,7 @@ const ClaimRegistry& claim_registry() {
     register_relu_claims(r);
     register_periodic_claims(r);
     register_soft_claims(r);
+    register_training_claims(r);
     return r;
   }();
   return registry;

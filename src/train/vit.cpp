@@ -150,7 +150,7 @@ void Vit<T>::init(std::uint64_t seed) {
     } else if (t.name == "cls_token") {
       GaussianStream(seed, key, 0, StreamTag::A).fill(values, 1e-6);
     } else if (t.name == "pos_embed" || (ends_with(t.name, ".weight") && t.rows > 1)) {
-      GaussianStream(seed, key, 0, StreamTag::A).fill(values, 0.02);
+      GaussianStream(seed, key, 0, StreamTag::A).fill(values, kInitWeightStd);
     } else if (ends_with(t.name, "norm1.weight") || ends_with(t.name, "norm2.weight") || t.name == "norm.weight") {
       std::fill(values.begin(), values.end(), T(1));
     } else if (ends_with(t.name, "attn.scale")) {

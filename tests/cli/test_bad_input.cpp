@@ -12,7 +12,8 @@ namespace {
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
 const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds",   "relu_scaling",
                                            "periodic_properties", "soft_spectral", "newton_pinv", "soft_complexity",
-                                           "verify", "train"};
+                                           "verify", "train", "k_sweep", "activation_table", "training_norms",
+                                           "alpha_sweep"};
 
 // --matrix @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{
@@ -111,6 +112,21 @@ std::vector<BadInput> bad_inputs() {
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
     cases.push_back({s, {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
   }
+  for (BadInput c : std::vector<BadInput>{
+           {"k_sweep", {"--N", "12"}, {"N"}},
+           {"k_sweep", {"--N", "2048"}, {"N"}},
+           {"k_sweep", {"--k", "0"}, {"k"}},
+           {"k_sweep", {"--seeds", "0"}, {"seeds"}},
+           {"k_sweep", {"--train-limit", "500", "--validation", "700"}, {"validation", "train-limit"}},
+           {"activation_table", {"--activation", "x^q"}, {"activation", "x^q"}},
+           {"activation_table", {"--activation", "softmax/L"}, {"activation", "softmax/L"}},
+           {"activation_table", {"--depth", "0"}, {"depth"}},
+           {"alpha_sweep", {"--h", "sinc"}, {"sinc"}},
+           {"alpha_sweep", {"--alpha", "-1"}, {"alpha"}},
+           {"training_norms", {"--data-dir", "/nonexistent"}, {"data-dir"}},
+           {"training_norms", {"--heads", "3"}, {"dim", "heads"}},
+       })
+    cases.push_back(c);
   const std::string t = "train";
   for (BadInput c : std::vector<BadInput>{
            {t, {"--heads", "5"}, {"dim", "heads"}},

@@ -5,6 +5,8 @@
 
 namespace attnlab::io {
 
+// The whole file as bytes (empty when it cannot be read).
+std::string read_file(const std::filesystem::path& path);
 void write_atomically(const std::filesystem::path& path, const std::string& content);
 
 // Creates `dir` if needed and proves it writable; throws std::invalid_argument naming --out.

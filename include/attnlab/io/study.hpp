@@ -36,6 +36,10 @@ struct StudyOptions {
   std::vector<std::string> activations;
   std::string convention = "inside";
   std::string precision = "double";
+  // Filled by run_study: the command line as typed, and the flags it set (e.g. "--N").
+  std::string command;
+  std::vector<std::string> given;
+  bool was_given(const std::string& flag) const;
 
   // Every (N, D, d) of the grid as an ensemble.
   std::vector<EnsembleSpec> ensembles() const;
@@ -63,9 +67,9 @@ struct StudyDefinition {
   bool ensemble_flags = true;  // --N --D --d --p --k --sigma-x --sigma-t --activation ...
   StudyOptions defaults{};
   StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
-  std::function<void(CLI::App&)> add_flags;              // study-specific flags
-  std::function<void(const StudyOptions&)> validate;     // throws std::invalid_argument
-  std::function<StudyOutput(const StudyOptions&, StudyContext&)> run;
+  std::function<void(CLI::App&)> add_flags{};           // study-specific flags
+  std::function<void(const StudyOptions&)> validate{};  // throws std::invalid_argument
+  std::function<StudyOutput(const StudyOptions&, StudyContext&)> run{};
 };
 
 // A study that sweeps the ensemble grid (N, D, d) × activations and keeps `quantities`,
@@ -77,6 +81,8 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
 // all claims when empty), or the ones named by --claims. Writes, besides <name>.csv of the evidence,
 // claims.csv, report.md and each claim's figures; <name>.png plots measured/claimed per claim.
 // `soft_flags` adds the SOFT inputs (--n --d --m --sampler --tokens --tolerance --max-iterations).
+// The training claims read <--training-results>/<sweep>.csv (default results/, the committed full runs), or
+// with --retrain train their sweeps (quick or full) into <out>.
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
                              bool soft_flags = false);
 

@@ -13,6 +13,8 @@ namespace attnlab::io {
 std::string to_csv(const std::vector<ResultRow>& rows);
 std::string csv_field(const std::string& s);
 
+// The rows of a CSV written by to_csv (`source` names it in errors: std::runtime_error with the line).
+std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& source);
 nlohmann::json to_json(const ResultRow& row);
 ResultRow row_from_json(const nlohmann::json& j);
 

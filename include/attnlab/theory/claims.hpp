@@ -40,6 +40,10 @@ struct ClaimContext {
   ResultCache* cache = nullptr;   // finished configurations (resume and sharing between claims)
   std::function<ProgressFn(const std::string& label)> progress;  // may be empty
   SoftOptions soft{};
+  // The rows of a finished training sweep by its study name (k_sweep, activation_table, training_norms,
+  // alpha_sweep), empty when there are none: val_accuracy per point with extras seed and validation (images),
+  // alpha_sweep's h and alpha, training_norms' phi_fro and jacobian_fro with step, layer and weight_std.
+  std::function<std::vector<ResultRow>(const std::string& sweep)> training_rows{};
 
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
   ProgressFn progress_for(const std::string& label) const { return progress ? progress(label) : ProgressFn{}; }
@@ -77,5 +81,6 @@ void register_poly_claims(ClaimRegistry& registry);
 void register_relu_claims(ClaimRegistry& registry);
 void register_periodic_claims(ClaimRegistry& registry);
 void register_soft_claims(ClaimRegistry& registry);
+void register_training_claims(ClaimRegistry& registry);
 
 }  // namespace attnlab

@@ -59,6 +59,9 @@ struct VitTensors {
   T *norm_w, *norm_b, *head_w, *head_b;
 };
 
+// The standard deviation of timm's initial Linear weights (and so of Q and K at step 0).
+inline constexpr double kInitWeightStd = 0.02;
+
 // Per block, ‖ϕ(S)‖_F and the Frobenius norm of ϕ's Jacobian wrt its logits, averaged over images and heads.
 struct LayerNorms {
   double phi = 0, jacobian = 0;

@@ -1,0 +1,27 @@
+#pragma once
+// Training sweeps: grids of whole ViT training runs on Fashion-MNIST ("points"), each judged by the training
+// claims it feeds. k_sweep (poly.k_vs_N), activation_table (poly.table1, poly.scales_table, poly.high_p),
+// training_norms (poly.train_norms, poly.iid_at_init) and alpha_sweep (relu.alpha_sweep).
+//
+// Every finished point is written atomically to <out>/.partial/<sweep>/<key>.json, so a killed run loses at
+// most the points in progress and a rerun (or a rerun after the outputs exist) trains nothing twice. Several
+// processes may run the same command on one machine: each claims a point with an exclusive claim file before
+// training it, skips points claimed by live processes, takes over those of dead ones, and waits for the rest,
+// so every process ends by writing the same outputs.
+#include <attnlab/io/study.hpp>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::io {
+
+const std::vector<std::string>& training_sweep_names();
+
+// The study binary of sweep `name` (one of training_sweep_names()).
+StudyDefinition training_sweep_study(const std::string& name);
+
+// Trains (or resumes) sweep `name` on its default grid and budget (quick or full, as `options`) with its points
+// under <options.out>/.partial/<name>/, and returns its rows: verify --retrain.
+std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx);
+
+}  // namespace attnlab::io

@@ -1,0 +1,156 @@
+// The training sweeps as a user runs them: outputs and verdicts in quick mode, a killed sweep resuming to the
+// uninterrupted CSV, two processes sharing one sweep, and verify reading (or retraining) the sweeps.
+#include "cli_support.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <regex>
+#include <thread>
+
+using namespace attnlab::test::cli;
+
+namespace {
+
+std::vector<std::string> sweep_args(const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"--quick", "--seed", "4", "--out", out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The number in "<sweep>: trained N of M points here".
+int trained_here(const Run& r) {
+  std::smatch m;
+  const std::regex pattern(": trained ([0-9]+) of ([0-9]+) points here");
+  return std::regex_search(r.err, m, pattern) ? std::stoi(m[1]) : -1;
+}
+
+std::size_t files_ending(const fs::path& dir, const std::string& suffix) {
+  const auto files = files_under(dir);
+  return std::size_t(std::count_if(files.begin(), files.end(), [&](const std::string& f) { return f.ends_with(suffix); }));
+}
+
+}  // namespace
+
+TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
+  const std::map<std::string, std::vector<std::string>> outputs{
+      {"k_sweep", {"k_sweep.png", "k_sweep_best_k.png"}},
+      {"activation_table", {"activation_table.png", "activation_table_p.png"}},
+      {"training_norms", {"training_norms_phi.png", "training_norms_jacobian.png", "training_norms_drift.png"}},
+      {"alpha_sweep", {"alpha_sweep.png"}}};
+  const std::map<std::string, std::size_t> points{
+      {"k_sweep", 2 * 3}, {"activation_table", 7}, {"training_norms", 3}, {"alpha_sweep", 2 * 2 * 3}};
+  for (const auto& [sweep, figures] : outputs) {
+    const ScratchDir dir(sweep);
+    const auto r = run(sweep, sweep_args(dir.path));
+    ASSERT_EQ(r.code, 0) << sweep << "\n" << r.err;
+    EXPECT_EQ(trained_here(r), int(points.at(sweep))) << r.err;
+    const auto csv = read_csv(dir / (sweep + ".csv"));
+    std::size_t accuracies = 0;
+    for (std::size_t i = 0; i < csv.rows.size(); ++i)
+      if (csv.at(i, "quantity") == "val_accuracy") {
+        ++accuracies;
+        const double a = std::stod(csv.at(i, "mean"));
+        EXPECT_TRUE(a >= 0 && a <= 1) << sweep << " accuracy " << a;
+      }
+    EXPECT_EQ(accuracies, points.at(sweep)) << sweep << ": one validation accuracy per point";
+    for (const auto& f : figures) EXPECT_TRUE(fs::exists(dir / f)) << f;
+    const auto md = slurp(dir / (sweep + ".md"));
+    EXPECT_NE(md.find("Produced by `"), std::string::npos) << md;
+    EXPECT_NE(md.find("--quick"), std::string::npos) << "the exact command is recorded";
+    const auto json = slurp(dir / (sweep + ".json"));
+    EXPECT_NE(json.find("\"verdicts\""), std::string::npos);
+    EXPECT_NE(json.find("\"budget\""), std::string::npos);
+    EXPECT_EQ(files_ending(dir.path / ".partial", ".json"), points.at(sweep)) << "every point persisted";
+    EXPECT_EQ(files_ending(dir.path / ".partial", ".claim"), 0u) << "no claim outlives its point";
+
+    // A rerun trains nothing and writes the same CSV.
+    const auto before = slurp(dir / (sweep + ".csv"));
+    const auto again = run(sweep, sweep_args(dir.path));
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_EQ(trained_here(again), 0) << again.err;
+    EXPECT_TRUE(slurp(dir / (sweep + ".csv")) == before) << sweep << ".csv changed on a rerun";
+  }
+}
+
+TEST(TrainingSweeps, ThreadCountDoesNotChangeAByte) {
+  const ScratchDir dir("sweep_threads");
+  for (const char* threads : {"1", "2"}) {
+    auto args = sweep_args(dir / threads);
+    args.insert(args.end(), {"--threads", threads});
+    ASSERT_EQ(run("alpha_sweep", args).code, 0);
+  }
+  EXPECT_FALSE(slurp(dir / "1" / "alpha_sweep.csv").empty());
+  EXPECT_TRUE(slurp(dir / "1" / "alpha_sweep.csv") == slurp(dir / "2" / "alpha_sweep.csv"));
+}
+
+// Killed while training, the sweep keeps the finished points and the claim of the dead process is taken over.
+TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
+  const ScratchDir dir("sweep_resume");
+  const auto killed = dir / "killed", reference = dir / "reference";
+  const std::vector<std::string> slow{"--steps", "30"};
+  Child child("k_sweep", sweep_args(killed, slow));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (child.running() && files_ending(killed / ".partial", ".json") == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  child.kill(SIGKILL);
+  const auto r = child.wait();
+  ASSERT_EQ(r.signal, SIGKILL) << "k_sweep finished before it could be killed: " << r.err;
+  EXPECT_FALSE(fs::exists(killed / "k_sweep.csv"));
+  const std::size_t kept = files_ending(killed / ".partial", ".json");
+  EXPECT_GE(kept, 1u);
+
+  const auto resumed = run("k_sweep", sweep_args(killed, slow));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(trained_here(resumed), int(6 - kept)) << resumed.err;
+  EXPECT_EQ(files_ending(killed / ".partial", ".claim"), 0u) << "the dead process's claim was not taken over";
+  ASSERT_EQ(run("k_sweep", sweep_args(reference, slow)).code, 0);
+  EXPECT_FALSE(slurp(reference / "k_sweep.csv").empty());
+  EXPECT_TRUE(slurp(killed / "k_sweep.csv") == slurp(reference / "k_sweep.csv")) << "the resumed sweep's CSV differs";
+}
+
+// Two processes on one sweep train every point once between them and write the single-process CSV.
+TEST(TrainingSweeps, TwoProcessesShareTheSweep) {
+  const ScratchDir dir("sweep_shared");
+  const std::vector<std::string> slow{"--steps", "12"};
+  Child first("alpha_sweep", sweep_args(dir / "shared", slow)), second("alpha_sweep", sweep_args(dir / "shared", slow));
+  const auto a = first.wait(), b = second.wait();
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(trained_here(a) + trained_here(b), 12) << a.err << b.err;
+  ASSERT_EQ(run("alpha_sweep", sweep_args(dir / "single", slow)).code, 0);
+  EXPECT_TRUE(slurp(dir / "shared" / "alpha_sweep.csv") == slurp(dir / "single" / "alpha_sweep.csv"));
+}
+
+// verify reads the sweeps' CSVs from --training-results, or trains them with --retrain.
+TEST(TrainingSweeps, VerifyJudgesTrainingClaimsFromSweepResults) {
+  const ScratchDir dir("verify_training");
+  ASSERT_EQ(run("activation_table", sweep_args(dir / "sweeps")).code, 0);
+  const auto sweep_md = slurp(dir / "sweeps" / "activation_table.md");
+
+  const auto r = run("verify", {"--quick", "--seed", "4", "--claims", "poly.table1,poly.k_vs_N", "--training-results",
+                                (dir / "sweeps").string(), "--out", (dir / "read").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto csv = read_csv(dir / "read" / "claims.csv");
+  ASSERT_EQ(csv.rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& id = csv.at(i, "claim_id");
+    const auto& detail = csv.at(i, "detail");
+    if (id == "poly.table1") {
+      EXPECT_EQ(detail.find("no activation_table results"), std::string::npos) << detail;
+      EXPECT_NE(sweep_md.find("## poly.table1: " + csv.at(i, "verdict") + "\n\n" + detail), std::string::npos)
+          << "verify and the sweep judge the same rows alike: " << detail;
+    } else {
+      EXPECT_EQ(csv.at(i, "verdict"), "inconclusive");
+      EXPECT_NE(detail.find("no k_sweep results"), std::string::npos) << detail;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "read" / "activation_table.csv")) << "reading trains nothing";
+
+  const auto retrained = run("verify", {"--quick", "--seed", "4", "--retrain", "--claims", "relu.alpha_sweep", "--out",
+                                        (dir / "retrain").string()});
+  ASSERT_EQ(retrained.code, 0) << retrained.err;
+  EXPECT_EQ(trained_here(retrained), 12) << retrained.err;
+  const auto alpha = read_csv(dir / "retrain" / "alpha_sweep.csv");
+  EXPECT_FALSE(alpha.rows.empty());
+  EXPECT_EQ(read_csv(dir / "retrain" / "claims.csv").at(0, "detail").find("no alpha_sweep results"), std::string::npos);
+}

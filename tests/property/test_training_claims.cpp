@@ -1,0 +1,223 @@
+// The training claims judged on synthetic sweep rows whose answer is known by construction: accuracy curves
+// that are exact parabolas with a chosen maximiser, tables with a chosen ordering, norms with chosen ratios.
+// A wrong refinement, bootstrap, Welch interval or label lookup moves the verdicts or the measured values.
+#include <attnlab/core/text.hpp>
+#include <attnlab/mc/attention_mc.hpp>
+#include <attnlab/theory/claims.hpp>
+
+#include "support.hpp"
+
+#include <cmath>
+#include <map>
+
+using namespace attnlab;
+
+namespace {
+
+ResultRow accuracy_row(const std::string& activation, Index N, double accuracy, std::uint64_t seed, double validation,
+                       std::vector<std::pair<std::string, std::string>> extra = {}) {
+  ResultRow r;
+  r.quantity = "val_accuracy";
+  r.activation = activation;
+  r.N = N, r.D = 32, r.d = 16;
+  r.trials = 1;
+  r.value = {1, 0, accuracy, 0, accuracy, accuracy};
+  extra.insert(extra.begin(), {{"seed", text(seed)}, {"validation", text(validation)}});
+  r.extra = std::move(extra);
+  return r;
+}
+
+ClaimOutcome judge(const std::string& id, const std::string& sweep, const std::vector<ResultRow>& rows) {
+  ClaimContext ctx{test::seed(), true, 0, nullptr, {}};
+  ctx.training_rows = [&](const std::string& name) { return name == sweep ? rows : std::vector<ResultRow>{}; };
+  return claim_registry().find(id).check(ctx);
+}
+
+// Two seeds at ±δ around an exact parabola in log10 k with its maximum at k* = 0.3 N^b.
+std::vector<ResultRow> k_sweep_rows(double b, double curvature) {
+  std::vector<ResultRow> rows;
+  for (Index N : {8, 16, 64, 256})
+    for (int i = 0; i < 13; ++i) {
+      const double log_k = -3 + 0.5 * i, best = std::log10(0.3) + b * std::log10(double(N));
+      for (std::uint64_t seed : {1, 2}) {
+        auto r = accuracy_row("x^3/k", N, 0.8 - curvature * (log_k - best) * (log_k - best) + (seed == 1 ? 1e-3 : -1e-3),
+                              seed, 10000);
+        r.p = 3, r.k = text(std::pow(10, log_k));
+        rows.push_back(r);
+      }
+    }
+  return rows;
+}
+
+}  // namespace
+
+// The parabola through three points of a parabola is that parabola: the fitted slope is b exactly.
+TEST(TrainingClaims, BestKSlopeRecoversTheConstructedExponent) {
+  for (double b : {0.5, 0.0, 1.0}) {
+    const auto out = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(b, 0.1));
+    EXPECT_TRUE(test::close(out.measured, b, 1e-6, 1e-6)) << "b = " << b;
+    EXPECT_LE(out.ci_lo, b) << "b = " << b;
+    EXPECT_GE(out.ci_hi, b) << "b = " << b;
+    EXPECT_LT(out.ci_hi - out.ci_lo, 0.5) << "b = " << b << ": a sharp peak with small errors gives a narrow interval";
+    EXPECT_EQ(out.verdict, b == 0.5 ? Verdict::holds : Verdict::violated) << "b = " << b << ": " << out.detail;
+    ASSERT_EQ(out.figures.size(), 2u);
+    EXPECT_EQ(out.figures[0].series.size(), 4u) << "one accuracy curve per N";
+  }
+}
+
+// A flat accuracy landscape cannot locate k*: the interval of the slope is wide.
+TEST(TrainingClaims, FlatAccuracyInKIsInconclusive) {
+  const auto out = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 1e-6));
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+}
+
+TEST(TrainingClaims, MissingSweepIsInconclusiveAndSaysWhatToRun) {
+  const auto out = judge("poly.k_vs_N", "other", {});
+  EXPECT_EQ(out.verdict, Verdict::inconclusive);
+  EXPECT_NE(out.detail.find("studies/k_sweep"), std::string::npos) << out.detail;
+}
+
+namespace {
+
+std::string label(const std::string& name, int p, const std::string& k) {
+  ActivationSpec a{name, p, KScale::parse(k), Convention::inside};
+  return a.label();
+}
+
+// Three seeds of every Table-1 activation at N = 64 and 256 around the given means.
+std::vector<ResultRow> table_rows(const std::map<std::string, double>& means) {
+  std::vector<ResultRow> rows;
+  for (Index N : {64, 256})
+    for (const auto& [activation, mean] : means)
+      for (std::uint64_t seed : {1, 2, 3}) rows.push_back(accuracy_row(activation, N, mean + 0.002 * (double(seed) - 2), seed, 10000));
+  return rows;
+}
+
+std::map<std::string, double> paper_ordering() {
+  return {{"softmax", 0.70}, {label("poly", 3, "sqrtN"), 0.71}, {label("poly", 3, "1"), 0.60},
+          {label("poly", 1, "sqrtN"), 0.65}, {label("poly", 1, "1"), 0.50}, {label("poly", 5, "sqrtN"), 0.55},
+          {label("poly-learned", 3, "sqrtN"), 0.72}};
+}
+
+}  // namespace
+
+TEST(TrainingClaims, TableOrderingOfThePaperHolds) {
+  const auto rows = table_rows(paper_ordering());
+  const auto table1 = judge("poly.table1", "activation_table", rows);
+  EXPECT_EQ(table1.verdict, Verdict::holds) << table1.detail;
+  EXPECT_EQ(table1.measured, 6) << "three relations at two N";
+  EXPECT_NE(table1.markdown.find("| softmax | 70 ± 0.2 | 70 ± 0.2 | 50.26 |"), std::string::npos) << table1.markdown;
+  const auto scales = judge("poly.scales_table", "activation_table", rows);
+  EXPECT_EQ(scales.verdict, Verdict::holds) << scales.detail;
+  EXPECT_EQ(scales.claimed, 6) << "x and x^3 scaled against unscaled, learned x^3 against fixed, at two N";
+  const auto high = judge("poly.high_p", "activation_table", rows);
+  EXPECT_EQ(high.verdict, Verdict::holds) << high.detail;
+  EXPECT_NE(high.detail.find("x^5/sqrtN"), std::string::npos) << high.detail;
+}
+
+TEST(TrainingClaims, ReversedOrderingIsViolated) {
+  auto means = paper_ordering();
+  std::swap(means[label("poly", 3, "sqrtN")], means[label("poly", 3, "1")]);
+  means[label("poly", 5, "sqrtN")] = 0.9;
+  const auto rows = table_rows(means);
+  EXPECT_EQ(judge("poly.table1", "activation_table", rows).verdict, Verdict::violated);
+  EXPECT_EQ(judge("poly.scales_table", "activation_table", rows).verdict, Verdict::violated);
+  EXPECT_EQ(judge("poly.high_p", "activation_table", rows).verdict, Verdict::violated);
+}
+
+// Differences inside the seeds' spread resolve nothing.
+TEST(TrainingClaims, TiesWithinTheSpreadAreInconclusive) {
+  auto means = paper_ordering();
+  means[label("poly", 3, "1")] = means[label("poly", 3, "sqrtN")];
+  const auto out = judge("poly.table1", "activation_table", table_rows(means));
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_EQ(out.measured, 4);
+}
+
+namespace {
+
+std::vector<ResultRow> alpha_rows(double best_alpha) {
+  std::vector<ResultRow> rows;
+  for (const char* h : {"relu", "identity"})
+    for (Index N : {16, 64})
+      for (double a = 0; a <= 2.0; a += 0.25)
+        for (std::uint64_t seed : {1, 2})
+          rows.push_back(accuracy_row(text(h, "/N^", a), N, 0.7 - 0.2 * (a - best_alpha) * (a - best_alpha), seed, 10000,
+                                      {{"h", h}, {"alpha", text(a)}}));
+  return rows;
+}
+
+}  // namespace
+
+TEST(TrainingClaims, BestAlphaIsRecoveredAndJudgedAgainstOne) {
+  const auto near_one = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(1.1));
+  EXPECT_TRUE(test::close(near_one.measured, 1.1, 1e-9, 1e-9));
+  EXPECT_EQ(near_one.verdict, Verdict::holds) << near_one.detail;
+  const auto far = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(0.3));
+  EXPECT_TRUE(test::close(far.measured, 0.3, 1e-9, 1e-9));
+  EXPECT_EQ(far.verdict, Verdict::violated) << far.detail;
+}
+
+namespace {
+
+ResultRow norm_row(const std::string& quantity, const std::string& activation, int p, const std::string& k, long step,
+                   int layer, double value) {
+  ResultRow r;
+  r.quantity = quantity;
+  r.activation = activation;
+  r.N = 16, r.D = 16, r.d = 8, r.p = p, r.k = k;
+  r.value = {1, 0, value, 0, value, value};
+  r.extra = {{"seed", "1"}, {"step", text(step)}, {"layer", text(layer)}, {"weight_std", "0.02"}};
+  return r;
+}
+
+// Norms of softmax, x³/√N and x³ whose ratios to softmax are `scaled` and `unscaled` at every step and layer.
+std::vector<ResultRow> norm_rows(double scaled, double unscaled) {
+  std::vector<ResultRow> rows;
+  for (long step : {0L, 10L, 20L})
+    for (int layer : {1, 2})
+      for (const char* q : {"phi_fro", "jacobian_fro"}) {
+        const double base = 1.0 + 0.1 * double(step) + layer;
+        rows.push_back(norm_row(q, "softmax", 0, "", step, layer, base));
+        rows.push_back(norm_row(q, label("poly", 3, "sqrtN"), 3, "sqrtN", step, layer, scaled * base));
+        rows.push_back(norm_row(q, label("poly", 3, "1"), 3, "1", step, layer, unscaled * base));
+      }
+  return rows;
+}
+
+}  // namespace
+
+TEST(TrainingClaims, TrainingNormRatiosDecideTheVerdict) {
+  const auto holds = judge("poly.train_norms", "training_norms", norm_rows(1.5, 12));
+  EXPECT_EQ(holds.verdict, Verdict::holds) << holds.detail;
+  EXPECT_TRUE(test::close(holds.measured, 1.5, 1e-12, 0));
+  EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(10, 12)).verdict, Verdict::violated);
+  EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(1.5, 1.2)).verdict, Verdict::violated);
+}
+
+// Step-0 norms equal to the engine's own estimate for the same shapes agree exactly; half of it does not.
+TEST(TrainingClaims, StepZeroNormsAreComparedWithTheMonteCarloPrediction) {
+  const auto rows_scaled_by = [](double factor) {
+    std::vector<ResultRow> rows;
+    for (const auto& [name, p, k] : {std::tuple{"softmax", 0, ""}, {"poly", 3, "sqrtN"}}) {
+      ActivationSpec spec = p > 0 ? ActivationSpec{"poly", p, KScale{false, std::sqrt(16.0)}, Convention::inside}
+                                  : ActivationSpec::parse(name);
+      const AttentionMcConfig mc{{17, 16, 8, 1.0, 0.02}, {spec}, test::seed(), 8, Precision::float64, "verify"};
+      std::map<std::string, double> predicted;
+      for (const auto& r : run_attention_norms(mc)) predicted[r.quantity] = r.value.mean;
+      const std::string activation = p > 0 ? label("poly", 3, "sqrtN") : std::string("softmax");
+      for (long step : {0L, 5L}) {
+        rows.push_back(norm_row("phi_fro", activation, p, k, step, 1, factor * predicted["frob"] * (step ? 3 : 1)));
+        rows.push_back(norm_row("jacobian_fro", activation, p, k, step, 1, factor * predicted["jac"]));
+      }
+    }
+    return rows;
+  };
+  const auto agree = judge("poly.iid_at_init", "training_norms", rows_scaled_by(1.0));
+  EXPECT_TRUE(test::close(agree.measured, 1.0, 1e-9, 0)) << agree.detail;
+  EXPECT_EQ(agree.verdict, Verdict::holds) << agree.detail;
+  EXPECT_NE(agree.markdown.find("| 1 | 3 |"), std::string::npos) << "the drift to 3x at the last step\n" << agree.markdown;
+  const auto apart = judge("poly.iid_at_init", "training_norms", rows_scaled_by(0.5));
+  EXPECT_TRUE(test::close(apart.measured, 0.5, 1e-9, 0));
+  EXPECT_EQ(apart.verdict, Verdict::inexact);
+}
