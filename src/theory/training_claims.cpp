@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
+#include <tuple>
 
 namespace attnlab {
 namespace {
@@ -165,8 +167,13 @@ ClaimOutcome check_k_vs_n(const ClaimContext& ctx) {
   for (const auto& d : draws) slopes.push_back(ols_slope(log_n, d));
   out.measured = ols_slope(log_n, best);
   out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
+  // A maximum at an end of the grid only bounds k*: its N cannot pin the slope.
+  std::string censored;
+  for (std::size_t c = 0; c < curves.size(); ++c)
+    if (best[c] <= curves[c].x.front() || best[c] >= curves[c].x.back())
+      censored += text(censored.empty() ? "" : ", ", sizes[c]);
   const double tol = tolerances.exponent;
-  if (out.ci_hi - out.ci_lo > 2 * tolerances.exponent_ci_max)
+  if (out.ci_hi - out.ci_lo > 2 * tolerances.exponent_ci_max || !censored.empty())
     out.verdict = Verdict::inconclusive;
   else if (out.ci_lo > 0.5 + tol || out.ci_hi < 0.5 - tol)
     out.verdict = Verdict::violated;
@@ -216,14 +223,16 @@ ClaimOutcome check_k_vs_n(const ClaimContext& ctx) {
   out.figures = {sweep, fit};
   out.detail = text("best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", curves.front().y.front().seeds,
-                    " seeds)");
+                    " seeds)", censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
+                                                           ", so k* is only bounded there"));
   out.markdown = text(
       "Best k per N: the maximiser of the seed-mean validation accuracy, refined by the parabola in log k through "
       "the best grid point and its neighbours. Intervals: ", kReplicates,
       " parametric bootstrap draws of every grid point's accuracy from N(mean, se²), se = max(sd/√seeds, binomial "
       "error of the validation set). The slope b of log k* against log N is fitted by least squares in each draw. "
       "Verdict: holds when the 95% interval of b reaches within ", tol, " of 1/2, violated when it lies farther away, "
-      "inconclusive when it is wider than ", 2 * tolerances.exponent_ci_max, ".\n\n", table);
+      "inconclusive when it is wider than ", 2 * tolerances.exponent_ci_max,
+      " or when some N has its best k at an end of the grid (k* censored).\n\n", table);
   return out;
 }
 

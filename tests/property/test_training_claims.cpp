@@ -33,12 +33,12 @@ ClaimOutcome judge(const std::string& id, const std::string& sweep, const std::v
   return claim_registry().find(id).check(ctx);
 }
 
-// Two seeds at ±δ around an exact parabola in log10 k with its maximum at k* = 0.3 N^b.
-std::vector<ResultRow> k_sweep_rows(double b, double curvature) {
+// Two seeds at ±δ around an exact parabola in log10 k with its maximum at k* = c N^b.
+std::vector<ResultRow> k_sweep_rows(double b, double curvature, double c = 0.3) {
   std::vector<ResultRow> rows;
   for (Index N : {8, 16, 64, 256})
     for (int i = 0; i < 13; ++i) {
-      const double log_k = -3 + 0.5 * i, best = std::log10(0.3) + b * std::log10(double(N));
+      const double log_k = -3 + 0.5 * i, best = std::log10(c) + b * std::log10(double(N));
       for (std::uint64_t seed : {1, 2}) {
         auto r = accuracy_row("x^3/k", N, 0.8 - curvature * (log_k - best) * (log_k - best) + (seed == 1 ? 1e-3 : -1e-3),
                               seed, 10000);
@@ -69,6 +69,13 @@ TEST(TrainingClaims, BestKSlopeRecoversTheConstructedExponent) {
 TEST(TrainingClaims, FlatAccuracyInKIsInconclusive) {
   const auto out = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 1e-6));
   EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+}
+
+// A maximum below the grid at small N only bounds k* there: no verdict on the slope, and the detail says why.
+TEST(TrainingClaims, BestKAtTheEndOfTheGridIsCensored) {
+  const auto out = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 0.1, 1e-4));  // k* < 1e-3 for N < 100
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_NE(out.detail.find("end of the grid for N = 8, 16, 64"), std::string::npos) << out.detail;
 }
 
 TEST(TrainingClaims, MissingSweepIsInconclusiveAndSaysWhatToRun) {
