@@ -48,8 +48,9 @@ bool draw_png(const Figure& f, const std::filesystem::path& dir, std::string& wa
     gp << "set title " << quoted(f.title) << "\n";
     gp << "set xlabel " << quoted(f.xlabel) << " noenhanced\nset ylabel " << quoted(f.ylabel) << "\n";
     gp << "set key outside right top\nset grid\n";
-    if (f.logx) gp << "set logscale x\n";
-    if (f.logy) gp << "set logscale y\n";
+    // %g keeps decades readable (1e-05 rather than 0.0000100).
+    if (f.logx) gp << "set logscale x\nset format x '%g'\n";
+    if (f.logy) gp << "set logscale y\nset format y '%g'\n";
     if (!f.xtics.empty()) {
       gp << "set xtics rotate by -35 left (";
       for (std::size_t i = 0; i < f.xtics.size(); ++i)

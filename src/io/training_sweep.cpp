@@ -11,13 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
-#include <sstream>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 namespace attnlab::io {
@@ -178,8 +177,9 @@ const std::vector<Sweep>& sweeps() {
     Sweep table{"activation_table", "accuracy of every activation of POLY Table 1/2/5 at N = 64 and 256",
                 {"poly.table1", "poly.scales_table", "poly.high_p"}};
     table.full.N = {64, 256};
-    table.full.activations = {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x", "x^2/sqrtN", "x^4/sqrtN",
-                              "x^5/sqrtN", "x^6/sqrtN", "x^3*learned", "relu/L"};
+    table.full.activations = {"softmax",   "x^3/sqrtN", "x^3",       "x/sqrtN",   "x",          "x^2/sqrtN",
+                              "x^4/sqrtN", "x^5/sqrtN", "x^6/sqrtN", "x*learned", "x^2*learned", "x^3*learned",
+                              "x^4*learned", "x^5*learned", "relu/L"};
     table.full.seeds = 3;
     table.quick = {{16}, {}, {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x", "x^4/sqrtN", "x^3*learned"}, {}, {}, 1,
                    quick_budget()};
