@@ -3,6 +3,6 @@
 
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
-      "relu_scaling", "attention weights, row sums and Frobenius norms of h(S)/N^alpha over N", {"relu.mean_weight", "relu.row_sum", "relu.frob"});
+      "relu_scaling", "attention weights, row sums and Frobenius norms of h(S)/N^alpha over N", {"relu."});
   return attnlab::io::run_study(argc, argv, study);
 }

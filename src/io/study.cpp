@@ -319,9 +319,11 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
   study.ensemble_flags = false;
   auto ids = std::make_shared<std::vector<std::string>>();
   auto soft = std::make_shared<SoftOptions>();
+  // A prefix ("relu.") takes the family's sampling claims; the training claims belong to verify and their sweeps.
   const auto matches = [patterns](const std::string& id) {
+    const bool trained = !claim_registry().find(id).sweep.empty();
     return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-             return p == id || (p.ends_with('.') && id.starts_with(p));
+             return p == id || (p.ends_with('.') && id.starts_with(p) && !trained);
            });
   };
   struct TrainingSource {

@@ -52,7 +52,8 @@ std::string to_csv(const std::vector<ResultRow>& rows) {
 
 namespace {
 
-// The fields of one CSV record starting at `pos` (quotes as csv_field writes them); advances past its newline.
+// The fields of one CSV record starting at `pos` (quotes as csv_field writes them; a CR before the newline is
+// dropped); advances past its newline.
 std::vector<std::string> csv_record(const std::string& csv, std::size_t& pos) {
   std::vector<std::string> fields(1);
   bool quoted = false;
@@ -69,7 +70,7 @@ std::vector<std::string> csv_record(const std::string& csv, std::size_t& pos) {
     } else if (c == '\n') {
       ++pos;
       break;
-    } else {
+    } else if (c != '\r' || pos + 1 >= csv.size() || csv[pos + 1] != '\n') {
       fields.back() += c;
     }
   }
@@ -79,40 +80,51 @@ std::vector<std::string> csv_record(const std::string& csv, std::size_t& pos) {
 }  // namespace
 
 std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& source) {
+  static const std::vector<std::string> fixed{"study", "quantity", "activation", "convention", "precision", "N", "D",
+                                              "d", "p", "k", "sigma_x", "sigma_t", "trials", "mean", "se", "ci_lo",
+                                              "ci_hi", "count", "nonfinite", "status"};
   std::size_t pos = 0;
   const auto header = csv_record(csv, pos);
-  const auto column = [&](const std::string& name) -> std::size_t {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) throw std::runtime_error(text(source, ": no column '", name, "'"));
-    return std::size_t(it - header.begin());
-  };
-  const std::size_t study = column("study"), quantity = column("quantity"), activation = column("activation"),
-                    convention = column("convention"), precision = column("precision"), N = column("N"),
-                    D = column("D"), d = column("d"), p = column("p"), k = column("k"), sigma_x = column("sigma_x"),
-                    sigma_t = column("sigma_t"), trials = column("trials"), mean = column("mean"), se = column("se"),
-                    ci_lo = column("ci_lo"), ci_hi = column("ci_hi"), count = column("count"),
-                    nonfinite = column("nonfinite"), first_extra = column("status") + 1;
+  std::vector<std::size_t> at(fixed.size());
+  for (std::size_t c = 0; c < fixed.size(); ++c) {
+    const auto it = std::find(header.begin(), header.end(), fixed[c]);
+    if (it == header.end()) throw std::runtime_error(text(source, ": no column '", fixed[c], "'"));
+    at[c] = std::size_t(it - header.begin());
+  }
   std::vector<ResultRow> rows;
   for (int line = 2; pos < csv.size(); ++line) {
     const auto f = csv_record(csv, pos);
+    if (f.size() == 1 && f[0].empty()) continue;  // a blank line
     if (f.size() != header.size())
       throw std::runtime_error(text(source, ": line ", line, " has ", f.size(), " fields, the header ", header.size()));
-    const auto number = [&](std::size_t i) {
-      try {
-        return f[i].empty() ? std::nan("") : std::stod(f[i]);
-      } catch (const std::logic_error&) {
-        throw std::runtime_error(text(source, ": line ", line, ": '", f[i], "' in column ", header[i], " is not a number"));
-      }
+    const auto field = [&](const char* name) -> const std::string& {
+      return f[at[std::size_t(std::find(fixed.begin(), fixed.end(), name) - fixed.begin())]];
     };
-    const auto integer = [&](std::size_t i) { return f[i].empty() ? std::int64_t{0} : std::int64_t(number(i)); };
+    const auto number = [&](const char* name) {
+      const std::string& v = field(name);
+      if (v.empty()) return std::nan("");
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() + v.size())
+        throw std::runtime_error(text(source, ": line ", line, ": '", v, "' in column ", name, " is not a number"));
+      return x;
+    };
+    const auto integer = [&](const char* name) -> std::int64_t {
+      if (field(name).empty()) return 0;
+      const double x = number(name);
+      if (!(std::abs(x) < 9e15) || x != std::floor(x))
+        throw std::runtime_error(text(source, ": line ", line, ": '", field(name), "' in column ", name, " is not an integer"));
+      return std::int64_t(x);
+    };
     ResultRow r;
-    r.study = f[study], r.quantity = f[quantity], r.activation = f[activation];
-    r.convention = f[convention], r.precision = f[precision];
-    r.N = integer(N), r.D = integer(D), r.d = integer(d), r.p = int(integer(p)), r.k = f[k];
-    r.sigma_x = number(sigma_x), r.sigma_t = number(sigma_t), r.trials = integer(trials);
-    r.value = {integer(count), integer(nonfinite), number(mean), number(se), number(ci_lo), number(ci_hi)};
-    for (std::size_t i = first_extra; i < f.size(); ++i)
-      if (!f[i].empty()) r.extra.push_back({header[i], f[i]});
+    r.study = field("study"), r.quantity = field("quantity"), r.activation = field("activation");
+    r.convention = field("convention"), r.precision = field("precision");
+    r.N = integer("N"), r.D = integer("D"), r.d = integer("d"), r.p = int(integer("p")), r.k = field("k");
+    r.sigma_x = number("sigma_x"), r.sigma_t = number("sigma_t"), r.trials = integer("trials");
+    r.value = {integer("count"), integer("nonfinite"), number("mean"), number("se"), number("ci_lo"), number("ci_hi")};
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (!f[i].empty() && std::find(fixed.begin(), fixed.end(), header[i]) == fixed.end())
+        r.extra.push_back({header[i], f[i]});
     rows.push_back(std::move(r));
   }
   return rows;

@@ -7,22 +7,25 @@
 #include <attnlab/train/trainer.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <thread>
 
 namespace attnlab::io {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr Index kFashionMnistTrain = 60000;
 
 // The fixed training budget of every point of a sweep.
 struct Budget {
@@ -48,7 +51,6 @@ struct Point {
 
 struct Sweep {
   std::string name, description;
-  std::vector<std::string> claims;  // judged from its rows
   Grid full{}, quick{};
   std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha"
   bool norms = false;                     // keep per-layer norms along training (layers at 1/6, 1/2 and the end)
@@ -58,10 +60,10 @@ struct Sweep {
 // The patch that cuts the 32×32 image into N patches: a 2^⌈e/2⌉ × 2^⌊e/2⌋ grid for N = 2^e
 // (N = 256, 64, 16, 8 → 2×2, 4×4, 8×8, 8×16).
 std::pair<Index, Index> patch_for(Index N) {
+  if (N < 2 || N > 1024 || (N & (N - 1)) != 0)
+    throw std::invalid_argument(text("N must be a power of two from 2 to 1024 (patches of the 32x32 image; got ", N, ")"));
   int e = 0;
   while ((Index{1} << e) < N) ++e;
-  if ((Index{1} << e) != N || N < 2 || N > 1024)
-    throw std::invalid_argument(text("N must be a power of two from 2 to 1024 (patches of the 32x32 image; got ", N, ")"));
   return {32 >> ((e + 1) / 2), 32 >> (e / 2)};
 }
 
@@ -157,12 +159,12 @@ Budget quick_budget() {
 const std::vector<Sweep>& sweeps() {
   static const std::vector<Sweep> all = [] {
     std::vector<Sweep> s;
-    Sweep k{"k_sweep", "x^3/k attention trained over a log grid of k at several N (POLY Fig 1)", {"poly.k_vs_N"}};
+    Sweep k{"k_sweep", "x^3/k attention trained over a log grid of k at several N (POLY Fig 1)"};
     k.full.N = {8, 16, 64, 256};
     // The paper's 1e-3..1e3 and two decades below: at timm's init the logits are ~0.03, so x³ ~ 1e-5 and the
     // best k of short runs at small N lies at or under 1e-3.
     k.full.k = log_grid(1e-5, 1e3, 17);
-    k.quick = {{8, 16}, {"0.1", "1", "10"}, {}, {}, {}, 1, quick_budget()};
+    k.quick = {{8, 16}, {"0.1", "1", "10"}, {}, {}, {}, 2, quick_budget()};
     k.grid_flags = {"N", "k"};
     k.points = [](const Grid& g, std::uint64_t seed) {
       std::vector<Point> points;
@@ -174,8 +176,7 @@ const std::vector<Sweep>& sweeps() {
     };
     s.push_back(k);
 
-    Sweep table{"activation_table", "accuracy of every activation of POLY Table 1/2/5 at N = 64 and 256",
-                {"poly.table1", "poly.scales_table", "poly.high_p"}};
+    Sweep table{"activation_table", "accuracy of every activation of POLY Table 1/2/5 at N = 64 and 256"};
     table.full.N = {64, 256};
     table.full.activations = {"softmax",   "x^3/sqrtN", "x^3",       "x/sqrtN",   "x",          "x^2/sqrtN",
                               "x^4/sqrtN", "x^5/sqrtN", "x^6/sqrtN", "x*learned", "x^2*learned", "x^3*learned",
@@ -193,8 +194,7 @@ const std::vector<Sweep>& sweeps() {
     };
     s.push_back(table);
 
-    Sweep norms{"training_norms", "per-layer attention norms through training for softmax, x^3/sqrtN and x^3 (POLY Fig 2/3)",
-                {"poly.train_norms", "poly.iid_at_init"}};
+    Sweep norms{"training_norms", "per-layer attention norms through training for softmax, x^3/sqrtN and x^3 (POLY Fig 2/3)"};
     norms.full.N = {64};
     norms.full.activations = {"softmax", "x^3/sqrtN", "x^3"};
     norms.full.budget.depth = 6, norms.full.budget.steps = 400, norms.full.budget.warmup = 40;
@@ -205,12 +205,11 @@ const std::vector<Sweep>& sweeps() {
     norms.points = table.points;
     s.push_back(norms);
 
-    Sweep alpha{"alpha_sweep", "L^-alpha h attention over alpha in [0, 2] for five h at two N (RELU Fig 2)",
-                {"relu.alpha_sweep"}};
+    Sweep alpha{"alpha_sweep", "L^-alpha h attention over alpha in [0, 2] for five h at two N (RELU Fig 2)"};
     alpha.full.N = {16, 64};
     alpha.full.h = {"relu", "relu2", "gelu", "softplus", "identity"};
     alpha.full.alpha = {0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2};
-    alpha.quick = {{8, 16}, {}, {}, {"relu", "identity"}, {0, 1, 2}, 1, quick_budget()};
+    alpha.quick = {{8, 16}, {}, {}, {"relu", "identity"}, {0, 1, 2}, 2, quick_budget()};
     alpha.grid_flags = {"N", "h", "alpha"};
     alpha.points = [](const Grid& g, std::uint64_t seed) {
       std::vector<Point> points;
@@ -248,104 +247,120 @@ std::string point_key(const Sweep& sweep, const Grid& g, const Point& p) {
               ":train-limit=", g.budget.train_limit, ":norms=", sweep.norms);
 }
 
-ResultRow point_row(const Sweep& sweep, const Grid& g, const Point& p, const std::string& quantity, double value) {
-  const auto& c = p.config;
-  ResultRow r;
-  r.study = sweep.name;
-  r.quantity = quantity;
-  r.activation = c.model.activation.label();
-  r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim();
-  if (find_activation(c.model.activation.name).uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k.str();
-  r.trials = 1;
-  r.value = estimate(std::vector<double>{value});
-  r.extra = {{"seed", text(c.seed)}, {"validation", text(g.budget.validation)}, {"steps", text(c.steps)}};
-  r.extra.insert(r.extra.end(), p.labels.begin(), p.labels.end());
-  return r;
-}
+// What one training run measured: quantities with their step and layer (norms), and where it diverged.
+// Points store only this; the labels (activation, N, seed, ...) are added when the sweep assembles its rows,
+// so a new column never retrains anything.
+struct Measurement {
+  std::string quantity;
+  double value = 0;
+  long step = -1;  // -1: the end of the run
+  Index layer = 0; // 0: not a per-layer quantity
+};
+struct PointResult {
+  std::vector<Measurement> measurements;
+  long diverged_at = -1;  // the step whose loss or gradient was not finite; -1: none
+};
 
-// Trains one point. A run whose loss or gradient turns non-finite stops there; it is evaluated with its last
-// finite parameters and its rows carry the step in diverged_at.
-std::vector<ResultRow> train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset& data) {
+// Trains one point. A run whose loss or gradient turns non-finite stops there and is evaluated with its last
+// finite parameters.
+PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset& data) {
   auto [train_part, validation] = train::split(data, g.budget.validation, p.config.seed);
   train::Trainer trainer(p.config, std::move(train_part), std::move(validation));
-  std::string diverged;
+  PointResult result;
   while (!trainer.done()) {
     try {
       trainer.train_step();
-    } catch (const std::runtime_error&) {
-      diverged = text(trainer.step());
+    } catch (const train::NonFiniteError&) {
+      result.diverged_at = trainer.step();
       break;
     }
   }
   const auto eval = trainer.evaluate();
   const double train_loss = trainer.records().empty() ? std::nan("") : trainer.records().back().loss;
-  std::vector<ResultRow> rows;
-  for (const auto& [q, v] : {std::pair{"val_accuracy", eval.accuracy}, {"val_loss", eval.loss}, {"train_loss", train_loss}})
-    rows.push_back(point_row(sweep, g, p, q, v));
+  result.measurements = {{"val_accuracy", eval.accuracy}, {"val_loss", eval.loss}, {"train_loss", train_loss}};
   if (sweep.norms)
     for (const auto& rec : trainer.records())
-      for (Index l : norm_layers(p.config.model.depth)) {
-        if (rec.norms.empty()) continue;
-        const auto& n = rec.norms[std::size_t(l - 1)];
-        for (const auto& [q, v] : {std::pair{"phi_fro", n.phi}, {"jacobian_fro", n.jacobian}}) {
-          auto r = point_row(sweep, g, p, q, v);
-          r.extra.push_back({"step", text(rec.step)});
-          r.extra.push_back({"layer", text(l)});
-          r.extra.push_back({"weight_std", text(train::kInitWeightStd)});
-          rows.push_back(std::move(r));
+      for (Index l : norm_layers(p.config.model.depth))
+        if (!rec.norms.empty()) {
+          const auto& n = rec.norms[std::size_t(l - 1)];
+          result.measurements.push_back({"phi_fro", n.phi, rec.step, l});
+          result.measurements.push_back({"jacobian_fro", n.jacobian, rec.step, l});
         }
-      }
-  for (auto& r : rows) r.extra.push_back({"diverged_at", diverged});
+  return result;
+}
+
+// The rows of a point: its measurements with the configuration's columns.
+std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point& p, const PointResult& result) {
+  const auto& c = p.config;
+  const auto& info = find_activation(c.model.activation.name);
+  std::vector<ResultRow> rows;
+  for (const auto& m : result.measurements) {
+    ResultRow r;
+    r.study = sweep.name;
+    r.quantity = m.quantity;
+    r.activation = c.model.activation.label();
+    r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim();
+    if (info.uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k.str();
+    r.trials = 1;
+    const bool finite = std::isfinite(m.value);
+    r.value = {finite ? 1 : 0, finite ? 0 : 1, m.value, 0, m.value, m.value};
+    r.extra = {{"seed", text(c.seed)}, {"validation", text(g.budget.validation)}, {"steps", text(c.steps)},
+               {"function", c.model.activation.name}};
+    if (info.uses_alpha) r.extra.push_back({"alpha", text(c.model.activation.alpha)});
+    r.extra.insert(r.extra.end(), p.labels.begin(), p.labels.end());
+    if (m.layer > 0)
+      r.extra.insert(r.extra.end(), {{"step", text(m.step)}, {"layer", text(m.layer)}, {"tokens", text(c.model.tokens())},
+                                     {"weight_std", text(train::kInitWeightStd)}});
+    r.extra.push_back({"diverged_at", result.diverged_at < 0 ? "" : text(result.diverged_at)});
+    rows.push_back(std::move(r));
+  }
   return rows;
 }
 
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
-// A point's files: <key hash>.json when finished, <key hash>.claim ("host pid") while a process trains it.
+// A point's files in <out>/.partial/<sweep>/: <key hash>.json once finished, and <key hash>.lock, on which the
+// process training it holds an exclusive flock (the kernel releases it when that process dies).
 class PointStore {
  public:
-  explicit PointStore(fs::path dir) : dir_(std::move(dir)), host_(host_name()) { fs::create_directories(dir_); }
+  explicit PointStore(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }
 
-  bool load(const std::string& key, std::vector<ResultRow>& rows) const {
+  std::optional<PointResult> load(const std::string& key) const {
     const auto path = file(key, ".json");
-    if (!fs::exists(path)) return false;
+    if (!fs::exists(path)) return std::nullopt;
     try {
       const auto j = nlohmann::json::parse(read_file(path));
-      if (j.at("key") != key) return false;
-      rows.clear();
-      for (const auto& r : j.at("rows")) rows.push_back(row_from_json(r));
-      return true;
+      if (j.at("key") != key) return std::nullopt;
+      PointResult result;
+      result.diverged_at = j.at("diverged_at").get<long>();
+      for (const auto& m : j.at("measurements"))
+        result.measurements.push_back({m.at(0).get<std::string>(), m.at(1).is_null() ? std::nan("") : m.at(1).get<double>(),
+                                       m.at(2).get<long>(), m.at(3).get<Index>()});
+      return result;
     } catch (const nlohmann::json::exception&) {
-      return false;  // written by another version: trained again
+      return std::nullopt;  // written in another format: trained again
     }
   }
-  void store(const std::string& key, const std::vector<ResultRow>& rows) const {
-    nlohmann::json j{{"key", key}, {"rows", nlohmann::json::array()}};
-    for (const auto& r : rows) j["rows"].push_back(to_json(r));
+  // The lock of the point, or -1 when another live process holds it.
+  int try_lock(const std::string& key) const {
+    const auto path = file(key, ".lock");
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(text("cannot open ", path.string(), ": ", std::strerror(errno)));
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+    const int error = errno;
+    ::close(fd);
+    if (error == EWOULDBLOCK) return -1;
+    throw std::runtime_error(text("cannot lock ", path.string(), ": ", std::strerror(error)));
+  }
+  // Releases a lock; every holder checks for the finished point first, so removing the file is always safe.
+  void unlock(const std::string& key, int fd) const {
+    fs::remove(file(key, ".lock"));
+    ::close(fd);
+  }
+  void store(const std::string& key, const PointResult& result) const {
+    nlohmann::json measurements = nlohmann::json::array();
+    for (const auto& m : result.measurements)
+      measurements.push_back({m.quantity, std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json(), m.step, m.layer});
+    const nlohmann::json j{{"key", key}, {"diverged_at", result.diverged_at}, {"measurements", measurements}};
     write_atomically(file(key, ".json"), j.dump() + "\n");
-    fs::remove(file(key, ".claim"));
-  }
-  // True when this process now owns the point; false when a live process on this host does.
-  bool claim(const std::string& key) const {
-    const auto path = file(key, ".claim");
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-      if (fd >= 0) {
-        const std::string owner = text(host_, " ", ::getpid(), "\n");
-        const bool ok = ::write(fd, owner.data(), owner.size()) == ssize_t(owner.size());
-        ::close(fd);
-        if (!ok) throw std::runtime_error(text("cannot write ", path.string()));
-        return true;
-      }
-      if (errno != EEXIST) throw std::runtime_error(text("cannot create ", path.string(), ": ", std::strerror(errno)));
-      if (owned_by_live_process(path)) return false;
-      fs::remove(path);  // its process died: take the point over
-    }
-    return false;
   }
 
  private:
@@ -354,21 +369,8 @@ class PointStore {
     std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(hash_string(key)));
     return dir_ / (std::string(name) + suffix);
   }
-  bool owned_by_live_process(const fs::path& path) const {
-    std::istringstream in(read_file(path));
-    std::string host;
-    long pid = 0;
-    if (!(in >> host >> pid)) {  // being written right now, or left empty by a process killed while writing it
-      std::error_code ec;
-      const auto age = fs::file_time_type::clock::now() - fs::last_write_time(path, ec);
-      return !ec && age < std::chrono::seconds(10);
-    }
-    if (host != host_) return true;         // another machine's: never taken over
-    return pid != ::getpid() && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
-  }
 
   fs::path dir_;
-  std::string host_;
 };
 
 // Every point's rows in grid order: loaded, trained here, or waited for while other processes train them.
@@ -377,32 +379,36 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64
   const auto points = sweep.points(g, seed);
   PointStore store(out / ".partial" / sweep.name);
   std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
-  std::vector<std::vector<ResultRow>> rows(points.size());
-  std::vector<bool> done(points.size(), false);
+  std::vector<std::optional<PointResult>> results(points.size());
   std::size_t finished = 0, trained = 0;
   const auto progress = progress_bar.task(text(sweep.name, " points"));
   while (finished < points.size()) {
     bool waiting = false;
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (done[i]) continue;
+      if (results[i]) continue;
       const auto key = point_key(sweep, g, points[i]);
-      if (!store.load(key, rows[i])) {
-        if (!store.claim(key)) {
+      results[i] = store.load(key);
+      if (!results[i]) {
+        const int lock = store.try_lock(key);
+        if (lock < 0) {
           waiting = true;
           continue;
         }
-        if (!data) {
-          data = std::make_unique<train::Dataset>(train::pad(train::load_fashion_mnist(g.data_dir, true), 32, 32));
-          if (g.budget.train_limit > 0 && g.budget.train_limit < data->size()) {
-            data->labels.resize(std::size_t(g.budget.train_limit));
-            data->pixels.resize(std::size_t(g.budget.train_limit * data->image_size()));
+        results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
+        if (!results[i]) {
+          if (!data) {
+            data = std::make_unique<train::Dataset>(train::pad(train::load_fashion_mnist(g.data_dir, true), 32, 32));
+            if (g.budget.train_limit > 0 && g.budget.train_limit < data->size()) {
+              data->labels.resize(std::size_t(g.budget.train_limit));
+              data->pixels.resize(std::size_t(g.budget.train_limit * data->image_size()));
+            }
           }
+          results[i] = train_point(sweep, g, points[i], *data);
+          store.store(key, *results[i]);
+          ++trained;
         }
-        rows[i] = train_point(sweep, g, points[i], *data);
-        store.store(key, rows[i]);
-        ++trained;
+        store.unlock(key, lock);
       }
-      done[i] = true;
       ++finished;
       if (progress) progress(std::uint32_t(finished), std::uint32_t(points.size()));
     }
@@ -410,9 +416,12 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64
   }
   std::fprintf(stderr, "%s: trained %zu of %zu points here (the others by earlier runs or other processes)\n",
                sweep.name.c_str(), trained, points.size());
-  std::vector<ResultRow> all;
-  for (auto& r : rows) all.insert(all.end(), r.begin(), r.end());
-  return all;
+  std::vector<ResultRow> rows;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto part = point_rows(sweep, g, points[i], *results[i]);
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  return rows;
 }
 
 struct Judged {
@@ -420,11 +429,14 @@ struct Judged {
   ClaimOutcome outcome;
 };
 
+// Every registered claim that reads this sweep, judged from its rows.
 std::vector<Judged> judge(const Sweep& sweep, const std::vector<ResultRow>& rows, const StudyOptions& o, StudyContext& ctx) {
-  ClaimContext claims{o.seed, o.quick, 0, ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); }};
+  ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
+                      [&](const std::string& label) { return ctx.progress->task(label); }};
   claims.training_rows = [&](const std::string& name) { return name == sweep.name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
-  for (const auto& id : sweep.claims) judged.push_back({id, claim_registry().find(id).check(claims)});
+  for (const auto& claim : claim_registry().all())
+    if (claim.sweep == sweep.name) judged.push_back({claim.id, claim.check(claims)});
   return judged;
 }
 
@@ -473,18 +485,30 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   if (g.seeds < 1) throw std::invalid_argument(text("seeds must be at least 1 (got ", g.seeds, ")"));
   if (g.N.empty()) throw std::invalid_argument("N must list at least one sequence length");
   for (Index n : g.N) patch_for(n);
-  for (const auto& file : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"})
-    if (!fs::is_regular_file(fs::path(g.data_dir) / file))
-      throw std::invalid_argument(text("data-dir: ", (fs::path(g.data_dir) / file).string(),
-                                       " does not exist (scripts/install-deps installs dataset-fashion-mnist)"));
   const auto& b = g.budget;
   for (auto [value, name] : {std::pair{b.dim, "dim"}, {b.depth, "depth"}, {b.heads, "heads"}, {b.mlp, "mlp"},
                              {b.batch, "batch"}, {b.validation, "validation"}})
     if (value < 1) throw std::invalid_argument(text(name, " must be at least 1 (got ", value, ")"));
   if (b.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", b.train_limit, ")"));
-  if (b.train_limit > 0 && b.validation >= b.train_limit)
-    throw std::invalid_argument(text("validation (", b.validation, ") must be smaller than train-limit (", b.train_limit, ")"));
-  for (const auto& p : sweep.points(g, 1)) p.config.validate();
+  const Index images = b.train_limit > 0 ? std::min(b.train_limit, kFashionMnistTrain) : kFashionMnistTrain;
+  if (b.validation >= images)
+    throw std::invalid_argument(text("validation (", b.validation, ") must be smaller than the ", images,
+                                     " training images (train-limit ", b.train_limit, ")"));
+  if (b.batch > images - b.validation)
+    throw std::invalid_argument(text("batch (", b.batch, ") exceeds the ", images - b.validation,
+                                     " images left for training beside the validation set"));
+  std::vector<std::string> keys;
+  for (const auto& p : sweep.points(g, 1)) {
+    p.config.validate();
+    keys.push_back(point_key(sweep, g, p));
+  }
+  std::sort(keys.begin(), keys.end());
+  if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
+    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h or alpha)");
+  for (const auto& file : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"})
+    if (!fs::is_regular_file(fs::path(g.data_dir) / file))
+      throw std::invalid_argument(text("data-dir: ", (fs::path(g.data_dir) / file).string(),
+                                       " does not exist (scripts/install-deps installs dataset-fashion-mnist)"));
 }
 
 }  // namespace
@@ -501,7 +525,6 @@ const std::vector<std::string>& training_sweep_names() {
 StudyDefinition training_sweep_study(const std::string& name) {
   const Sweep& sweep = find_sweep(name);
   auto grid = std::make_shared<Grid>(sweep.full);
-  auto given = std::make_shared<std::vector<std::string>>();  // flags set on the command line
   StudyDefinition s;
   s.name = sweep.name;
   s.description = sweep.description;
@@ -561,6 +584,7 @@ StudyDefinition training_sweep_study(const std::string& name) {
 std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx) {
   const Sweep& sweep = find_sweep(name);
   const Grid& g = options.quick ? sweep.quick : sweep.full;
+  validate_grid(sweep, g);
   return run_points(sweep, g, options.seed, options.out, *ctx.progress);
 }
 

@@ -84,12 +84,12 @@ StepRecord Trainer::train_step() {
   const bool record = step_ % config_.log_every == 0 || step_ + 1 == config_.steps;
   const double loss = model_.forward(images_, std::span<const int>(labels_), config_.label_smoothing, record);
   if (!std::isfinite(loss))
-    throw std::runtime_error(text("step ", step_, ": the loss is ", loss, "; the parameters are those after step ", step_ - 1));
+    throw NonFiniteError(text("step ", step_, ": the loss is ", loss, "; the parameters are those after step ", step_ - 1));
   model_.zero_grad();
   model_.backward();
   const double grad_norm = clip_gradient_norm(model_.gradients(), config_.clip);
   if (!std::isfinite(grad_norm))
-    throw std::runtime_error(text("step ", step_, ": the gradient norm is ", grad_norm, "; the parameters are those after step ", step_ - 1));
+    throw NonFiniteError(text("step ", step_, ": the gradient norm is ", grad_norm, "; the parameters are those after step ", step_ - 1));
   const double lr = schedule_.at(step_);
   optimiser_.step(model_.parameters(), model_.gradients(), lr);
   StepRecord r{step_, lr, loss, accuracy_of(model_.logits(), labels_), grad_norm, {}};

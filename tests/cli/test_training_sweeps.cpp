@@ -38,7 +38,7 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
       {"training_norms", {"training_norms_phi.png", "training_norms_jacobian.png", "training_norms_drift.png"}},
       {"alpha_sweep", {"alpha_sweep.png"}}};
   const std::map<std::string, std::size_t> points{
-      {"k_sweep", 2 * 3}, {"activation_table", 7}, {"training_norms", 3}, {"alpha_sweep", 2 * 2 * 3}};
+      {"k_sweep", 2 * 3 * 2}, {"activation_table", 7}, {"training_norms", 3}, {"alpha_sweep", 2 * 2 * 3 * 2}};
   for (const auto& [sweep, figures] : outputs) {
     const ScratchDir dir(sweep);
     const auto r = run(sweep, sweep_args(dir.path));
@@ -61,7 +61,7 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
     EXPECT_NE(json.find("\"verdicts\""), std::string::npos);
     EXPECT_NE(json.find("\"budget\""), std::string::npos);
     EXPECT_EQ(files_ending(dir.path / ".partial", ".json"), points.at(sweep)) << "every point persisted";
-    EXPECT_EQ(files_ending(dir.path / ".partial", ".claim"), 0u) << "no claim outlives its point";
+    EXPECT_EQ(files_ending(dir.path / ".partial", ".lock"), 0u) << "no lock file outlives its point";
 
     // A rerun trains nothing and writes the same CSV.
     const auto before = slurp(dir / (sweep + ".csv"));
@@ -98,11 +98,12 @@ TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   EXPECT_FALSE(fs::exists(killed / "k_sweep.csv"));
   const std::size_t kept = files_ending(killed / ".partial", ".json");
   EXPECT_GE(kept, 1u);
+  EXPECT_EQ(files_ending(killed / ".partial", ".lock"), 1u) << "the point in progress keeps the dead process's lock file";
 
   const auto resumed = run("k_sweep", sweep_args(killed, slow));
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_EQ(trained_here(resumed), int(6 - kept)) << resumed.err;
-  EXPECT_EQ(files_ending(killed / ".partial", ".claim"), 0u) << "the dead process's claim was not taken over";
+  EXPECT_EQ(trained_here(resumed), int(12 - kept)) << resumed.err;
+  EXPECT_EQ(files_ending(killed / ".partial", ".lock"), 0u) << "the dead process's point was not taken over";
   ASSERT_EQ(run("k_sweep", sweep_args(reference, slow)).code, 0);
   EXPECT_FALSE(slurp(reference / "k_sweep.csv").empty());
   EXPECT_TRUE(slurp(killed / "k_sweep.csv") == slurp(reference / "k_sweep.csv")) << "the resumed sweep's CSV differs";
@@ -111,12 +112,14 @@ TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
 // Two processes on one sweep train every point once between them and write the single-process CSV.
 TEST(TrainingSweeps, TwoProcessesShareTheSweep) {
   const ScratchDir dir("sweep_shared");
-  const std::vector<std::string> slow{"--steps", "12"};
+  const std::vector<std::string> slow{"--steps", "40"};
   Child first("alpha_sweep", sweep_args(dir / "shared", slow)), second("alpha_sweep", sweep_args(dir / "shared", slow));
   const auto a = first.wait(), b = second.wait();
   ASSERT_EQ(a.code, 0) << a.err;
   ASSERT_EQ(b.code, 0) << b.err;
-  EXPECT_EQ(trained_here(a) + trained_here(b), 12) << a.err << b.err;
+  EXPECT_EQ(trained_here(a) + trained_here(b), 24) << a.err << b.err;
+  EXPECT_GT(trained_here(a), 0) << "both processes train: " << a.err;
+  EXPECT_GT(trained_here(b), 0) << "both processes train: " << b.err;
   ASSERT_EQ(run("alpha_sweep", sweep_args(dir / "single", slow)).code, 0);
   EXPECT_TRUE(slurp(dir / "shared" / "alpha_sweep.csv") == slurp(dir / "single" / "alpha_sweep.csv"));
 }
@@ -149,7 +152,7 @@ TEST(TrainingSweeps, VerifyJudgesTrainingClaimsFromSweepResults) {
   const auto retrained = run("verify", {"--quick", "--seed", "4", "--retrain", "--claims", "relu.alpha_sweep", "--out",
                                         (dir / "retrain").string()});
   ASSERT_EQ(retrained.code, 0) << retrained.err;
-  EXPECT_EQ(trained_here(retrained), 12) << retrained.err;
+  EXPECT_EQ(trained_here(retrained), 24) << retrained.err;
   const auto alpha = read_csv(dir / "retrain" / "alpha_sweep.csv");
   EXPECT_FALSE(alpha.rows.empty());
   EXPECT_EQ(read_csv(dir / "retrain" / "claims.csv").at(0, "detail").find("no alpha_sweep results"), std::string::npos);

@@ -78,6 +78,15 @@ TEST(TrainingClaims, BestKAtTheEndOfTheGridIsCensored) {
   EXPECT_NE(out.detail.find("end of the grid for N = 8, 16, 64"), std::string::npos) << out.detail;
 }
 
+// One seed has no seed-to-seed spread: the binomial error alone would claim too much.
+TEST(TrainingClaims, OneSeedLeavesTheBestScaleInconclusive) {
+  auto rows = k_sweep_rows(0.5, 0.1);
+  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second == "2"; });
+  const auto out = judge("poly.k_vs_N", "k_sweep", rows);
+  EXPECT_EQ(out.verdict, Verdict::inconclusive);
+  EXPECT_NE(out.detail.find("one seed"), std::string::npos) << out.detail;
+}
+
 TEST(TrainingClaims, MissingSweepIsInconclusiveAndSaysWhatToRun) {
   const auto out = judge("poly.k_vs_N", "other", {});
   EXPECT_EQ(out.verdict, Verdict::inconclusive);
@@ -143,14 +152,14 @@ TEST(TrainingClaims, TiesWithinTheSpreadAreInconclusive) {
 
 namespace {
 
-std::vector<ResultRow> alpha_rows(double best_alpha) {
+std::vector<ResultRow> alpha_rows(double best_alpha, double curvature = 0.2) {
   std::vector<ResultRow> rows;
   for (const char* h : {"relu", "identity"})
     for (Index N : {16, 64})
       for (double a = 0; a <= 2.0; a += 0.25)
         for (std::uint64_t seed : {1, 2})
-          rows.push_back(accuracy_row(text(h, "/N^", a), N, 0.7 - 0.2 * (a - best_alpha) * (a - best_alpha), seed, 10000,
-                                      {{"h", h}, {"alpha", text(a)}}));
+          rows.push_back(accuracy_row(text(h, "/N^", a), N, 0.7 - curvature * (a - best_alpha) * (a - best_alpha), seed,
+                                      10000, {{"h", h}, {"alpha", text(a)}}));
   return rows;
 }
 
@@ -163,6 +172,9 @@ TEST(TrainingClaims, BestAlphaIsRecoveredAndJudgedAgainstOne) {
   const auto far = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(0.3));
   EXPECT_TRUE(test::close(far.measured, 0.3, 1e-9, 1e-9));
   EXPECT_EQ(far.verdict, Verdict::violated) << far.detail;
+  // A flat curve does not locate the best alpha, wherever its noisy maximum falls.
+  const auto flat = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(1.0, 1e-6));
+  EXPECT_EQ(flat.verdict, Verdict::inconclusive) << flat.detail;
 }
 
 namespace {
@@ -174,7 +186,8 @@ ResultRow norm_row(const std::string& quantity, const std::string& activation, i
   r.activation = activation;
   r.N = 16, r.D = 16, r.d = 8, r.p = p, r.k = k;
   r.value = {1, 0, value, 0, value, value};
-  r.extra = {{"seed", "1"}, {"step", text(step)}, {"layer", text(layer)}, {"weight_std", "0.02"}};
+  r.extra = {{"seed", "1"}, {"function", p > 0 ? "poly" : activation}, {"step", text(step)}, {"layer", text(layer)},
+             {"tokens", "17"}, {"weight_std", "0.02"}};
   return r;
 }
 
@@ -200,6 +213,15 @@ TEST(TrainingClaims, TrainingNormRatiosDecideTheVerdict) {
   EXPECT_TRUE(test::close(holds.measured, 1.5, 1e-12, 0));
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(10, 12)).verdict, Verdict::violated);
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(1.5, 1.2)).verdict, Verdict::violated);
+}
+
+// A run that diverged ends its series early: its own last step is its drift, and nothing is looked up past it.
+TEST(TrainingClaims, DivergedRunsEndTheirOwnSeries) {
+  auto rows = norm_rows(1.5, 12);
+  std::erase_if(rows, [](const ResultRow& r) { return r.p == 3 && r.k == "1" && r.extra[2].second == "20"; });
+  const auto out = judge("poly.iid_at_init", "training_norms", rows);
+  EXPECT_FALSE(out.markdown.empty()) << out.detail;
+  EXPECT_EQ(judge("poly.train_norms", "training_norms", rows).verdict, Verdict::holds);
 }
 
 // Step-0 norms equal to the engine's own estimate for the same shapes agree exactly; half of it does not.

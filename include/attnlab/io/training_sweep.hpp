@@ -3,11 +3,12 @@
 // claims it feeds. k_sweep (poly.k_vs_N), activation_table (poly.table1, poly.scales_table, poly.high_p),
 // training_norms (poly.train_norms, poly.iid_at_init) and alpha_sweep (relu.alpha_sweep).
 //
-// Every finished point is written atomically to <out>/.partial/<sweep>/<key>.json, so a killed run loses at
-// most the points in progress and a rerun (or a rerun after the outputs exist) trains nothing twice. Several
-// processes may run the same command on one machine: each claims a point with an exclusive claim file before
-// training it, skips points claimed by live processes, takes over those of dead ones, and waits for the rest,
-// so every process ends by writing the same outputs.
+// Every finished point is written atomically to <out>/.partial/<sweep>/<key>.json, keyed by its whole training
+// configuration, so a killed run loses at most the points in progress and a rerun (or a rerun after the outputs
+// exist) trains nothing twice. Several processes may run the same command on one machine: each trains a point
+// only while it holds an exclusive flock on the point's lock file (released by the kernel if the process dies),
+// checks for the finished point after taking the lock, skips points locked by others and waits for them at the
+// end, so every process ends by writing the same outputs.
 #include <attnlab/io/study.hpp>
 
 #include <string>

@@ -61,6 +61,7 @@ struct ClaimOutcome {
 struct Claim {
   std::string id, source, statement, method;
   std::function<ClaimOutcome(const ClaimContext&)> check;
+  std::string sweep{};  // the training sweep whose rows it judges; empty when it samples its own data
 };
 
 class ClaimRegistry {

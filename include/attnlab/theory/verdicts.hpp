@@ -14,6 +14,7 @@ struct VerdictTolerances {
   double bound_loose = 0.9;     // max ratio below this fraction of the bound: loose
   double closed_form = 0.02;    // relative error of a closed form still read as exact
   double level_factor = 3.0;    // training norms: "at the level of" within this factor, "far larger" beyond it
+  double comparable_accuracy = 0.02;  // accuracies "comparable": a − b not below −0.02 (two points) with 95% confidence
   double iid_at_init = 0.2;     // relative distance of a step-0 norm from its i.i.d. prediction still read as agreement
 };
 inline constexpr VerdictTolerances tolerances{};

@@ -7,6 +7,7 @@
 #include <attnlab/train/vit.hpp>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct TrainConfig {
   std::uint64_t seed = 1;
   long log_every = 10;  // steps between norm records
   void validate() const;
+};
+
+// A training step whose loss or gradient is not finite (the run diverged).
+struct NonFiniteError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct StepRecord {
@@ -42,7 +48,7 @@ class Trainer {
 
   long step() const { return step_; }
   bool done() const { return step_ >= config_.steps; }
-  // One optimisation step; throws std::runtime_error naming the step on a non-finite loss or gradient,
+  // One optimisation step; throws NonFiniteError naming the step on a non-finite loss or gradient,
   // leaving the parameters of the previous step untouched.
   StepRecord train_step();
   // Mean loss (no label smoothing) and accuracy on `data` (default: the validation set), in batches.

@@ -1,0 +1,81 @@
+// rows_from_csv inverts to_csv (quotes, empty fields, non-finite values, the union of extra columns) and
+// names the line and column of what it cannot read.
+#include <attnlab/io/table.hpp>
+
+#include "support.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+using namespace attnlab;
+
+namespace {
+
+ResultRow sample_row(const std::string& activation, double mean, std::vector<std::pair<std::string, std::string>> extra) {
+  ResultRow r;
+  r.study = "k_sweep", r.quantity = "val_accuracy", r.activation = activation;
+  r.N = 256, r.D = 32, r.d = 16, r.p = 3, r.k = "0.001";
+  r.sigma_x = 1.5, r.trials = 1;
+  r.value = estimate(std::vector<double>{mean, mean + 0.25});
+  r.extra = std::move(extra);
+  return r;
+}
+
+std::string message_of(const std::string& csv) {
+  try {
+    io::rows_from_csv(csv, "t.csv");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Table, CsvRoundTripKeepsEveryField) {
+  auto odd = sample_row("x^3, \"quoted\"\nand a newline", 0.5, {{"seed", "1"}, {"note", "a,b"}});
+  auto nonfinite = sample_row("softmax", 0.25, {{"layer", "2"}});
+  nonfinite.value = estimate(std::vector<double>{std::nan(""), 1.0, 2.0});
+  const std::vector<ResultRow> rows{odd, nonfinite};
+  const auto back = io::rows_from_csv(io::to_csv(rows), "t.csv");
+  ASSERT_EQ(back.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto &a = rows[i], &b = back[i];
+    EXPECT_EQ(b.study, a.study);
+    EXPECT_EQ(b.activation, a.activation);
+    EXPECT_EQ(b.N, a.N);
+    EXPECT_EQ(b.p, a.p);
+    EXPECT_EQ(b.k, a.k);
+    EXPECT_EQ(b.sigma_x, a.sigma_x);
+    EXPECT_TRUE(std::isnan(b.sigma_t));
+    EXPECT_EQ(b.value.count, a.value.count);
+    EXPECT_EQ(b.value.nonfinite, a.value.nonfinite);
+    EXPECT_EQ(b.extra, a.extra) << "extras: only this row's, in order";
+  }
+  EXPECT_TRUE(test::close(back[0].value.mean, rows[0].value.mean, 1e-9, 0));
+  EXPECT_TRUE(test::close(back[0].value.ci_hi, rows[0].value.ci_hi, 1e-9, 0));
+  EXPECT_TRUE(std::isnan(back[1].value.mean)) << "a row with non-finite trials has no mean";
+}
+
+TEST(Table, CsvWithCrLfAndABlankLineReadsTheSame) {
+  const auto csv = io::to_csv({sample_row("softmax", 0.5, {{"seed", "1"}})});
+  std::string crlf;
+  for (char c : csv) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const auto back = io::rows_from_csv(crlf + "\r\n", "t.csv");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].extra, (std::vector<std::pair<std::string, std::string>>{{"seed", "1"}}));
+}
+
+TEST(Table, MalformedCsvNamesLineAndColumn) {
+  const auto csv = io::to_csv({sample_row("softmax", 0.5, {})});
+  const auto header = csv.substr(0, csv.find('\n') + 1), line = csv.substr(csv.find('\n') + 1);
+  EXPECT_NE(message_of("study,quantity\nk_sweep,val_accuracy\n").find("no column 'activation'"), std::string::npos);
+  EXPECT_NE(message_of(header + "k_sweep,1\n").find("line 2 has 2 fields"), std::string::npos);
+  auto bad_n = line;
+  bad_n.replace(bad_n.find(",256,"), 5, ",nan,");
+  EXPECT_NE(message_of(header + bad_n).find("'nan' in column N is not an integer"), std::string::npos) << message_of(header + bad_n);
+  auto bad_mean = line;  // the mean of 0.5 and 0.75
+  bad_mean.replace(bad_mean.find(",0.625,"), 7, ",0.625x,");
+  EXPECT_NE(message_of(header + bad_mean).find("'0.625x' in column mean is not a number"), std::string::npos)
+      << message_of(header + bad_mean);
+}
