@@ -85,7 +85,7 @@ std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows, const std
 
 // A curve y(x) sampled on a grid: the maximiser by the parabola through the best point and its neighbours
 // (the best grid point itself at an end of the grid).
-struct Curve1 {
+struct GridCurve {
   std::vector<double> x;
   std::vector<SeedMean> y;
 };
@@ -100,7 +100,7 @@ double refined_argmax(const std::vector<double>& x, const std::vector<double>& y
 }
 
 // Maximisers of each curve in `replicates` parametric draws y ~ N(mean, se²): draws[r][curve].
-std::vector<std::vector<double>> bootstrap_argmax(const std::vector<Curve1>& curves, std::uint64_t seed,
+std::vector<std::vector<double>> bootstrap_argmax(const std::vector<GridCurve>& curves, std::uint64_t seed,
                                                   const std::string& claim) {
   std::vector<std::vector<double>> draws(kReplicates, std::vector<double>(curves.size()));
   for (int r = 0; r < kReplicates; ++r) {
@@ -147,7 +147,7 @@ ClaimOutcome no_results(const std::string& sweep) {
 }
 
 // A best scale needs the seed-to-seed spread: one seed's curve has only the validation set's binomial error.
-std::optional<ClaimOutcome> too_few_seeds(const std::vector<Curve1>& curves, double claimed, const Figure& accuracy) {
+std::optional<ClaimOutcome> too_few_seeds(const std::vector<GridCurve>& curves, double claimed, const Figure& accuracy) {
   for (const auto& c : curves)
     for (const auto& y : c.y)
       if (y.seeds < 2) {
@@ -161,7 +161,7 @@ std::optional<ClaimOutcome> too_few_seeds(const std::vector<Curve1>& curves, dou
 }
 
 // Series of mean accuracy ± se per curve, for the figures.
-Series accuracy_series(const std::string& label, const Curve1& c, const std::function<double(double)>& x_of) {
+Series accuracy_series(const std::string& label, const GridCurve& c, const std::function<double(double)>& x_of) {
   Series s{label, {}, {}, {}, {}, true};
   for (std::size_t i = 0; i < c.x.size(); ++i) {
     s.x.push_back(x_of(c.x[i]));
@@ -179,10 +179,10 @@ ClaimOutcome check_k_vs_n(const ClaimContext& ctx) {
   if (rows.empty()) return no_results("k_sweep");
   const auto acc = accuracies<std::pair<Index, double>>(
       rows, [](const ResultRow& r) { return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))}; });
-  std::map<Index, Curve1> by_n;
+  std::map<Index, GridCurve> by_n;
   for (const auto& [key, s] : acc) by_n[key.first].x.push_back(key.second), by_n[key.first].y.push_back(s);
   std::vector<Index> sizes;
-  std::vector<Curve1> curves;
+  std::vector<GridCurve> curves;
   for (const auto& [n, c] : by_n) sizes.push_back(n), curves.push_back(c);
   ClaimOutcome out;
   out.claimed = 0.5;
@@ -611,12 +611,12 @@ ClaimOutcome check_alpha_sweep(const ClaimContext& ctx) {
   const auto acc = accuracies<Key>(rows, [](const ResultRow& r) {
     return Key{extra_text(r, "h"), r.N, extra_number(r, "alpha")};
   });
-  std::map<std::pair<std::string, Index>, Curve1> by_curve;
+  std::map<std::pair<std::string, Index>, GridCurve> by_curve;
   for (const auto& [k, s] : acc) {
     auto& c = by_curve[{std::get<0>(k), std::get<1>(k)}];
     c.x.push_back(std::get<2>(k)), c.y.push_back(s);
   }
-  std::vector<Curve1> curves;
+  std::vector<GridCurve> curves;
   std::vector<std::pair<std::string, Index>> names;
   for (const auto& [k, c] : by_curve) names.push_back(k), curves.push_back(c);
   if (curves.empty()) return no_results("alpha_sweep");
