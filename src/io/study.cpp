@@ -196,6 +196,11 @@ void validate_common(const StudyOptions& o, bool ensemble) {
 
 }  // namespace
 
+ClaimContext claim_context(const StudyOptions& o, StudyContext& ctx) {
+  return {o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
+          [&ctx](const std::string& label) { return ctx.progress->task(label); }};
+}
+
 StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
                                      std::vector<std::string> fitted) {
   StudyDefinition study{.name = name, .description = std::move(description)};
@@ -364,8 +369,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     soft->load_matrix();
   };
   study.run = [ids, soft, matches, training, name = study.name](const StudyOptions& o, StudyContext& ctx) {
-    ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
-                        [&](const std::string& label) { return ctx.progress->task(label); }};
+    auto claims = claim_context(o, ctx);
     claims.soft = *soft;
     std::map<std::string, std::vector<ResultRow>> sweeps;  // each read or trained once
     claims.training_rows = [&](const std::string& sweep) {

@@ -65,16 +65,10 @@ void validate_flags(const TrainFlags& f, const StudyOptions& o) {
   if (f.validation < 1) throw std::invalid_argument(text("validation must be at least 1 (got ", f.validation, ")"));
   for (auto [value, name] : {std::pair{f.dim, "dim"}, {f.depth, "depth"}, {f.heads, "heads"}, {f.mlp, "mlp"}})
     if (value < 0) throw std::invalid_argument(text(name, " must be >= 0 (0: the preset's; got ", value, ")"));
-  const std::vector<std::string> files =
-      f.data == "fashion-mnist"
-          ? std::vector<std::string>{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
-                                     "t10k-labels-idx1-ubyte.gz"}
-          : std::vector<std::string>{"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
-                                     "data_batch_5.bin", "test_batch.bin"};
-  for (const auto& file : files)
-    if (!std::filesystem::is_regular_file(std::filesystem::path(f.data_dir) / file))
-      throw std::invalid_argument(text("data-dir: ", (std::filesystem::path(f.data_dir) / file).string(), " does not exist",
-                                       f.data == "fashion-mnist" ? " (scripts/install-deps installs dataset-fashion-mnist)" : ""));
+  require_data_files(f.data_dir, f.data == "fashion-mnist"
+                                     ? fashion_mnist_files()
+                                     : std::vector<std::string>{"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                                                                "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"});
   train_config(f, o, f.data == "cifar10" ? 3 : 1, 32).validate();
 }
 
@@ -96,11 +90,8 @@ Splits load_data(const TrainFlags& f, std::uint64_t seed) {
     full = train::read_cifar10(batches);
     test = train::read_cifar10({fs::path(f.data_dir) / "test_batch.bin"});
   }
-  for (auto [data, limit] : {std::pair{&full, f.train_limit}, {&test, f.test_limit}})
-    if (limit > 0 && limit < data->size()) {
-      data->labels.resize(std::size_t(limit));
-      data->pixels.resize(std::size_t(limit * data->image_size()));
-    }
+  full = train::first(std::move(full), f.train_limit);
+  test = train::first(std::move(test), f.test_limit);
   if (f.validation >= full.size())
     throw std::invalid_argument(text("validation must be smaller than the ", full.size(), " training examples (got ", f.validation, ")"));
   auto [train_part, validation_part] = train::split(full, f.validation, seed);
@@ -166,6 +157,20 @@ StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const 
 }
 
 }  // namespace
+
+void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files) {
+  const bool fashion = files.front() == fashion_mnist_files().front();
+  for (const auto& file : files)
+    if (!std::filesystem::is_regular_file(dir / file))
+      throw std::invalid_argument(text("data-dir: ", (dir / file).string(), " does not exist",
+                                       fashion ? " (scripts/install-deps installs dataset-fashion-mnist)" : ""));
+}
+
+const std::vector<std::string>& fashion_mnist_files() {
+  static const std::vector<std::string> files{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                              "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+  return files;
+}
 
 StudyDefinition train_study() {
   auto flags = std::make_shared<TrainFlags>();

@@ -2,6 +2,7 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
 #include <attnlab/io/table.hpp>
+#include <attnlab/io/train_study.hpp>
 #include <attnlab/io/training_sweep.hpp>
 #include <attnlab/theory/claims.hpp>
 #include <attnlab/train/trainer.hpp>
@@ -396,13 +397,9 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64
         }
         results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
         if (!results[i]) {
-          if (!data) {
-            data = std::make_unique<train::Dataset>(train::pad(train::load_fashion_mnist(g.data_dir, true), 32, 32));
-            if (g.budget.train_limit > 0 && g.budget.train_limit < data->size()) {
-              data->labels.resize(std::size_t(g.budget.train_limit));
-              data->pixels.resize(std::size_t(g.budget.train_limit * data->image_size()));
-            }
-          }
+          if (!data)
+            data = std::make_unique<train::Dataset>(
+                train::first(train::pad(train::load_fashion_mnist(g.data_dir, true), 32, 32), g.budget.train_limit));
           results[i] = train_point(sweep, g, points[i], *data);
           store.store(key, *results[i]);
           ++trained;
@@ -431,8 +428,7 @@ struct Judged {
 
 // Every registered claim that reads this sweep, judged from its rows.
 std::vector<Judged> judge(const Sweep& sweep, const std::vector<ResultRow>& rows, const StudyOptions& o, StudyContext& ctx) {
-  ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
-                      [&](const std::string& label) { return ctx.progress->task(label); }};
+  auto claims = claim_context(o, ctx);
   claims.training_rows = [&](const std::string& name) { return name == sweep.name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
   for (const auto& claim : claim_registry().all())
@@ -505,10 +501,8 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
     throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h or alpha)");
-  for (const auto& file : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"})
-    if (!fs::is_regular_file(fs::path(g.data_dir) / file))
-      throw std::invalid_argument(text("data-dir: ", (fs::path(g.data_dir) / file).string(),
-                                       " does not exist (scripts/install-deps installs dataset-fashion-mnist)"));
+  const auto& files = fashion_mnist_files();
+  require_data_files(g.data_dir, {files.begin(), files.begin() + 2});  // the training split only
 }
 
 }  // namespace

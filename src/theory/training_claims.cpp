@@ -54,12 +54,11 @@ struct SeedMean {
   bool floored = false;  // se is the binomial floor (a known variance, not estimated from the seeds)
 };
 SeedMean seed_mean(const std::vector<double>& values, double validation_images) {
+  const Estimate e = estimate(values);
   SeedMean s;
   s.seeds = int(values.size());
-  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / s.seeds;
-  double ss = 0;
-  for (double v : values) ss += (v - s.mean) * (v - s.mean);
-  s.sd = s.seeds > 1 ? std::sqrt(ss / (s.seeds - 1)) : 0.0;
+  s.mean = e.mean;
+  s.sd = s.seeds > 1 ? e.se * std::sqrt(double(s.seeds)) : 0.0;
   const double binomial = std::sqrt(std::max(s.mean * (1 - s.mean), 1e-4) / (validation_images * s.seeds));
   s.floored = binomial > s.sd / std::sqrt(double(s.seeds));
   s.se = s.floored ? binomial : s.sd / std::sqrt(double(s.seeds));

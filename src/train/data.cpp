@@ -90,6 +90,14 @@ Dataset read_cifar10(const std::vector<std::filesystem::path>& files) {
   return d;
 }
 
+Dataset first(Dataset data, Index count) {
+  if (count > 0 && count < data.size()) {
+    data.labels.resize(std::size_t(count));
+    data.pixels.resize(std::size_t(count * data.image_size()));
+  }
+  return data;
+}
+
 Dataset pad(const Dataset& data, Index height, Index width) {
   if (height < data.height || width < data.width)
     throw std::invalid_argument(text("pad: ", data.height, "x", data.width, " images do not fit in ", height, "x", width));

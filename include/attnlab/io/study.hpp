@@ -8,6 +8,7 @@
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/mc/figure.hpp>
 #include <attnlab/mc/result.hpp>
+#include <attnlab/theory/claims.hpp>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -71,6 +72,9 @@ struct StudyDefinition {
   std::function<void(const StudyOptions&)> validate{};  // throws std::invalid_argument
   std::function<StudyOutput(const StudyOptions&, StudyContext&)> run{};
 };
+
+// The claim context of a run: its seed, --quick, --trials, checkpoint cache and progress bar.
+ClaimContext claim_context(const StudyOptions& options, StudyContext& ctx);
 
 // A study that sweeps the ensemble grid (N, D, d) × activations and keeps `quantities`,
 // fitting `fitted` over N; defaults are POLY's grid (D = d = 64, p = 1..3, k = 1, √N).

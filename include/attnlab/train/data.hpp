@@ -32,6 +32,8 @@ Dataset load_fashion_mnist(const std::filesystem::path& dir, bool train);
 // CIFAR-10 binary batches: records of one label byte and 3,072 pixel bytes (R, G, B planes of 32×32).
 Dataset read_cifar10(const std::vector<std::filesystem::path>& files);
 
+// The first `count` examples (all of them when count is 0 or not smaller than the size).
+Dataset first(Dataset data, Index count);
 // Centres every image on a zero background of height × width (28 → 32 pads 2 on each side).
 Dataset pad(const Dataset& data, Index height, Index width);
 // A seeded shuffle, then the last `validation` examples as the validation set.
