@@ -145,7 +145,9 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--threads", o.threads, "OpenMP threads (0: all hardware threads)")->capture_default_str();
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
   app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");
-  app.add_option("--backend", o.backend, "cpu (thrust and cuda need the GPU build)")->capture_default_str();
+  app.add_option("--backend", o.backend,
+                 "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU) where the study supports them")
+      ->capture_default_str();
   if (!ensemble) return;
   app.add_option("--N", o.N, "sequence lengths, comma-separated")->delimiter(',')->capture_default_str();
   app.add_option("--D", o.D, "embedding dimensions")->delimiter(',')->capture_default_str();
@@ -173,12 +175,12 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--precision", o.precision, "float or double")->capture_default_str();
 }
 
-void validate_common(const StudyOptions& o, bool ensemble) {
+void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   if (o.threads < 0) throw std::invalid_argument(text("threads must be at least 0 (got ", o.threads, ")"));
-  if (o.backend == "thrust" || o.backend == "cuda")
-    throw std::invalid_argument(text("backend: '", o.backend, "' is not built in this binary (use cpu)"));
-  if (o.backend != "cpu") throw std::invalid_argument(text("backend must be cpu, thrust or cuda (got '", o.backend, "')"));
-  if (!ensemble) return;
+  const Backend backend = parse_backend(o.backend);
+  if (backend != Backend::cpu && !study.accelerated)
+    throw std::invalid_argument(text("backend: ", study.name, " runs on the cpu backend only (got '", o.backend, "')"));
+  if (!study.ensemble_flags) return;
   const auto non_empty = [](const char* name, std::size_t n) {
     if (n == 0) throw std::invalid_argument(text(name, " must list at least one value"));
   };
@@ -192,6 +194,7 @@ void validate_common(const StudyOptions& o, bool ensemble) {
   parse_precision(o.precision);
   for (const auto& a : o.activation_specs())
     for (const auto& e : o.ensembles()) a.validate(e.N, e.d);
+  validate_backend(backend, o.activation_specs());
 }
 
 }  // namespace
@@ -203,7 +206,7 @@ ClaimContext claim_context(const StudyOptions& o, StudyContext& ctx) {
 
 StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
                                      std::vector<std::string> fitted) {
-  StudyDefinition study{.name = name, .description = std::move(description)};
+  StudyDefinition study{.name = name, .description = std::move(description), .accelerated = true};
   study.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
   study.defaults.D = {64};
   study.defaults.d = {64};
@@ -215,7 +218,7 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
   study.quick_defaults.d = {16};
   study.run = [name, quantities, fitted](const StudyOptions& o, StudyContext& ctx) {
     const auto sweep = run_sweep({name, o.ensembles(), o.activation_specs(), quantities, fitted, o.seed,
-                                  o.trials_or(64, 8), parse_precision(o.precision)},
+                                  o.trials_or(64, 8), parse_precision(o.precision), parse_backend(o.backend)},
                                  ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
     return StudyOutput{sweep.rows, sweep.figures, {}};
   };
@@ -269,7 +272,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     if (options.trials > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
       throw std::invalid_argument(
           text("trials must be at most ", std::numeric_limits<std::uint32_t>::max(), " (got ", options.trials, ")"));
-    validate_common(options, study.ensemble_flags);
+    validate_common(options, study);
     if (study.validate) study.validate(options);
     ensure_writable_directory(options.out);  // last: nothing is created for invalid input
   } catch (const CLI::CallForHelp&) {

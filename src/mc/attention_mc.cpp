@@ -1,4 +1,5 @@
 #include <attnlab/core/text.hpp>
+#include <attnlab/mc/accelerated.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 
@@ -17,6 +18,28 @@ Precision parse_precision(const std::string& s) {
 
 std::string to_string(Precision p) { return p == Precision::float64 ? "double" : "float"; }
 
+Backend parse_backend(const std::string& s) {
+  if (s == "cpu") return Backend::cpu;
+  if (s == "thrust") return Backend::thrust;
+  if (s == "cuda") return Backend::cuda;
+  throw std::invalid_argument(text("backend must be cpu, thrust or cuda (got '", s, "')"));
+}
+
+std::string to_string(Backend b) { return b == Backend::cpu ? "cpu" : b == Backend::thrust ? "thrust" : "cuda"; }
+
+void validate_backend(Backend backend, const std::vector<ActivationSpec>& activations) {
+  if (backend == Backend::cpu) return;
+  if (backend == Backend::cuda)
+    if (const auto why = accel::cuda_unavailable_reason(); !why.empty())
+      throw std::invalid_argument(text(why, " (use --backend cpu or thrust)"));
+  for (const auto& a : activations) {
+    const auto& info = find_activation(a.name);
+    if ((info.row_normalised && info.row != RowNormalised::softmax) || a.transforms != Transforms{})
+      throw std::invalid_argument(text("backend ", to_string(backend), " implements elementwise activations and softmax without ",
+                                       "transforms, not '", a.label(), "' (use --backend cpu)"));
+  }
+}
+
 const std::vector<std::string>& attention_quantities() {
   static const std::vector<std::string> names{"frob",   "frob2",  "jac",         "jac2",    "qgrad",   "qgrad2",
                                               "kgrad",  "kgrad2", "mean_weight", "row_sum", "row_sum2"};
@@ -24,6 +47,18 @@ const std::vector<std::string>& attention_quantities() {
 }
 
 namespace {
+
+// Per-trial observables from the squared norms of each activation, in attention_quantities() order.
+void observables(const AttentionNormsSquared& n, double N, std::span<double> out) {
+  const double squared[] = {n.frob2, n.jac2, n.qgrad2, n.kgrad2};
+  for (std::size_t q = 0; q < 4; ++q) {
+    out[2 * q] = std::sqrt(squared[q]);
+    out[2 * q + 1] = squared[q];
+  }
+  out[8] = n.sum / (N * N);
+  out[9] = n.sum / N;
+  out[10] = n.row_sum2 / N;
+}
 
 template <class T>
 std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& progress) {
@@ -39,20 +74,33 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
       [&](std::uint32_t t, std::span<double> out) {
         EnsembleSample<T> s;
         draw_ensemble(e, c.seed, t, s);
-        for (std::size_t a = 0; a < resolved.size(); ++a) {
-          const auto n = attention_norms_streamed(s.X, s.Q, s.K, resolved[a]);
-          const double squared[] = {n.frob2, n.jac2, n.qgrad2, n.kgrad2};
-          for (std::size_t q = 0; q < 4; ++q) {
-            out[a * per + 2 * q] = std::sqrt(squared[q]);
-            out[a * per + 2 * q + 1] = squared[q];
-          }
-          const double N = static_cast<double>(e.N);
-          out[a * per + 8] = n.sum / (N * N);
-          out[a * per + 9] = n.sum / N;
-          out[a * per + 10] = n.row_sum2 / N;
-        }
+        for (std::size_t a = 0; a < resolved.size(); ++a)
+          observables(attention_norms_streamed(s.X, s.Q, s.K, resolved[a]), double(e.N), out.subspan(a * per, per));
       },
       parallel_trials, progress);
+}
+
+// The accelerated engines compute every trial first; the estimates then accumulate in trial order as above.
+std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const ProgressFn& progress) {
+  const auto& e = c.ensemble;
+  accel::Problem problem{e.N, e.D, e.d, e.sigma_x, e.sigma_t, c.seed, e.configuration_key(), c.trials,
+                         c.precision == Precision::float32, {}};
+  for (const auto& spec : c.activations) {
+    const auto a = spec.resolve(e.N, e.d);
+    if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))
+      problem.activations.push_back({false, f->fn, f->p, f->logit_scale, f->out_scale});
+    else
+      problem.activations.push_back({true, Elementwise::identity, 1, logit_scale(a), 1.0});
+  }
+  const auto norms = accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp,
+                                        problem, {}, progress);
+  const std::size_t per = attention_quantities().size(), A = c.activations.size();
+  return run_trials(
+      c.trials, per * A,
+      [&](std::uint32_t t, std::span<double> out) {
+        for (std::size_t a = 0; a < A; ++a) observables(norms[t * A + a], double(e.N), out.subspan(a * per, per));
+      },
+      false);
 }
 
 }  // namespace
@@ -61,7 +109,10 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
   c.ensemble.validate();
   if (c.trials < 1) throw std::invalid_argument("trials must be at least 1");
   for (const auto& a : c.activations) a.validate(c.ensemble.N, c.ensemble.d);
-  const auto estimates = c.precision == Precision::float64 ? simulate<double>(c, progress) : simulate<float>(c, progress);
+  validate_backend(c.backend, c.activations);
+  const auto estimates = c.backend != Backend::cpu              ? simulate_accelerated(c, progress)
+                         : c.precision == Precision::float64 ? simulate<double>(c, progress)
+                                                             : simulate<float>(c, progress);
   std::vector<ResultRow> rows;
   const auto& names = attention_quantities();
   for (std::size_t a = 0; a < c.activations.size(); ++a) {
@@ -92,6 +143,7 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
 std::string cache_key(const AttentionMcConfig& c) {
   std::string key = text(c.study, '|', c.ensemble.describe(), "|seed=", c.seed, "|trials=", c.trials, '|',
                          to_string(c.precision));
+  if (c.backend != Backend::cpu) key += "|backend=" + to_string(c.backend);  // cpu keys predate backends
   for (const auto& a : c.activations) key += '|' + a.key();
   return key;
 }

@@ -11,7 +11,7 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
                       const std::function<ProgressFn(const std::string&)>& progress) {
   SweepResult result;
   for (const auto& e : spec.ensembles) {
-    const AttentionMcConfig config{e, spec.activations, spec.seed, spec.trials, spec.precision, spec.study};
+    const AttentionMcConfig config{e, spec.activations, spec.seed, spec.trials, spec.precision, spec.study, spec.backend};
     auto rows = cached(cache, cache_key(config), [&] {
       return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{});
     });

@@ -1,6 +1,7 @@
 #pragma once
 // Attention activations ϕ applied to the logits M = X Q Kᵀ Xᵀ (unscaled).
 // Elementwise activations act entry by entry; row-normalised ones act on each row.
+#include <attnlab/attention/elementwise.hpp>
 #include <attnlab/core/types.hpp>
 #include <attnlab/core/vmath.hpp>
 
@@ -27,56 +28,6 @@ struct KScale {
   std::string str() const;
   static KScale parse(const std::string& s);  // "1", "16", "sqrtN"
 };
-
-// The elementwise functions h of ϕ = out_scale · h(S): x^p (POLY), the RELU paper's h ∈ {relu, relu²,
-// gelu, softplus, identity, relu6, sigmoid} and REPOLY Table 5's elu, tanh, exp.
-enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp };
-
-// h(s) and h'(s). F (and P for x^P) fixed at compile time lets the tile loops specialise; P = 0 uses p.
-template <Elementwise F, int P = 0>
-inline void evaluate(double s, int p, double& h, double& dh) {
-  using E = Elementwise;
-  if constexpr (F == E::power) {
-    const int n = P > 0 ? P : p;
-    double r = 1.0;  // s^(n-1)
-    for (int q = 1; q < n; ++q) r *= s;
-    h = r * s;
-    dh = n * r;
-  } else if constexpr (F == E::relu) {
-    h = s > 0 ? s : 0.0;
-    dh = s > 0 ? 1.0 : 0.0;
-  } else if constexpr (F == E::relu2) {
-    h = s > 0 ? s * s : 0.0;
-    dh = s > 0 ? 2 * s : 0.0;
-  } else if constexpr (F == E::gelu) {  // exact: s Φ(s)
-    const double cdf = 0.5 * vmath::erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * vmath::exp(-0.5 * s * s);
-    h = s * cdf;
-    dh = cdf + s * pdf;
-  } else if constexpr (F == E::softplus) {  // log(1 + e^s) without overflow
-    h = std::max(s, 0.0) + std::log1p(vmath::exp(-std::abs(s)));
-    dh = s >= 0 ? 1 / (1 + vmath::exp(-s)) : vmath::exp(s) / (1 + vmath::exp(s));
-  } else if constexpr (F == E::identity) {
-    h = s;
-    dh = 1.0;
-  } else if constexpr (F == E::relu6) {
-    h = std::min(std::max(s, 0.0), 6.0);
-    dh = s > 0 && s < 6 ? 1.0 : 0.0;
-  } else if constexpr (F == E::sigmoid) {
-    const double e = vmath::exp(-std::abs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
-    h = sig;
-    dh = sig * (1 - sig);
-  } else if constexpr (F == E::elu) {
-    h = s > 0 ? s : std::expm1(s);
-    dh = s > 0 ? 1.0 : vmath::exp(s);
-  } else if constexpr (F == E::tanh) {
-    h = std::tanh(s);
-    dh = 1 - h * h;
-  } else {
-    static_assert(F == E::exp);
-    h = vmath::exp(s);
-    dh = h;
-  }
-}
 
 // ϕ(m) = out_scale · h(logit_scale · m); the activation's argument is S = logit_scale · m.
 struct ElementwiseActivation {
@@ -114,35 +65,6 @@ inline void evaluate_row(double x, double shift, double& g, double& dg) {
     static_assert(F == R::sinsoftmax);
     g = vmath::exp(vmath::sin(x)), dg = vmath::cos(x) * g;
   }
-}
-
-// Calls visit.template operator()<F, P>() with the run-time function as template arguments, so that
-// loops over entries specialise (small powers unrolled: P = 0 means "use p").
-template <class Visit>
-decltype(auto) with_elementwise(Elementwise f, int p, Visit&& visit) {
-  using E = Elementwise;
-  switch (f) {
-    case E::power:
-      switch (p) {
-        case 1: return visit.template operator()<E::power, 1>();
-        case 2: return visit.template operator()<E::power, 2>();
-        case 3: return visit.template operator()<E::power, 3>();
-        case 4: return visit.template operator()<E::power, 4>();
-        case 5: return visit.template operator()<E::power, 5>();
-        default: return visit.template operator()<E::power, 0>();
-      }
-    case E::relu: return visit.template operator()<E::relu, 0>();
-    case E::relu2: return visit.template operator()<E::relu2, 0>();
-    case E::gelu: return visit.template operator()<E::gelu, 0>();
-    case E::softplus: return visit.template operator()<E::softplus, 0>();
-    case E::identity: return visit.template operator()<E::identity, 0>();
-    case E::relu6: return visit.template operator()<E::relu6, 0>();
-    case E::sigmoid: return visit.template operator()<E::sigmoid, 0>();
-    case E::elu: return visit.template operator()<E::elu, 0>();
-    case E::tanh: return visit.template operator()<E::tanh, 0>();
-    case E::exp: return visit.template operator()<E::exp, 0>();
-  }
-  throw std::logic_error("unreachable elementwise function");
 }
 
 // h(s) and h'(s) with the function chosen at run time (references and tests).

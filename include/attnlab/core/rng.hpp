@@ -2,8 +2,9 @@
 // Counter-based Gaussian streams: Philox4x32-10 (Random123's generator, the same on CPU and GPU)
 // and Box–Muller. The e-th number of a stream depends only on (seed, configuration, trial, tag, e),
 // so results never depend on thread count or evaluation order. log, sin and cos are written out
-// here as plain arithmetic so that the vectorised fill and the one-number path give the same bits.
-#include <bit>
+// here as plain arithmetic so that the vectorised fill, the one-number path and the GPU give the same bits.
+#include <attnlab/core/hd.hpp>
+
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -42,7 +43,7 @@ struct Block {
 };
 
 // Philox4x32-10 (Salmon et al. 2011), bit-identical to r123::Philox4x32_R<10>.
-inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3, std::uint32_t k0,
+ATTNLAB_HD inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3, std::uint32_t k0,
                       std::uint32_t k1) {
   for (int round = 0; round < 10; ++round) {
     const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c0, p1 = std::uint64_t{0xCD9E8D57u} * c2;
@@ -59,15 +60,15 @@ inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std:
 }
 
 // 53-bit uniform in (0, 1) from two words.
-inline double open_unit(std::uint32_t lo, std::uint32_t hi) {
+ATTNLAB_HD inline double open_unit(std::uint32_t lo, std::uint32_t hi) {
   return static_cast<double>((std::uint64_t{hi} << 32 | lo) >> 11) * 0x1.0p-53 + 0x1.0p-54;
 }
 
 // Natural log of u > 0 (finite, normal): u = 2^e m, m ∈ [√½, √2), log m = 2 atanh((m−1)/(m+1)).
-inline double log(double u) {
-  const std::uint64_t bits = std::bit_cast<std::uint64_t>(u);
+ATTNLAB_HD inline double log(double u) {
+  const std::uint64_t bits = hd::bits_of(u);
   int e = static_cast<int>(bits >> 52) - 1023;
-  double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+  double m = hd::double_of((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
   const bool high = m > 1.4142135623730951;
   m = high ? 0.5 * m : m;
   e = high ? e + 1 : e;
@@ -81,7 +82,7 @@ inline double log(double u) {
 
 // sin and cos of 2πu for u ∈ [0, 1): quarter-turn reduction, then Taylor series on [−π/4, π/4]
 // (truncation error below 1e-17).
-inline void sincos_turns(double u, double& s, double& c) {
+ATTNLAB_HD inline void sincos_turns(double u, double& s, double& c) {
   const double t = 4 * u;
   const int quadrant = static_cast<int>(t + 0.5);
   const double r = (t - quadrant) * 1.5707963267948966;
@@ -105,31 +106,39 @@ inline void sincos_turns(double u, double& s, double& c) {
 }
 
 // The two standard normals of block b of stream (key, trial, tag).
-inline void normal_pair(std::uint64_t b, std::uint32_t trial, std::uint32_t tag, std::uint32_t k0, std::uint32_t k1,
+ATTNLAB_HD inline void normal_pair(std::uint64_t b, std::uint32_t trial, std::uint32_t tag, std::uint32_t k0, std::uint32_t k1,
                         double& z0, double& z1) {
   const Block r = generate(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), trial, tag, k0, k1);
   double s, c;
   sincos_turns(open_unit(r.v[2], r.v[3]), s, c);
-  const double radius = __builtin_sqrt(-2 * log(open_unit(r.v[0], r.v[1])));
+  const double radius = hd::sqrt(-2 * log(open_unit(r.v[0], r.v[1])));
   z0 = radius * c;
   z1 = radius * s;
 }
 
 }  // namespace philox
 
+// The Philox key of (seed, configuration): computed once on the host, shared by every trial's streams.
+struct StreamKey {
+  std::uint32_t k0, k1;
+};
+inline StreamKey stream_key(std::uint64_t seed, std::uint64_t configuration) {
+  const std::uint64_t h = hash_words({seed, configuration});
+  return {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32)};
+}
+
 class GaussianStream {
  public:
   GaussianStream(std::uint64_t seed, std::uint64_t configuration, std::uint32_t trial, StreamTag tag)
-      : k0_(static_cast<std::uint32_t>(hash_words({seed, configuration}))),
-        k1_(static_cast<std::uint32_t>(hash_words({seed, configuration}) >> 32)),
-        trial_(trial),
-        tag_(static_cast<std::uint32_t>(tag)) {}
+      : GaussianStream(stream_key(seed, configuration), trial, tag) {}
+  ATTNLAB_HD GaussianStream(StreamKey key, std::uint32_t trial, StreamTag tag)
+      : k0_(key.k0), k1_(key.k1), trial_(trial), tag_(static_cast<std::uint32_t>(tag)) {}
 
   // out[i] = sigma · z_{first+i}; vectorised over blocks, identical to normal(first + i).
   template <class T>
   void fill(std::span<T> out, double sigma, std::uint64_t first = 0) const;
 
-  double normal(std::uint64_t e) const {
+  ATTNLAB_HD double normal(std::uint64_t e) const {
     double z0, z1;
     philox::normal_pair(e / 2, trial_, tag_, k0_, k1_, z0, z1);
     return e % 2 == 0 ? z0 : z1;

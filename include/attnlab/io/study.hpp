@@ -66,6 +66,7 @@ struct StudyDefinition {
   std::string name;
   std::string description;
   bool ensemble_flags = true;  // --N --D --d --p --k --sigma-x --sigma-t --activation ...
+  bool accelerated = false;    // runs on --backend thrust and cuda too
   StudyOptions defaults{};
   StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
   std::function<void(CLI::App&)> add_flags{};           // study-specific flags

@@ -14,6 +14,15 @@ enum class Precision { float32, float64 };
 Precision parse_precision(const std::string& s);
 std::string to_string(Precision p);
 
+// cpu: the Eigen/OpenMP engine; thrust: the Thrust engine on OpenMP; cuda: the Thrust engine on a GPU
+// with cuBLAS and fused kernels. All three draw the same samples.
+enum class Backend { cpu, thrust, cuda };
+Backend parse_backend(const std::string& s);
+std::string to_string(Backend b);
+// Throws std::invalid_argument naming what `backend` cannot do here: a device that is missing, or an
+// activation it does not implement (thrust and cuda: elementwise ϕ and softmax, without transforms).
+void validate_backend(Backend backend, const std::vector<ActivationSpec>& activations);
+
 struct AttentionMcConfig {
   EnsembleSpec ensemble;
   std::vector<ActivationSpec> activations;  // evaluated on the same X, Q, K of each trial
@@ -21,6 +30,7 @@ struct AttentionMcConfig {
   std::uint32_t trials = 32;
   Precision precision = Precision::float64;
   std::string study = "attention_norms";
+  Backend backend = Backend::cpu;
 };
 
 // The quantities of every activation: frob, frob2, jac, jac2, qgrad, qgrad2, kgrad, kgrad2, and the

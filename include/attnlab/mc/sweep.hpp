@@ -19,6 +19,7 @@ struct SweepSpec {
   std::uint64_t seed = 1;
   std::uint32_t trials = 32;
   Precision precision = Precision::float64;
+  Backend backend = Backend::cpu;
 };
 
 struct SweepResult {

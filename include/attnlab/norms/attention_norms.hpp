@@ -9,18 +9,9 @@
 //   (softmax: Σ_j s_j² ‖v_j − v̄_i‖²), and K the same with (u_i, x_j) for (x_i, v_j).
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/types.hpp>
+#include <attnlab/norms/norms_squared.hpp>
 
 namespace attnlab {
-
-// Squared Frobenius norms of one sample; all sums are accumulated in double.
-struct AttentionNormsSquared {
-  double frob2 = 0;   // ‖ϕ(M)‖_F²
-  double jac2 = 0;    // ‖∂ϕ/∂S‖_F², S the activation's argument (diagonal for elementwise ϕ)
-  double qgrad2 = 0;  // ‖∂ϕ/∂Q‖_F² of the N×N×D×d tensor
-  double kgrad2 = 0;  // ‖∂ϕ/∂K‖_F²
-  double sum = 0;     // Σ_ij ϕ_ij
-  double row_sum2 = 0;  // Σ_i (Σ_j ϕ_ij)²
-};
 
 struct TileShape {  // both at least 1
   Index rows = 64;

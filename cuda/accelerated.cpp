@@ -1,0 +1,52 @@
+#include "backends.hpp"
+
+#include <stdexcept>
+
+namespace attnlab::accel {
+namespace {
+
+void validate(const Problem& p) {
+  if (p.N < 1 || p.D < 1 || p.d < 1) throw std::invalid_argument("N, D and d must be at least 1");
+  for (const auto& a : p.activations)
+    if (!a.softmax && a.fn == Elementwise::power && a.p < 1) throw std::invalid_argument("p must be at least 1");
+}
+
+#if defined(ATTNLAB_HAVE_CUDA)
+void require_cuda() {
+  if (const auto why = cuda_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
+}
+#endif
+
+}  // namespace
+
+std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o, const Progress& progress) {
+  validate(p);
+  if (device == Device::thrust_omp) return detail::omp_trial_norms(p, o, progress);
+#if defined(ATTNLAB_HAVE_CUDA)
+  require_cuda();
+  return detail::cuda_trial_norms(p, o, progress);
+#else
+  throw std::runtime_error(cuda_unavailable_reason());
+#endif
+}
+
+Sample draw(Device device, const Problem& p, std::uint32_t trial) {
+  validate(p);
+  if (device == Device::thrust_omp) return detail::omp_draw(p, trial);
+#if defined(ATTNLAB_HAVE_CUDA)
+  require_cuda();
+  return detail::cuda_draw(p, trial);
+#else
+  throw std::runtime_error(cuda_unavailable_reason());
+#endif
+}
+
+#if !defined(ATTNLAB_HAVE_CUDA)
+std::string cuda_unavailable_reason() {
+  return "backend cuda is not built in this binary (no CUDA compiler was found at configure time)";
+}
+
+std::string cuda_device_description() { throw std::runtime_error(cuda_unavailable_reason()); }
+#endif
+
+}  // namespace attnlab::accel

@@ -1,0 +1,199 @@
+// The Thrust engine on an NVIDIA GPU (--backend cuda): cuBLAS strided-batched GEMMs for XQ, XK and the
+// logit slabs, and a fused tile kernel for elementwise ϕ that never stores a logit, so N = 65,536 needs
+// O(N·(D + d)) memory. Compiled with -fmad=false: the Philox/Box–Muller arithmetic must round exactly as
+// on the CPU; the tile GEMM asks for its fused multiply-adds explicitly.
+#include "backends.hpp"
+#include "thrust_engine.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/cuda/vector.h>
+
+#include <string>
+#include <type_traits>
+
+namespace attnlab::accel {
+namespace {
+
+using engine::I;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda: ") + what + ": " + cudaGetErrorString(e));
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cublas: ") + what + ": " + cublasGetStatusString(s));
+}
+
+constexpr int kTile = 64;     // rows and columns of logits per block
+constexpr int kDepth = 16;    // head dimensions staged in shared memory at a time
+constexpr int kThreads = 256;  // 16 × 16 threads, each owning a 4 × 4 block of the tile
+
+// Per-row statistics of ϕ over columns [split·span, (split + 1)·span) for a 64-row tile of one trial:
+// the 64 × 64 logit tiles are built in registers from U and V staged through shared memory, evaluated,
+// and reduced at once. Each row's 16 partial sums are combined by a fixed butterfly, so the result is
+// deterministic.
+template <class T, Elementwise F, int P>
+__global__ void __launch_bounds__(kThreads)
+    fused_elementwise(const T* __restrict__ U, const T* __restrict__ V, const double* __restrict__ x2,
+                      const double* __restrict__ v2, int N, int d, int span, ActivationParams a,
+                      engine::RowStats* __restrict__ partial) {
+  __shared__ T Us[kDepth][kTile + 1], Vs[kDepth][kTile + 1];
+  const I t = blockIdx.z;
+  const int splits = gridDim.y, split = blockIdx.y, row0 = blockIdx.x * kTile;
+  U += t * N * d;
+  V += t * N * d;
+  x2 += t * N;
+  v2 += t * N;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int c_begin = split * span, c_end = min(N, c_begin + span);
+  double acc[4][5] = {};
+  for (int c0 = c_begin; c0 < c_end; c0 += kTile) {
+    T m[4][4] = {};
+    for (int k0 = 0; k0 < d; k0 += kDepth) {
+      for (int e = threadIdx.x; e < kTile * kDepth; e += kThreads) {
+        const int r = e / kDepth, k = e % kDepth, gk = k0 + k, gr = row0 + r, gc = c0 + r;
+        Us[k][r] = gr < N && gk < d ? U[static_cast<I>(gr) * d + gk] : T(0);
+        Vs[k][r] = gc < c_end && gk < d ? V[static_cast<I>(gc) * d + gk] : T(0);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < kDepth; ++k) {
+        T u[4], v[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) u[r] = Us[k][ty + 16 * r];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) v[c] = Vs[k][tx + 16 * c];
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+          for (int c = 0; c < 4; ++c) m[r][c] = fma(u[r], v[c], m[r][c]);
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int col = c0 + tx + 16 * c;
+      if (col >= c_end) continue;
+      const double vv = v2[col], xx = x2[col];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        if (row0 + ty + 16 * r >= N) continue;
+        double h, dh;
+        evaluate<F, P>(a.logit_scale * static_cast<double>(m[r][c]), a.p, h, dh);
+        const double phi = a.out_scale * h, g = a.out_scale * dh, g2 = g * g;
+        acc[r][0] += phi;
+        acc[r][1] += phi * phi;
+        acc[r][2] += g2;
+        acc[r][3] += g2 * vv;
+        acc[r][4] += g2 * xx;
+      }
+    }
+  }
+  // The 16 threads of a row are lanes tx = 0…15 of one half-warp.
+#pragma unroll
+  for (int r = 0; r < 4; ++r)
+#pragma unroll
+    for (int s = 0; s < 5; ++s)
+      for (int offset = 8; offset > 0; offset /= 2) acc[r][s] += __shfl_xor_sync(0xffffffffu, acc[r][s], offset);
+  if (tx != 0) return;
+  for (int r = 0; r < 4; ++r) {
+    const int row = row0 + ty + 16 * r;
+    if (row < N) partial[(t * splits + split) * N + row] = {acc[r][0], acc[r][1], acc[r][2], acc[r][3], acc[r][4]};
+  }
+}
+
+struct CudaSystem {
+  template <class T>
+  using vector = thrust::cuda::vector<T>;
+  static constexpr bool has_fused = true;
+  static constexpr I default_slab_elements = I{1} << 27;  // 1 GB of double logits
+  static constexpr I max_batch = 65535;                     // grid.z of the fused kernel
+
+  cublasHandle_t blas = nullptr;
+  int multiprocessors = 1;
+
+  CudaSystem() {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
+    check(cublasCreate(&blas), "cublasCreate");
+  }
+  ~CudaSystem() { cublasDestroy(blas); }
+  CudaSystem(const CudaSystem&) = delete;
+  CudaSystem& operator=(const CudaSystem&) = delete;
+
+  auto policy() const { return thrust::cuda::par; }
+
+  template <class T>
+  void gemm(const engine::GemmArgs<T>& g) {
+    const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    const auto n = [](I v) { return static_cast<int>(v); };
+    if constexpr (std::is_same_v<T, double>)
+      check(cublasDgemmStridedBatched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
+                                      g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc), g.stride_c, n(g.batch)),
+            "DgemmStridedBatched");
+    else
+      check(cublasSgemmStridedBatched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
+                                      g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc), g.stride_c, n(g.batch)),
+            "SgemmStridedBatched");
+  }
+
+  // Row statistics of elementwise ϕ for every row of nb trials, columns split so the grid fills the device.
+  template <class T>
+  void fused_elementwise_rows(const ActivationParams& a, I nb, I N, I d, engine::Workspace<CudaSystem, T>& w) {
+    const I tiles = (N + kTile - 1) / kTile, wanted = I{16} * multiprocessors;
+    const I splits_wanted = std::clamp<I>((wanted + tiles * nb - 1) / (tiles * nb), 1, tiles);
+    const I span = (tiles + splits_wanted - 1) / splits_wanted * kTile, splits = (N + span - 1) / span;
+    if (static_cast<I>(w.partial.size()) < nb * splits * N) w.partial.resize(nb * splits * N);
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(nb));
+    with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
+      fused_elementwise<T, F, P><<<grid, kThreads>>>(engine::raw<T>(w.U), engine::raw<T>(w.V), engine::raw<double>(w.x2),
+                                                     engine::raw<double>(w.v2), static_cast<int>(N), static_cast<int>(d),
+                                                     static_cast<int>(span), a, engine::raw<engine::RowStats>(w.partial));
+    });
+    check(cudaGetLastError(), "fused_elementwise launch");
+    engine::for_each_index(*this, nb * N,
+                           engine::CombineChunks{engine::raw<engine::RowStats>(w.partial), N, splits, 0, N,
+                                                 engine::raw<engine::RowStats>(w.rows)});
+  }
+};
+
+}  // namespace
+
+std::string cuda_unavailable_reason() {
+  int count = 0;
+  if (const auto e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    return std::string("backend cuda: no usable CUDA device (") + cudaGetErrorString(e) + ")";
+  if (count == 0) return "backend cuda: no CUDA device on this machine";
+  return {};
+}
+
+std::string cuda_device_description() {
+  if (const auto why = cuda_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+namespace detail {
+
+std::vector<AttentionNormsSquared> cuda_trial_norms(const Problem& p, const Options& o, const Progress& progress) {
+  CudaSystem sys;
+  auto out = p.single_precision ? engine::trial_norms<CudaSystem, float>(sys, p, o, progress)
+                                : engine::trial_norms<CudaSystem, double>(sys, p, o, progress);
+  check(cudaDeviceSynchronize(), "trial_norms");
+  return out;
+}
+
+Sample cuda_draw(const Problem& p, std::uint32_t trial) {
+  CudaSystem sys;
+  return p.single_precision ? engine::draw<CudaSystem, float>(sys, p, trial) : engine::draw<CudaSystem, double>(sys, p, trial);
+}
+
+}  // namespace detail
+}  // namespace attnlab::accel

@@ -1,0 +1,441 @@
+#pragma once
+// The Thrust engine, written once and compiled twice: for OpenMP by the C++ compiler (thrust_omp.cpp)
+// and for CUDA by nvcc (cuda_engine.cu). A System supplies the vectors, the execution policy, the
+// strided-batched GEMM and optionally a fused elementwise kernel.
+//
+// Per batch of trials: X, Q, K from the CPU engine's Philox streams; U = XQ and V = XK; then, per
+// activation, statistics of every row of ϕ(M), M = UVᵀ, reduced into per-trial squared norms. Rows
+// are processed in slabs of R rows whose logits are held column-major (R×N), so memory stays
+// O(R·N) and N×N is never formed unless R = N. Every reduction runs in a fixed order (one functor
+// call per output, columns in fixed chunks), so results do not depend on the thread count.
+#include <attnlab/core/rng.hpp>
+#include <attnlab/mc/accelerated.hpp>
+
+#include <thrust/copy.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace attnlab::accel::engine {
+
+using I = std::int64_t;
+
+// Column-major C = alpha·op(A)·op(B) + beta·C for `batch` matrices at fixed strides (BLAS semantics).
+template <class T>
+struct GemmArgs {
+  bool trans_a, trans_b;
+  I m, n, k;
+  T alpha;
+  const T* A;
+  I lda, stride_a;
+  const T* B;
+  I ldb, stride_b;
+  T beta;
+  T* C;
+  I ldc, stride_c;
+  I batch;
+};
+
+// The reference GEMM: one output entry per call, the sum over k in order.
+template <class T>
+struct GemmEntry {
+  GemmArgs<T> g;
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % g.m, j = (idx / g.m) % g.n, b = idx / (g.m * g.n);
+    const T* A = g.A + b * g.stride_a;
+    const T* B = g.B + b * g.stride_b;
+    T acc = 0;
+    for (I l = 0; l < g.k; ++l)
+      acc += (g.trans_a ? A[i * g.lda + l] : A[l * g.lda + i]) * (g.trans_b ? B[l * g.ldb + j] : B[j * g.ldb + l]);
+    T& c = g.C[b * g.stride_c + j * g.ldc + i];
+    c = g.alpha * acc + (g.beta == T(0) ? T(0) : g.beta * c);
+  }
+};
+
+// Entry e of trial first_trial + t of one matrix: the CPU engine's fill_gaussian, entry by entry.
+template <class T>
+struct GaussianEntries {
+  StreamKey key;
+  std::uint32_t first_trial;
+  StreamTag tag;
+  double sigma;
+  I per_trial;
+  T* out;
+  ATTNLAB_HD void operator()(I idx) const {
+    const auto trial = first_trial + static_cast<std::uint32_t>(idx / per_trial);
+    out[idx] = static_cast<T>(sigma * GaussianStream(key, trial, tag).normal(static_cast<std::uint64_t>(idx % per_trial)));
+  }
+};
+
+template <class T>
+struct RowSquaredNorms {
+  const T* A;
+  I width;
+  double* out;
+  ATTNLAB_HD void operator()(I r) const {
+    double s = 0;
+    for (I c = 0; c < width; ++c) {
+      const double v = static_cast<double>(A[r * width + c]);
+      s += v * v;
+    }
+    out[r] = s;
+  }
+};
+
+// Per row i of ϕ: Σ_j ϕ_ij, Σ_j ϕ_ij², Σ_j (∂ϕ_ij)², and the Q- and K-side spreads, so that
+// ‖∂ϕ/∂Q‖² = c² Σ_i ‖x_i‖² q_i and ‖∂ϕ/∂K‖² = c² Σ_i ‖u_i‖² k_i (c the logit scale).
+struct RowStats {
+  double sum = 0, frob2 = 0, jac2 = 0, q = 0, k = 0;
+};
+
+ATTNLAB_HD inline void add(RowStats& a, const RowStats& b) {
+  a.sum += b.sum;
+  a.frob2 += b.frob2;
+  a.jac2 += b.jac2;
+  a.q += b.q;
+  a.k += b.k;
+}
+
+// Elementwise ϕ over one chunk of columns of one slab row: q_i = Σ_j ϕ'² ‖v_j‖², k_i = Σ_j ϕ'² ‖x_j‖².
+template <class T, Elementwise F, int P>
+struct ElementwiseChunk {
+  const T* M;  // slab of trial t at M + t·R·N, entry (i, j) at j·R + i
+  I R, N, chunk, chunks;
+  const double *v2, *x2;  // trial t at + t·N
+  ActivationParams a;
+  RowStats* out;  // [(t·chunks + c)·R + i]
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % R, c = (idx / R) % chunks, t = idx / (R * chunks);
+    const T* m = M + t * R * N;
+    const double *v2t = v2 + t * N, *x2t = x2 + t * N;
+    RowStats s;
+    const I end = c * chunk + chunk < N ? c * chunk + chunk : N;
+    for (I j = c * chunk; j < end; ++j) {
+      double h, dh;
+      evaluate<F, P>(a.logit_scale * static_cast<double>(m[j * R + i]), a.p, h, dh);
+      const double phi = a.out_scale * h, g = a.out_scale * dh, g2 = g * g;
+      s.sum += phi;
+      s.frob2 += phi * phi;
+      s.jac2 += g2;
+      s.q += g2 * v2t[j];
+      s.k += g2 * x2t[j];
+    }
+    out[idx] = s;
+  }
+};
+
+// Sums the chunks of each row in chunk order: rows[t·N + r0 + i].
+struct CombineChunks {
+  const RowStats* partial;
+  I R, chunks, r0, N;
+  RowStats* rows;
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % R, t = idx / R;
+    RowStats s;
+    for (I c = 0; c < chunks; ++c) add(s, partial[(t * chunks + c) * R + i]);
+    rows[t * N + r0 + i] = s;
+  }
+};
+
+// Softmax of x = c·m over a chunk, relative to the chunk's maximum: Z = Σ e^{x−max}, A2 = Σ e^{2(x−max)},
+// A3 = Σ e^{3(x−max)}; chunks merge exactly by rescaling to the larger maximum.
+struct SoftmaxSums {
+  double max = -std::numeric_limits<double>::infinity(), z = 0, a2 = 0, a3 = 0;
+};
+
+ATTNLAB_HD inline void merge(SoftmaxSums& a, const SoftmaxSums& b) {
+  if (b.z == 0) return;
+  if (b.max > a.max) {
+    const double r = ::exp(a.max - b.max);
+    a = {b.max, a.z * r + b.z, a.a2 * r * r + b.a2, a.a3 * r * r * r + b.a3};
+  } else {
+    const double r = ::exp(b.max - a.max);
+    a.z += b.z * r;
+    a.a2 += b.a2 * r * r;
+    a.a3 += b.a3 * r * r * r;
+  }
+}
+
+template <class T>
+struct SoftmaxChunk {
+  const T* M;
+  I R, N, chunk, chunks;
+  double c;
+  SoftmaxSums* out;  // [(t·chunks + chunk)·R + i]
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % R, k = (idx / R) % chunks, t = idx / (R * chunks);
+    const T* m = M + t * R * N;
+    const I begin = k * chunk, end = begin + chunk < N ? begin + chunk : N;
+    double mx = -std::numeric_limits<double>::infinity();
+    for (I j = begin; j < end; ++j) mx = fmax(mx, c * static_cast<double>(m[j * R + i]));
+    SoftmaxSums s{mx, 0, 0, 0};
+    for (I j = begin; j < end; ++j) {
+      const double e = ::exp(c * static_cast<double>(m[j * R + i]) - mx);
+      s.z += e;
+      s.a2 += e * e;
+      s.a3 += e * e * e;
+    }
+    out[idx] = s;
+  }
+};
+
+struct CombineSoftmaxChunks {
+  const SoftmaxSums* partial;
+  I R, chunks;
+  SoftmaxSums* rows;  // [t·R + i]
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % R, t = idx / R;
+    SoftmaxSums s;
+    for (I k = 0; k < chunks; ++k) merge(s, partial[(t * chunks + k) * R + i]);
+    rows[idx] = s;
+  }
+};
+
+// The slab's logits become probabilities s_ij = e^{c·m_ij − max_i}/Z_i, in place.
+template <class T>
+struct Probabilities {
+  T* M;
+  I R, N;
+  double c;
+  const SoftmaxSums* rows;
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % R, t = idx / (R * N);
+    const SoftmaxSums& s = rows[t * R + i];
+    M[idx] = static_cast<T>(::exp(c * static_cast<double>(M[idx]) - s.max) / s.z);
+  }
+};
+
+template <class T>
+struct Square {
+  T* M;
+  ATTNLAB_HD void operator()(I idx) const { M[idx] = M[idx] * M[idx]; }
+};
+
+// [V | X | ‖v‖² | ‖x‖²] row by row (N × (d + D + 2) per trial): one GEMM with the probabilities gives
+// v̄_i and x̄_i, one with their squares Σ_j s_j² (v_j, x_j, ‖v_j‖², ‖x_j‖²).
+template <class T>
+struct Augmented {
+  const T *V, *X;
+  const double *v2, *x2;
+  I d, D;
+  T* out;
+  ATTNLAB_HD void operator()(I idx) const {
+    const I W = d + D + 2, c = idx % W, row = idx / W;
+    out[idx] = c < d ? V[row * d + c] : c < d + D ? X[row * D + c - d] : static_cast<T>(c == d + D ? v2[row] : x2[row]);
+  }
+};
+
+// Softmax rows from G1 = S·[V|X|v2|x2] and G2 = (S∘S)·[…] (col-major R × W per trial):
+// Σ_j s_j² ‖v_j − v̄_i‖² = Σ_j s_j² ‖v_j‖² − 2 v̄_i·Σ_j s_j² v_j + ‖v̄_i‖² Σ_j s_j², and the same for x.
+template <class T>
+struct SoftmaxRows {
+  const T *G1, *G2;
+  const SoftmaxSums* sums;
+  I R, d, D, r0, N;
+  RowStats* rows;  // [t·N + r0 + i]
+  ATTNLAB_HD void operator()(I idx) const {
+    const I i = idx % R, t = idx / R, W = d + D + 2;
+    const T *g1 = G1 + t * R * W + i, *g2 = G2 + t * R * W + i;
+    const SoftmaxSums& s = sums[idx];
+    const double s2 = s.a2 / (s.z * s.z), s3 = s.a3 / (s.z * s.z * s.z);
+    const auto spread = [&](I first, I width, I norm_column) {
+      double cross = 0, mean2 = 0;
+      for (I col = first; col < first + width; ++col) {
+        const double mean = static_cast<double>(g1[col * R]);
+        cross += mean * static_cast<double>(g2[col * R]);
+        mean2 += mean * mean;
+      }
+      const double v = static_cast<double>(g2[norm_column * R]) - 2 * cross + mean2 * s2;
+      return v > 0 ? v : 0.0;
+    };
+    rows[t * N + r0 + i] = {1.0, s2, s2 - 2 * s3 + s2 * s2, spread(0, d, d + D), spread(d, D, d + D + 1)};
+  }
+};
+
+// One trial's squared norms from its rows, summed in row order.
+struct CombineRows {
+  const RowStats* rows;
+  const double *x2, *u2;
+  I N;
+  double c2;  // squared logit scale
+  AttentionNormsSquared* out;
+  I activations, activation;
+  ATTNLAB_HD void operator()(I t) const {
+    AttentionNormsSquared n;
+    for (I i = 0; i < N; ++i) {
+      const RowStats& r = rows[t * N + i];
+      n.frob2 += r.frob2;
+      n.jac2 += r.jac2;
+      n.sum += r.sum;
+      n.row_sum2 += r.sum * r.sum;
+      n.qgrad2 += c2 * x2[t * N + i] * r.q;
+      n.kgrad2 += c2 * u2[t * N + i] * r.k;
+    }
+    out[t * activations + activation] = n;
+  }
+};
+
+template <class Sys, class F>
+void for_each_index(Sys& sys, I n, const F& f) {
+  if (n > 0) thrust::for_each(sys.policy(), thrust::counting_iterator<I>(0), thrust::counting_iterator<I>(n), f);
+}
+
+template <class T, class V>
+T* raw(V& v) {
+  return thrust::raw_pointer_cast(v.data());
+}
+
+// Every buffer of one batch, allocated once.
+template <class Sys, class T>
+struct Workspace {
+  typename Sys::template vector<T> X, Q, K, U, V, slab, augmented, G1, G2;
+  typename Sys::template vector<double> x2, u2, v2;
+  typename Sys::template vector<RowStats> partial, rows;
+  typename Sys::template vector<SoftmaxSums> softmax_partial, softmax_rows;
+  typename Sys::template vector<AttentionNormsSquared> norms;
+};
+
+template <class Sys, class T>
+void draw_batch(Sys& sys, const Problem& p, std::uint32_t first, I nb, Workspace<Sys, T>& w) {
+  const StreamKey key = stream_key(p.seed, p.configuration);
+  const I N = p.N, D = p.D, d = p.d;
+  for_each_index(sys, nb * N * D, GaussianEntries<T>{key, first, StreamTag::X, p.sigma_x, N * D, raw<T>(w.X)});
+  for_each_index(sys, nb * D * d, GaussianEntries<T>{key, first, StreamTag::Q, p.sigma_t, D * d, raw<T>(w.Q)});
+  for_each_index(sys, nb * D * d, GaussianEntries<T>{key, first, StreamTag::K, p.sigma_t, D * d, raw<T>(w.K)});
+}
+
+// Row-major U = X·Q is column-major Uᵀ = Qᵀ·Xᵀ, with the same buffers.
+template <class Sys, class T>
+void project(Sys& sys, const T* X, const T* W, T* out, I nb, I N, I D, I d) {
+  sys.gemm(GemmArgs<T>{false, false, d, N, D, T(1), W, d, D * d, X, D, N * D, T(0), out, d, N * d, nb});
+}
+
+template <class Sys, class T>
+void slab_rows_elementwise(Sys& sys, const ActivationParams& a, I nb, I N, I R, I r0, I chunk, Workspace<Sys, T>& w) {
+  const I chunks = (N + chunk - 1) / chunk;
+  with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
+    for_each_index(sys, nb * chunks * R,
+                   ElementwiseChunk<T, F, P>{raw<T>(w.slab), R, N, chunk, chunks, raw<double>(w.v2), raw<double>(w.x2),
+                                             a, raw<RowStats>(w.partial)});
+  });
+  for_each_index(sys, nb * R, CombineChunks{raw<RowStats>(w.partial), R, chunks, r0, N, raw<RowStats>(w.rows)});
+}
+
+template <class Sys, class T>
+void slab_rows_softmax(Sys& sys, const ActivationParams& a, I nb, I N, I D, I d, I R, I r0, I chunk,
+                       Workspace<Sys, T>& w) {
+  const I chunks = (N + chunk - 1) / chunk, W = d + D + 2;
+  T* S = raw<T>(w.slab);
+  for_each_index(sys, nb * chunks * R, SoftmaxChunk<T>{S, R, N, chunk, chunks, a.logit_scale, raw<SoftmaxSums>(w.softmax_partial)});
+  for_each_index(sys, nb * R, CombineSoftmaxChunks{raw<SoftmaxSums>(w.softmax_partial), R, chunks, raw<SoftmaxSums>(w.softmax_rows)});
+  for_each_index(sys, nb * R * N, Probabilities<T>{S, R, N, a.logit_scale, raw<SoftmaxSums>(w.softmax_rows)});
+  // G = S·A with S col-major R×N and A = augmented, row-major N×W (col-major W×N, transposed).
+  const auto times_augmented = [&](T* G) {
+    sys.gemm(GemmArgs<T>{false, true, R, W, N, T(1), S, R, R * N, raw<T>(w.augmented), W, N * W, T(0), G, R, R * W, nb});
+  };
+  times_augmented(raw<T>(w.G1));
+  for_each_index(sys, nb * R * N, Square<T>{S});
+  times_augmented(raw<T>(w.G2));
+  for_each_index(sys, nb * R,
+                 SoftmaxRows<T>{raw<T>(w.G1), raw<T>(w.G2), raw<SoftmaxSums>(w.softmax_rows), R, d, D, r0, N, raw<RowStats>(w.rows)});
+}
+
+template <class Sys, class T>
+std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const Options& o, const Progress& progress) {
+  const I N = p.N, D = p.D, d = p.d, A = static_cast<I>(p.activations.size()), W = d + D + 2;
+  const I budget = o.slab_elements > 0 ? o.slab_elements : Sys::default_slab_elements;
+  // Whole trials per slab while N² fits the budget; otherwise one trial at a time in slabs of rows.
+  const I per_batch = std::clamp<I>(budget / (N * N), 1, std::min<I>(std::max<I>(p.trials, 1), Sys::max_batch));
+  const I R = per_batch > 1 || N * N <= budget ? N : std::max<I>(1, budget / N);
+  constexpr I chunk = 256;
+  const I chunks = (N + chunk - 1) / chunk;
+  bool any_softmax = false, any_slab = false;
+  for (const auto& a : p.activations) {
+    any_softmax |= a.softmax;
+    any_slab |= a.softmax || !(Sys::has_fused && o.fused);
+  }
+  Workspace<Sys, T> w;
+  w.X.resize(per_batch * N * D);
+  w.Q.resize(per_batch * D * d);
+  w.K.resize(per_batch * D * d);
+  w.U.resize(per_batch * N * d);
+  w.V.resize(per_batch * N * d);
+  w.x2.resize(per_batch * N);
+  w.u2.resize(per_batch * N);
+  w.v2.resize(per_batch * N);
+  w.rows.resize(per_batch * N);
+  w.norms.resize(per_batch * A);
+  if (any_slab) {
+    w.slab.resize(per_batch * R * N);
+    w.partial.resize(per_batch * chunks * R);
+  }
+  if (any_softmax) {
+    w.augmented.resize(per_batch * N * W);
+    w.G1.resize(per_batch * R * W);
+    w.G2.resize(per_batch * R * W);
+    w.softmax_partial.resize(per_batch * chunks * R);
+    w.softmax_rows.resize(per_batch * R);
+  }
+  std::vector<AttentionNormsSquared> out;
+  out.reserve(static_cast<std::size_t>(p.trials * A));
+  for (std::uint32_t first = 0; first < p.trials; first += static_cast<std::uint32_t>(per_batch)) {
+    const I nb = std::min<I>(per_batch, p.trials - first);
+    draw_batch(sys, p, first, nb, w);
+    project(sys, raw<T>(w.X), raw<T>(w.Q), raw<T>(w.U), nb, N, D, d);
+    project(sys, raw<T>(w.X), raw<T>(w.K), raw<T>(w.V), nb, N, D, d);
+    for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.X), D, raw<double>(w.x2)});
+    for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.U), d, raw<double>(w.u2)});
+    for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.V), d, raw<double>(w.v2)});
+    if (any_softmax)
+      for_each_index(sys, nb * N * W, Augmented<T>{raw<T>(w.V), raw<T>(w.X), raw<double>(w.v2), raw<double>(w.x2), d, D, raw<T>(w.augmented)});
+    for (I ai = 0; ai < A; ++ai) {
+      const auto& a = p.activations[static_cast<std::size_t>(ai)];
+      bool fused = false;
+      if constexpr (Sys::has_fused) {
+        fused = !a.softmax && o.fused;
+        if (fused) sys.fused_elementwise_rows(a, nb, N, d, w);
+      }
+      if (!fused) {
+        for (I r0 = 0; r0 < N; r0 += R) {
+          const I rows = std::min(R, N - r0);
+          // Slab (col-major rows × N) = U[r0 : r0 + rows] · Vᵀ, U row-major seen as col-major d × N.
+          sys.gemm(GemmArgs<T>{true, false, rows, N, d, T(1), raw<T>(w.U) + r0 * d, d, N * d, raw<T>(w.V), d, N * d, T(0),
+                               raw<T>(w.slab), rows, rows * N, nb});
+          if (a.softmax)
+            slab_rows_softmax(sys, a, nb, N, D, d, rows, r0, chunk, w);
+          else
+            slab_rows_elementwise(sys, a, nb, N, rows, r0, chunk, w);
+        }
+      }
+      for_each_index(sys, nb, CombineRows{raw<RowStats>(w.rows), raw<double>(w.x2), raw<double>(w.u2), N,
+                                          a.logit_scale * a.logit_scale, raw<AttentionNormsSquared>(w.norms), A, ai});
+    }
+    std::vector<AttentionNormsSquared> batch(static_cast<std::size_t>(nb * A));
+    thrust::copy(w.norms.begin(), w.norms.begin() + nb * A, batch.begin());
+    out.insert(out.end(), batch.begin(), batch.end());
+    if (progress) progress(first + static_cast<std::uint32_t>(nb), p.trials);
+  }
+  return out;
+}
+
+template <class Sys, class T>
+Sample draw(Sys& sys, const Problem& p, std::uint32_t trial) {
+  Workspace<Sys, T> w;
+  w.X.resize(p.N * p.D);
+  w.Q.resize(p.D * p.d);
+  w.K.resize(p.D * p.d);
+  draw_batch(sys, p, trial, 1, w);
+  const auto widen = [](const auto& v) {
+    std::vector<T> host(v.size());
+    thrust::copy(v.begin(), v.end(), host.begin());
+    return std::vector<double>(host.begin(), host.end());
+  };
+  return {widen(w.X), widen(w.Q), widen(w.K)};
+}
+
+}  // namespace attnlab::accel::engine

@@ -1,0 +1,104 @@
+#pragma once
+// The elementwise functions h of ϕ = out_scale · h(S) and their derivatives, written once for the CPU
+// engine and the GPU kernels (no Eigen: nvcc compiles this header for the device too).
+#include <attnlab/core/hd.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+#if !defined(__CUDACC__)
+#include <attnlab/core/vmath.hpp>
+#endif
+
+namespace attnlab {
+
+// x^p (POLY), the RELU paper's h ∈ {relu, relu², gelu, softplus, identity, relu6, sigmoid} and
+// REPOLY Table 5's elu, tanh, exp.
+enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp };
+
+namespace elementwise_math {
+#if defined(__CUDACC__)
+using ::erfc, ::exp, ::expm1, ::fabs, ::log1p, ::tanh;  // CUDA's overloads serve host and device
+#else
+using std::expm1, std::fabs, std::log1p, std::tanh, vmath::erfc, vmath::exp;
+#endif
+}  // namespace elementwise_math
+
+// h(s) and h'(s). F (and P for x^P) fixed at compile time lets the tile loops specialise; P = 0 uses p.
+template <Elementwise F, int P = 0>
+ATTNLAB_HD inline void evaluate(double s, int p, double& h, double& dh) {
+  using E = Elementwise;
+  using namespace elementwise_math;
+  if constexpr (F == E::power) {
+    const int n = P > 0 ? P : p;
+    double r = 1.0;  // s^(n-1)
+    for (int q = 1; q < n; ++q) r *= s;
+    h = r * s;
+    dh = n * r;
+  } else if constexpr (F == E::relu) {
+    h = s > 0 ? s : 0.0;
+    dh = s > 0 ? 1.0 : 0.0;
+  } else if constexpr (F == E::relu2) {
+    h = s > 0 ? s * s : 0.0;
+    dh = s > 0 ? 2 * s : 0.0;
+  } else if constexpr (F == E::gelu) {  // exact: s Φ(s)
+    const double cdf = 0.5 * erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * exp(-0.5 * s * s);
+    h = s * cdf;
+    dh = cdf + s * pdf;
+  } else if constexpr (F == E::softplus) {  // log(1 + e^s) without overflow
+    h = (s < 0.0 ? 0.0 : s) + log1p(exp(-fabs(s)));
+    dh = s >= 0 ? 1 / (1 + exp(-s)) : exp(s) / (1 + exp(s));
+  } else if constexpr (F == E::identity) {
+    h = s;
+    dh = 1.0;
+  } else if constexpr (F == E::relu6) {
+    const double t = s < 0.0 ? 0.0 : s;
+    h = 6.0 < t ? 6.0 : t;
+    dh = s > 0 && s < 6 ? 1.0 : 0.0;
+  } else if constexpr (F == E::sigmoid) {
+    const double e = exp(-fabs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
+    h = sig;
+    dh = sig * (1 - sig);
+  } else if constexpr (F == E::elu) {
+    h = s > 0 ? s : expm1(s);
+    dh = s > 0 ? 1.0 : exp(s);
+  } else if constexpr (F == E::tanh) {
+    h = tanh(s);
+    dh = 1 - h * h;
+  } else {
+    static_assert(F == E::exp);
+    h = exp(s);
+    dh = h;
+  }
+}
+
+// Calls visit.template operator()<F, P>() with the run-time function as template arguments, so that
+// loops over entries specialise (small powers unrolled: P = 0 means "use p").
+template <class Visit>
+decltype(auto) with_elementwise(Elementwise f, int p, Visit&& visit) {
+  using E = Elementwise;
+  switch (f) {
+    case E::power:
+      switch (p) {
+        case 1: return visit.template operator()<E::power, 1>();
+        case 2: return visit.template operator()<E::power, 2>();
+        case 3: return visit.template operator()<E::power, 3>();
+        case 4: return visit.template operator()<E::power, 4>();
+        case 5: return visit.template operator()<E::power, 5>();
+        default: return visit.template operator()<E::power, 0>();
+      }
+    case E::relu: return visit.template operator()<E::relu, 0>();
+    case E::relu2: return visit.template operator()<E::relu2, 0>();
+    case E::gelu: return visit.template operator()<E::gelu, 0>();
+    case E::softplus: return visit.template operator()<E::softplus, 0>();
+    case E::identity: return visit.template operator()<E::identity, 0>();
+    case E::relu6: return visit.template operator()<E::relu6, 0>();
+    case E::sigmoid: return visit.template operator()<E::sigmoid, 0>();
+    case E::elu: return visit.template operator()<E::elu, 0>();
+    case E::tanh: return visit.template operator()<E::tanh, 0>();
+    case E::exp: return visit.template operator()<E::exp, 0>();
+  }
+  throw std::logic_error("unreachable elementwise function");
+}
+
+}  // namespace attnlab

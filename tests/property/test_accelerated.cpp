@@ -1,0 +1,207 @@
+// The accelerated engines against the CPU engine, Ginkgo-style: every test is written once and runs for
+// each device, the Thrust engine on OpenMP everywhere and on CUDA where a GPU is present. Cases that need
+// a GPU on a machine without one are reported as skipped, with the reason.
+#include <attnlab/core/ensemble.hpp>
+#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/mc/attention_mc.hpp>
+#include <attnlab/norms/attention_norms.hpp>
+
+#include <omp.h>
+
+#include <cstring>
+
+#include "support.hpp"
+
+namespace attnlab {
+namespace {
+
+using accel::Device;
+
+struct Case {
+  EnsembleSpec ensemble;
+  Precision precision;
+};
+
+// Odd sizes exercise every partial tile, chunk and Box–Muller pair boundary.
+const std::vector<Case> cases{
+    {{37, 19, 11, 1.0, 1.0}, Precision::float64},
+    {{64, 16, 16, 1.3, 0.7}, Precision::float64},
+    {{300, 8, 5, 1.0, 1.0}, Precision::float64},
+    {{37, 19, 11, 1.0, 1.0}, Precision::float32},
+};
+
+std::vector<ActivationSpec> activations() {
+  std::vector<ActivationSpec> specs;
+  for (const char* name : {"poly", "relu", "gelu", "sigmoid", "exp", "softmax"}) specs.push_back(ActivationSpec::parse(name));
+  specs[0].k = KScale::parse("sqrtN");
+  ActivationSpec x1 = ActivationSpec::parse("poly");
+  x1.p = 1;
+  x1.convention = Convention::outside;
+  specs.push_back(x1);
+  return specs;
+}
+
+AttentionMcConfig config(const Case& c, std::uint32_t trials, Backend backend) {
+  return {c.ensemble, activations(), test::seed(), trials, c.precision, "accelerated", backend};
+}
+
+accel::Problem problem(const AttentionMcConfig& c) {
+  const auto& e = c.ensemble;
+  accel::Problem p{e.N, e.D, e.d, e.sigma_x, e.sigma_t, c.seed, e.configuration_key(), c.trials,
+                   c.precision == Precision::float32, {}};
+  for (const auto& spec : c.activations) {
+    const auto a = spec.resolve(e.N, e.d);
+    if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))
+      p.activations.push_back({false, f->fn, f->p, f->logit_scale, f->out_scale});
+    else
+      p.activations.push_back({true, Elementwise::identity, 1, logit_scale(a), 1.0});
+  }
+  return p;
+}
+
+class Accelerated : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Device::cuda)
+      if (const auto why = accel::cuda_unavailable_reason(); !why.empty()) GTEST_SKIP() << "not run: " << why;
+  }
+};
+
+template <class T>
+std::vector<double> widened(const Matrix<T>& m) {
+  return std::vector<double>(m.data(), m.data() + m.size());
+}
+
+template <class T>
+void expect_cpu_samples(const accel::Problem& p, Device device, const EnsembleSpec& e, std::uint32_t trial) {
+  EnsembleSample<T> cpu;
+  draw_ensemble(e, p.seed, trial, cpu);
+  const auto s = accel::draw(device, p, trial);
+  const std::pair<const std::vector<double>*, std::vector<double>> pairs[] = {
+      {&s.X, widened(cpu.X)}, {&s.Q, widened(cpu.Q)}, {&s.K, widened(cpu.K)}};
+  for (const auto& [engine, reference] : pairs) {
+    ASSERT_EQ(engine->size(), reference.size());
+    EXPECT_EQ(std::memcmp(engine->data(), reference.data(), reference.size() * sizeof(double)), 0)
+        << "first entry " << (*engine)[0] << " vs " << reference[0];
+  }
+}
+
+TEST_P(Accelerated, DrawsTheCpuEnginesSamplesBitForBit) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision));
+    const auto p = problem(config(c, 1, Backend::cpu));
+    for (std::uint32_t trial : {0u, 7u}) {
+      if (c.precision == Precision::float64)
+        expect_cpu_samples<double>(p, GetParam(), c.ensemble, trial);
+      else
+        expect_cpu_samples<float>(p, GetParam(), c.ensemble, trial);
+    }
+  }
+}
+
+template <class T>
+AttentionNormsSquared cpu_norms(const AttentionMcConfig& c, std::uint32_t trial, const Activation& a) {
+  EnsembleSample<T> s;
+  draw_ensemble(c.ensemble, c.seed, trial, s);
+  return attention_norms_streamed(s.X, s.Q, s.K, a);
+}
+
+void expect_close(const AttentionNormsSquared& got, const AttentionNormsSquared& want, double rel) {
+  const std::pair<const char*, std::pair<double, double>> fields[] = {
+      {"frob2", {got.frob2, want.frob2}},    {"jac2", {got.jac2, want.jac2}}, {"qgrad2", {got.qgrad2, want.qgrad2}},
+      {"kgrad2", {got.kgrad2, want.kgrad2}}, {"sum", {got.sum, want.sum}},   {"row_sum2", {got.row_sum2, want.row_sum2}}};
+  // Sums with cancellation (Σϕ of odd ϕ) are compared against the scale of Σϕ² instead.
+  const double floor = rel * std::sqrt(std::abs(want.frob2) * 1.0);
+  for (const auto& [name, v] : fields) EXPECT_TRUE(test::close(v.first, v.second, rel, floor)) << name;
+}
+
+// Same samples, same formulas, other summation order: double agrees to rounding, float to float's.
+double agreement(Precision p) { return p == Precision::float64 ? 1e-9 : 2e-4; }
+
+TEST_P(Accelerated, PerTrialNormsEqualTheCpuEngines) {
+  for (const auto& c : cases) {
+    const auto cfg = config(c, 3, Backend::cpu);
+    const auto norms = accel::trial_norms(GetParam(), problem(cfg));
+    ASSERT_EQ(norms.size(), 3 * cfg.activations.size());
+    for (std::uint32_t t = 0; t < 3; ++t)
+      for (std::size_t a = 0; a < cfg.activations.size(); ++a) {
+        SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision) + " trial " + std::to_string(t) + " " +
+                     cfg.activations[a].label());
+        const auto act = cfg.activations[a].resolve(c.ensemble.N, c.ensemble.d);
+        const auto want = c.precision == Precision::float64 ? cpu_norms<double>(cfg, t, act) : cpu_norms<float>(cfg, t, act);
+        expect_close(norms[t * cfg.activations.size() + a], want, agreement(c.precision));
+      }
+  }
+}
+
+// Slabs of a few rows (several per trial) and whole trials in one batch give the same rows.
+TEST_P(Accelerated, SlabSizeDoesNotChangeTheResult) {
+  const Case c{{97, 12, 7, 1.0, 1.0}, Precision::float64};
+  const auto p = problem(config(c, 4, Backend::cpu));
+  const auto whole = accel::trial_norms(GetParam(), p, {.fused = false});
+  const auto slabs = accel::trial_norms(GetParam(), p, {.fused = false, .slab_elements = 20 * 97});
+  ASSERT_EQ(whole.size(), slabs.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) expect_close(slabs[i], whole[i], 1e-12);
+}
+
+// The fused elementwise kernel (cuda) against the slab path that the Thrust engine runs everywhere.
+TEST_P(Accelerated, FusedKernelEqualsTheSlabPath) {
+  const Case c{{300, 24, 20, 1.0, 1.0}, Precision::float64};
+  const auto p = problem(config(c, 3, Backend::cpu));
+  const auto fused = accel::trial_norms(GetParam(), p, {.fused = true});
+  const auto slab = accel::trial_norms(GetParam(), p, {.fused = false});
+  for (std::size_t i = 0; i < fused.size(); ++i) expect_close(fused[i], slab[i], 1e-11);
+}
+
+TEST_P(Accelerated, ResultsDoNotDependOnTheThreadCount) {
+  const Case c{{130, 16, 9, 1.0, 1.0}, Precision::float64};
+  const auto p = problem(config(c, 5, Backend::cpu));
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = accel::trial_norms(GetParam(), p);
+  omp_set_num_threads(std::max(2, threads));
+  const auto many = accel::trial_norms(GetParam(), p);
+  omp_set_num_threads(threads);
+  ASSERT_EQ(one.size(), many.size());
+  EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(AttentionNormsSquared)), 0);
+}
+
+// The acceptance criterion end to end: every estimate within the CPU estimate's 95% CI.
+TEST_P(Accelerated, EstimatesLieWithinTheCpuEnginesConfidenceIntervals) {
+  const Case c{{48, 16, 8, 1.0, 1.0}, Precision::float64};
+  const auto cpu = run_attention_norms(config(c, 16, Backend::cpu));
+  const auto accelerated =
+      run_attention_norms(config(c, 16, GetParam() == Device::cuda ? Backend::cuda : Backend::thrust));
+  ASSERT_EQ(cpu.size(), accelerated.size());
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    SCOPED_TRACE(cpu[i].activation + " " + cpu[i].quantity);
+    EXPECT_EQ(accelerated[i].quantity, cpu[i].quantity);
+    EXPECT_GE(accelerated[i].value.mean, cpu[i].value.ci_lo);
+    EXPECT_LE(accelerated[i].value.mean, cpu[i].value.ci_hi);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, Accelerated, ::testing::Values(Device::thrust_omp, Device::cuda),
+                         [](const auto& info) { return info.param == Device::cuda ? "cuda" : "thrust_omp"; });
+
+TEST(AcceleratedBackend, RejectsWhatItDoesNotImplementInOneLine) {
+  for (const char* name : {"sinmax", "softmax+prenorm", "poly+qkln"}) {
+    SCOPED_TRACE(name);
+    try {
+      validate_backend(Backend::thrust, {ActivationSpec::parse(name)});
+      ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("backend thrust"), std::string::npos) << message;
+      EXPECT_NE(message.find("--backend cpu"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  if (accel::cuda_unavailable_reason().empty())
+    EXPECT_NO_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}));
+  else
+    EXPECT_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace attnlab
