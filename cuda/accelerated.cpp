@@ -41,6 +41,19 @@ Sample draw(Device device, const Problem& p, std::uint32_t trial) {
 #endif
 }
 
+SpectralResult gaussian_kernel_norm(Device device, const std::vector<double>& Q, const std::vector<double>& K,
+                                    std::int64_t d, double tolerance, int max_iterations) {
+  if (d < 1 || Q.empty() || K.empty() || Q.size() % d != 0 || K.size() % d != 0)
+    throw std::invalid_argument("gaussian_kernel_norm: Q and K must be non-empty with rows of d entries");
+  if (device == Device::thrust_omp) return detail::omp_gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);
+#if defined(ATTNLAB_HAVE_CUDA)
+  require_cuda();
+  return detail::cuda_gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);
+#else
+  throw std::runtime_error(cuda_unavailable_reason());
+#endif
+}
+
 #if !defined(ATTNLAB_HAVE_CUDA)
 std::string cuda_unavailable_reason() {
   return "backend cuda is not built in this binary (no CUDA compiler was found at configure time)";

@@ -195,5 +195,11 @@ Sample cuda_draw(const Problem& p, std::uint32_t trial) {
   return p.single_precision ? engine::draw<CudaSystem, float>(sys, p, trial) : engine::draw<CudaSystem, double>(sys, p, trial);
 }
 
+SpectralResult cuda_gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
+                                            double tolerance, int max_iterations) {
+  CudaSystem sys;
+  return engine::gaussian_kernel_norm(sys, Q, K, d, tolerance, max_iterations);
+}
+
 }  // namespace detail
 }  // namespace attnlab::accel

@@ -438,4 +438,60 @@ Sample draw(Sys& sys, const Problem& p, std::uint32_t trial) {
   return {widen(w.X), widen(w.Q), widen(w.K)};
 }
 
+// y = S v with SOFT's Gaussian kernel S_ij = exp(−‖a_i − b_j‖²/(2√d)), one row per call, entries made on
+// the fly; S(B, A) = S(A, B)ᵀ gives the transpose product.
+struct GaussianKernelTimes {
+  const double *A, *B, *v;
+  I rows_b, d;
+  double scale;  // 1/(2√d)
+  double* y;
+  ATTNLAB_HD void operator()(I i) const {
+    double acc = 0;
+    for (I j = 0; j < rows_b; ++j) {
+      double dist = 0;
+      for (I c = 0; c < d; ++c) {
+        const double diff = A[i * d + c] - B[j * d + c];
+        dist += diff * diff;
+      }
+      acc += ::exp(-dist * scale) * v[j];
+    }
+    y[i] = acc;
+  }
+};
+
+// Power iteration on SᵀS from the all-ones vector (S is positive, so its top singular vectors are too);
+// norms are taken on the host in index order, so the iterates are the same for any thread count.
+template <class Sys>
+SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, const std::vector<double>& K, I d,
+                                    double tolerance, int max_iterations) {
+  const I n = static_cast<I>(Q.size()) / d, m = static_cast<I>(K.size()) / d;
+  typename Sys::template vector<double> q(Q.begin(), Q.end()), k(K.begin(), K.end()), v(m), u(n);
+  std::vector<double> host(static_cast<std::size_t>(std::max(n, m)), 1.0);
+  const auto norm = [](const std::vector<double>& x, I size) {
+    double s = 0;
+    for (I i = 0; i < size; ++i) s += x[static_cast<std::size_t>(i)] * x[static_cast<std::size_t>(i)];
+    return std::sqrt(s);
+  };
+  const double scale = 1 / (2 * std::sqrt(double(d)));
+  SpectralResult r;
+  double v_norm = std::sqrt(double(m));
+  thrust::copy(host.begin(), host.begin() + m, v.begin());
+  for (r.iterations = 1; r.iterations <= max_iterations; ++r.iterations) {
+    for_each_index(sys, n, GaussianKernelTimes{raw<double>(q), raw<double>(k), raw<double>(v), m, d, scale, raw<double>(u)});
+    thrust::copy(u.begin(), u.end(), host.begin());
+    const double estimate = norm(host, n) / v_norm;  // ‖Sv‖/‖v‖ rises to σ₁
+    const bool converged = std::abs(estimate - r.value) <= tolerance * estimate;
+    r.value = estimate;
+    if (converged) {
+      r.converged = true;
+      break;
+    }
+    for_each_index(sys, m, GaussianKernelTimes{raw<double>(k), raw<double>(q), raw<double>(u), n, d, scale, raw<double>(v)});
+    thrust::copy(v.begin(), v.end(), host.begin());
+    v_norm = norm(host, m);
+  }
+  r.iterations = std::min(r.iterations, max_iterations);
+  return r;
+}
+
 }  // namespace attnlab::accel::engine

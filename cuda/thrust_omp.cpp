@@ -35,4 +35,10 @@ Sample omp_draw(const Problem& p, std::uint32_t trial) {
   return p.single_precision ? engine::draw<OmpSystem, float>(sys, p, trial) : engine::draw<OmpSystem, double>(sys, p, trial);
 }
 
+SpectralResult omp_gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
+                                           double tolerance, int max_iterations) {
+  OmpSystem sys;
+  return engine::gaussian_kernel_norm(sys, Q, K, d, tolerance, max_iterations);
+}
+
 }  // namespace attnlab::accel::detail

@@ -5,6 +5,8 @@
 #include <attnlab/mc/accelerated.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
+#include <attnlab/soft/kernel.hpp>
+#include <attnlab/soft/spectral.hpp>
 
 #include <omp.h>
 
@@ -178,6 +180,21 @@ TEST_P(Accelerated, EstimatesLieWithinTheCpuEnginesConfidenceIntervals) {
     EXPECT_EQ(accelerated[i].quantity, cpu[i].quantity);
     EXPECT_GE(accelerated[i].value.mean, cpu[i].value.ci_lo);
     EXPECT_LE(accelerated[i].value.mean, cpu[i].value.ci_hi);
+  }
+}
+
+// Power iteration with products made on the fly against the dense decomposition of the formed matrix.
+TEST_P(Accelerated, GaussianKernelNormEqualsTheDenseOne) {
+  for (const double sigma : {0.5, 1.0}) {
+    const Index n = 150, m = 120, d = 16;
+    MatrixD Q(n, d), K(m, d);
+    fill_gaussian(Q, GaussianStream(test::seed(), hash_string("soft-q"), 0, StreamTag::Q), sigma);
+    fill_gaussian(K, GaussianStream(test::seed(), hash_string("soft-k"), 0, StreamTag::K), sigma);
+    const auto r = accel::gaussian_kernel_norm(GetParam(), std::vector<double>(Q.data(), Q.data() + Q.size()),
+                                               std::vector<double>(K.data(), K.data() + K.size()), d, 1e-13, 5000);
+    SCOPED_TRACE(testing::Message() << "sigma " << sigma << ", " << r.iterations << " iterations");
+    EXPECT_TRUE(r.converged);
+    EXPECT_TRUE(test::close(r.value, spectral_norm_svd(gaussian_kernel(Q, K)), 1e-9, 0));
   }
 }
 

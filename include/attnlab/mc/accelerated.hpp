@@ -51,6 +51,17 @@ struct Sample {
 };
 Sample draw(Device device, const Problem& problem, std::uint32_t trial);
 
+// ‖S‖₂ of SOFT's Gaussian kernel S_ij = exp(−‖q_i − k_j‖²/(2√d)) for the rows of Q (n × d) and K (m × d),
+// row-major, by power iteration on SᵀS with every product formed on the fly: memory O((n + m)·d), never n × m.
+// Stops when ‖Sv‖/‖v‖ changes by at most `tolerance` relative.
+struct SpectralResult {
+  double value = 0;
+  int iterations = 0;
+  bool converged = false;
+};
+SpectralResult gaussian_kernel_norm(Device device, const std::vector<double>& Q, const std::vector<double>& K,
+                                    std::int64_t d, double tolerance = 1e-10, int max_iterations = 500);
+
 // Empty when a CUDA device can be used; otherwise one line saying why not.
 std::string cuda_unavailable_reason();
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"; throws where cuda_unavailable_reason() is not empty.
