@@ -56,23 +56,26 @@ void BM_GemmPeak(benchmark::State& state) {
   cublasCreate(&h);
   const double one = 1, zero = 0;
   const float onef = 1, zerof = 0;
-  for (auto _ : state)
-    state.SetIterationTime(gpu_seconds([&] {
+  double total = 0;
+  for (auto _ : state) {
+    const double seconds = gpu_seconds([&] {
       if (single)
         cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &onef, static_cast<float*>(A), n, static_cast<float*>(B), n,
                     &zerof, static_cast<float*>(C), n);
       else
         cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<double*>(A), n, static_cast<double*>(B), n,
                     &zero, static_cast<double*>(C), n);
-    }));
+    });
+    state.SetIterationTime(seconds);
+    total += seconds;
+  }
   const double flops = 2.0 * n * n * double(n);
   state.counters["FLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
   cublasDestroy(h);
   cudaFree(A);
   cudaFree(B);
   cudaFree(C);
-  // Rate from the mean iteration time, as the counter reports it.
-  peak_flops[single] = flops * double(state.iterations()) / state.iteration_time_total();
+  peak_flops[single] = flops * double(state.iterations()) / total;
 }
 
 // Trials of N × N attention (D = d = 64) per second; FLOP counts the GEMM work: the logits (2N²d), the
@@ -87,11 +90,16 @@ void BM_Engine(benchmark::State& state) {
   // Enough trials per call that allocation and launch overheads are amortised.
   p.trials = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (std::int64_t{1} << 28) / (N * N)));
   attnlab::accel::trial_norms(attnlab::accel::Device::cuda, p);  // warm-up: module load, cuBLAS handles
-  for (auto _ : state) state.SetIterationTime(gpu_seconds([&] { attnlab::accel::trial_norms(attnlab::accel::Device::cuda, p); }));
+  double total = 0;
+  for (auto _ : state) {
+    const double seconds = gpu_seconds([&] { attnlab::accel::trial_norms(attnlab::accel::Device::cuda, p); });
+    state.SetIterationTime(seconds);
+    total += seconds;
+  }
   const double n = double(N), flops = 2 * n * n * d + 4 * n * D * d + (softmax ? 4 * n * n * (d + D + 2) : 0);
   state.counters["trials/s"] = benchmark::Counter(double(p.trials), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["FLOP/s"] = benchmark::Counter(flops * p.trials, benchmark::Counter::kIsIterationInvariantRate);
-  const double achieved = flops * p.trials * double(state.iterations()) / state.iteration_time_total();
+  const double achieved = flops * p.trials * double(state.iterations()) / total;
   if (peak_flops.count(single)) state.counters["of_gemm_peak"] = achieved / peak_flops[single];
   state.SetLabel(std::string(softmax ? "softmax" : "x^3/sqrtN (fused)") + (single ? ", float" : ", double"));
 }

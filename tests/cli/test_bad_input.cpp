@@ -2,6 +2,9 @@
 // before anything is written to --out.
 #include "cli_support.hpp"
 
+#include <attnlab/mc/accelerated.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -63,6 +66,8 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--k", "0"}, {"k"}},
         {s, {"--convention", "sideways"}, {"convention"}},
         {s, {"--precision", "half"}, {"precision"}},
+        {s, {"--backend", "thrust", "--activation", "sinmax"}, {"backend", "thrust", "sinmax", "cpu"}},
+        {s, {"--backend", "thrust", "--activation", "softmax+prenorm"}, {"backend", "thrust", "cpu"}},
         {s, {}, {"N"}, "N = [8, 0]\n"},
         {s, {}, {"sigma-x"}, "sigma-x = -0.5\n"},
         {s, {}, {"p"}, "p = 2.5\n"},
@@ -78,7 +83,6 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--threads", "-1"}, {"threads"}},
         {s, {"--seed", "-1"}, {"seed"}},
         {s, {"--frobnicate"}, {"--frobnicate"}},
-        {s, {"--backend", "cuda"}, {"backend", "cuda"}},
         {s, {"--backend", "gpu"}, {"backend", "gpu"}},
         {s, {"--config", "/nonexistent/attnlab.toml"}, {"config"}},
         {s, {}, {"config"}, "trials = [1\n"},                       // malformed TOML
@@ -227,8 +231,18 @@ TEST(BadInput, UnwritableOutExitsTwoNamingOut) {
   }
 }
 
-TEST(BadInput, CudaBackendIsAClearErrorInACpuBuild) {
+// Every study but the ensemble sweeps runs on the cpu backend only; those need a usable GPU for cuda.
+TEST(BadInput, BackendsAStudyCannotUseAreAClearError) {
+  const bool gpu = attnlab::accel::cuda_unavailable_reason().empty();
   for (const auto& study : all_studies) {
+    const bool accelerated = std::find(ensemble_studies.begin(), ensemble_studies.end(), study) != ensemble_studies.end();
+    if (!accelerated) {
+      const ScratchDir dir("thrust_backend");
+      const auto r = run(study, {"--quick", "--backend", "thrust", "--out", (dir / "out").string()});
+      expect_one_line_naming(r, study, {"backend", "thrust", "cpu"});
+      EXPECT_FALSE(fs::exists(dir / "out"));
+    }
+    if (accelerated && gpu) continue;
     const ScratchDir dir("cuda_backend");
     const auto r = run(study, {"--quick", "--backend", "cuda", "--out", (dir / "out").string()});
     expect_one_line_naming(r, study, {"backend", "cuda", "cpu"});

@@ -14,6 +14,11 @@
 
 #include "support.hpp"
 
+namespace attnlab::accel {
+// Readable test names in ctest's listing.
+void PrintTo(Device d, std::ostream* os) { *os << (d == Device::cuda ? "cuda" : "thrust_omp"); }
+}  // namespace attnlab::accel
+
 namespace attnlab {
 namespace {
 
