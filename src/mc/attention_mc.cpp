@@ -83,17 +83,8 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
 // The accelerated engines compute every trial first; the estimates then accumulate in trial order as above.
 std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const ProgressFn& progress) {
   const auto& e = c.ensemble;
-  accel::Problem problem{e.N, e.D, e.d, e.sigma_x, e.sigma_t, c.seed, e.configuration_key(), c.trials,
-                         c.precision == Precision::float32, {}};
-  for (const auto& spec : c.activations) {
-    const auto a = spec.resolve(e.N, e.d);
-    if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))
-      problem.activations.push_back({false, f->fn, f->p, f->logit_scale, f->out_scale});
-    else
-      problem.activations.push_back({true, Elementwise::identity, 1, logit_scale(a), 1.0});
-  }
   const auto norms = accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp,
-                                        problem, {}, progress);
+                                        accelerated_problem(c), {}, progress);
   const std::size_t per = attention_quantities().size(), A = c.activations.size();
   return run_trials(
       c.trials, per * A,
@@ -138,6 +129,20 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
     }
   }
   return rows;
+}
+
+accel::Problem accelerated_problem(const AttentionMcConfig& c) {
+  const auto& e = c.ensemble;
+  accel::Problem problem{e.N, e.D, e.d, e.sigma_x, e.sigma_t, c.seed, e.configuration_key(), c.trials,
+                         c.precision == Precision::float32, {}};
+  for (const auto& spec : c.activations) {
+    const auto a = spec.resolve(e.N, e.d);
+    if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))
+      problem.activations.push_back({false, f->fn, f->p, f->logit_scale, f->out_scale});
+    else  // softmax: validate_backend admits no other row-normalised ϕ
+      problem.activations.push_back({true, Elementwise::identity, 1, logit_scale(a), 1.0});
+  }
+  return problem;
 }
 
 std::string cache_key(const AttentionMcConfig& c) {

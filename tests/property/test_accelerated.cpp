@@ -52,20 +52,6 @@ AttentionMcConfig config(const Case& c, std::uint32_t trials, Backend backend) {
   return {c.ensemble, activations(), test::seed(), trials, c.precision, "accelerated", backend};
 }
 
-accel::Problem problem(const AttentionMcConfig& c) {
-  const auto& e = c.ensemble;
-  accel::Problem p{e.N, e.D, e.d, e.sigma_x, e.sigma_t, c.seed, e.configuration_key(), c.trials,
-                   c.precision == Precision::float32, {}};
-  for (const auto& spec : c.activations) {
-    const auto a = spec.resolve(e.N, e.d);
-    if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))
-      p.activations.push_back({false, f->fn, f->p, f->logit_scale, f->out_scale});
-    else
-      p.activations.push_back({true, Elementwise::identity, 1, logit_scale(a), 1.0});
-  }
-  return p;
-}
-
 class Accelerated : public ::testing::TestWithParam<Device> {
  protected:
   void SetUp() override {
@@ -96,7 +82,7 @@ void expect_cpu_samples(const accel::Problem& p, Device device, const EnsembleSp
 TEST_P(Accelerated, DrawsTheCpuEnginesSamplesBitForBit) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision));
-    const auto p = problem(config(c, 1, Backend::cpu));
+    const auto p = accelerated_problem(config(c, 1, Backend::cpu));
     for (std::uint32_t trial : {0u, 7u}) {
       if (c.precision == Precision::float64)
         expect_cpu_samples<double>(p, GetParam(), c.ensemble, trial);
@@ -128,7 +114,7 @@ double agreement(Precision p) { return p == Precision::float64 ? 1e-9 : 2e-4; }
 TEST_P(Accelerated, PerTrialNormsEqualTheCpuEngines) {
   for (const auto& c : cases) {
     const auto cfg = config(c, 3, Backend::cpu);
-    const auto norms = accel::trial_norms(GetParam(), problem(cfg));
+    const auto norms = accel::trial_norms(GetParam(), accelerated_problem(cfg));
     ASSERT_EQ(norms.size(), 3 * cfg.activations.size());
     for (std::uint32_t t = 0; t < 3; ++t)
       for (std::size_t a = 0; a < cfg.activations.size(); ++a) {
@@ -144,7 +130,7 @@ TEST_P(Accelerated, PerTrialNormsEqualTheCpuEngines) {
 // Slabs of a few rows (several per trial) and whole trials in one batch give the same rows.
 TEST_P(Accelerated, SlabSizeDoesNotChangeTheResult) {
   const Case c{{97, 12, 7, 1.0, 1.0}, Precision::float64};
-  const auto p = problem(config(c, 4, Backend::cpu));
+  const auto p = accelerated_problem(config(c, 4, Backend::cpu));
   const auto whole = accel::trial_norms(GetParam(), p, {.fused = false});
   const auto slabs = accel::trial_norms(GetParam(), p, {.fused = false, .slab_elements = 20 * 97});
   ASSERT_EQ(whole.size(), slabs.size());
@@ -154,7 +140,7 @@ TEST_P(Accelerated, SlabSizeDoesNotChangeTheResult) {
 // The fused elementwise kernel (cuda) against the slab path that the Thrust engine runs everywhere.
 TEST_P(Accelerated, FusedKernelEqualsTheSlabPath) {
   const Case c{{300, 24, 20, 1.0, 1.0}, Precision::float64};
-  const auto p = problem(config(c, 3, Backend::cpu));
+  const auto p = accelerated_problem(config(c, 3, Backend::cpu));
   const auto fused = accel::trial_norms(GetParam(), p, {.fused = true});
   const auto slab = accel::trial_norms(GetParam(), p, {.fused = false});
   for (std::size_t i = 0; i < fused.size(); ++i) expect_close(fused[i], slab[i], 1e-11);
@@ -162,7 +148,7 @@ TEST_P(Accelerated, FusedKernelEqualsTheSlabPath) {
 
 TEST_P(Accelerated, ResultsDoNotDependOnTheThreadCount) {
   const Case c{{130, 16, 9, 1.0, 1.0}, Precision::float64};
-  const auto p = problem(config(c, 5, Backend::cpu));
+  const auto p = accelerated_problem(config(c, 5, Backend::cpu));
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
   const auto one = accel::trial_norms(GetParam(), p);

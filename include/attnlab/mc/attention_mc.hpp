@@ -2,6 +2,7 @@
 // Monte-Carlo estimates of the attention norms over the Gaussian ensemble.
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/mc/accelerated.hpp>
 #include <attnlab/mc/driver.hpp>
 #include <attnlab/mc/result.hpp>
 
@@ -40,6 +41,9 @@ const std::vector<std::string>& attention_quantities();
 // Rows (activation × quantity) for one ensemble configuration; Inf/NaN trials are counted
 // in Estimate::nonfinite and excluded from the mean.
 std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& config, const ProgressFn& progress = {});
+
+// The configuration as the accelerated engines take it (activations resolved for its N and d).
+accel::Problem accelerated_problem(const AttentionMcConfig& config);
 
 // A key that names the configuration's result exactly (for ResultCache).
 std::string cache_key(const AttentionMcConfig& config);
