@@ -354,10 +354,11 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
   const I R = per_batch > 1 || N * N <= budget ? N : std::max<I>(1, budget / N);
   constexpr I chunk = 256;
   const I chunks = (N + chunk - 1) / chunk;
+  const auto fused = [&](const ActivationParams& a) { return Sys::has_fused && o.fused && !a.softmax; };
   bool any_softmax = false, any_slab = false;
   for (const auto& a : p.activations) {
     any_softmax |= a.softmax;
-    any_slab |= a.softmax || !(Sys::has_fused && o.fused);
+    any_slab |= !fused(a);
   }
   Workspace<Sys, T> w;
   w.X.resize(per_batch * N * D);
@@ -382,7 +383,6 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
     w.softmax_rows.resize(per_batch * R);
   }
   std::vector<AttentionNormsSquared> out;
-  out.reserve(static_cast<std::size_t>(p.trials * A));
   for (std::uint32_t first = 0; first < p.trials; first += static_cast<std::uint32_t>(per_batch)) {
     const I nb = std::min<I>(per_batch, p.trials - first);
     draw_batch(sys, p, first, nb, w);
@@ -395,12 +395,9 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
       for_each_index(sys, nb * N * W, Augmented<T>{raw<T>(w.V), raw<T>(w.X), raw<double>(w.v2), raw<double>(w.x2), d, D, raw<T>(w.augmented)});
     for (I ai = 0; ai < A; ++ai) {
       const auto& a = p.activations[static_cast<std::size_t>(ai)];
-      bool fused = false;
-      if constexpr (Sys::has_fused) {
-        fused = !a.softmax && o.fused;
-        if (fused) sys.fused_elementwise_rows(a, nb, N, d, w);
-      }
-      if (!fused) {
+      if (fused(a)) {
+        if constexpr (Sys::has_fused) sys.fused_elementwise_rows(a, nb, N, d, w);
+      } else {
         for (I r0 = 0; r0 < N; r0 += R) {
           const I rows = std::min(R, N - r0);
           // Slab (col-major rows × N) = U[r0 : r0 + rows] · Vᵀ, U row-major seen as col-major d × N.
@@ -415,9 +412,8 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
       for_each_index(sys, nb, CombineRows{raw<RowStats>(w.rows), raw<double>(w.x2), raw<double>(w.u2), N,
                                           a.logit_scale * a.logit_scale, raw<AttentionNormsSquared>(w.norms), A, ai});
     }
-    std::vector<AttentionNormsSquared> batch(static_cast<std::size_t>(nb * A));
-    thrust::copy(w.norms.begin(), w.norms.begin() + nb * A, batch.begin());
-    out.insert(out.end(), batch.begin(), batch.end());
+    out.resize(out.size() + static_cast<std::size_t>(nb * A));
+    thrust::copy(w.norms.begin(), w.norms.begin() + nb * A, out.end() - nb * A);
     if (progress) progress(first + static_cast<std::uint32_t>(nb), p.trials);
   }
   return out;

@@ -104,7 +104,7 @@ void expect_close(const AttentionNormsSquared& got, const AttentionNormsSquared&
       {"frob2", {got.frob2, want.frob2}},    {"jac2", {got.jac2, want.jac2}}, {"qgrad2", {got.qgrad2, want.qgrad2}},
       {"kgrad2", {got.kgrad2, want.kgrad2}}, {"sum", {got.sum, want.sum}},   {"row_sum2", {got.row_sum2, want.row_sum2}}};
   // Sums with cancellation (Σϕ of odd ϕ) are compared against the scale of Σϕ² instead.
-  const double floor = rel * std::sqrt(std::abs(want.frob2) * 1.0);
+  const double floor = rel * std::sqrt(std::abs(want.frob2));
   for (const auto& [name, v] : fields) EXPECT_TRUE(test::close(v.first, v.second, rel, floor)) << name;
 }
 
