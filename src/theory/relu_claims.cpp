@@ -230,9 +230,9 @@ ClaimRules<SweepEvidence> exponent_rules(ExponentClaim claim) {
 // ---- constants: the claims that can fail ---------------------------------------------------------
 
 struct ConstantPoint {
-  ResultRow row;    // the Monte-Carlo estimate
-  double exact;     // under the exact law of the logits
-  double gaussian;  // under the Gaussian-logit model of that law
+  ResultRow row;  // the Monte-Carlo estimate
+  double exact;   // the exact expectation (NaN where there is none)
+  double model;   // an approximation beside it: Gaussian logits, or softmax's N → ∞ limit
 };
 
 struct ConstantEvidence {
@@ -274,31 +274,31 @@ std::string point_name(const ResultRow& r) {
 struct PointJudgement {
   Verdict verdict = Verdict::holds;
   double z_max = 0, worst_z = 0;
-  std::size_t outside = 0;
+  std::size_t outside = 0, unjudged = 0;
   std::string worst_point;
   std::vector<ResultRow> rows;
 };
 
-// Each point's z = (MC − exact)/SE against the Bonferroni quantile.
-PointJudgement judge_exact(const std::vector<ConstantPoint>& points, const Thresholds& t) {
+// Each point's z = (MC − exact)/SE against the Bonferroni quantile; `model` names the approximation's column.
+PointJudgement judge_exact(const std::vector<ConstantPoint>& points, const Thresholds& t, const std::string& model) {
   PointJudgement j;
   std::int64_t trials = 0;
   for (const auto& p : points) trials = std::max<std::int64_t>(trials, p.row.trials);
   j.z_max = critical_z(t, points.size(), trials);
   for (const auto& p : points) {
     const auto& mc = p.row.value;
-    if (!mc.finite() || !(mc.se > 0)) {
+    j.rows.push_back(p.row);
+    j.rows.back().extra.push_back({"exact", text(p.exact)});
+    j.rows.back().extra.push_back({model, text(p.model)});
+    if (!mc.finite() || !(mc.se > 0)) {  // non-finite trials, or no spread to measure z by: kept, not judged
+      ++j.unjudged;
       j.verdict = worst(j.verdict, Verdict::inconclusive);
       continue;
     }
     const double z = (mc.mean - p.exact) / mc.se;
-    if (std::abs(z) > j.z_max) ++j.outside, j.verdict = worst(j.verdict, Verdict::inexact);
-    if (std::abs(z) >= std::abs(j.worst_z))
-      j.worst_z = z, j.worst_point = point_name(p.row);
-    j.rows.push_back(p.row);
-    j.rows.back().extra.push_back({"exact", text(p.exact)});
-    j.rows.back().extra.push_back({"gaussian_logit", text(p.gaussian)});
     j.rows.back().extra.push_back({"z_exact", text(sig(z, 3))});
+    if (std::abs(z) > j.z_max) ++j.outside, j.verdict = worst(j.verdict, Verdict::inexact);
+    if (std::abs(z) >= std::abs(j.worst_z)) j.worst_z = z, j.worst_point = point_name(p.row);
   }
   return j;
 }
@@ -317,8 +317,10 @@ ClaimOutcome constant_outcome(const ConstantEvidence& e, const PointJudgement& j
   if (const auto* h = headline(e.points))
     out.measured = h->row.value.mean, out.claimed = h->exact, out.ci_lo = h->row.value.ci_lo, out.ci_hi = h->row.value.ci_hi;
   out.detail = text(what, " against the exact law of the logits at ", e.points.size(), " points: ",
-                    e.points.size() - j.outside, " within ", sig(j.z_max, 3), " SE (largest |z| ", sig(std::abs(j.worst_z), 3),
-                    " at ", j.worst_point, ")", e.limits.empty() ? "" : " | N -> infinity constants:", e.limits);
+                    e.points.size() - j.outside - j.unjudged, " within ", sig(j.z_max, 3), " SE (largest |z| ",
+                    sig(std::abs(j.worst_z), 3), " at ", j.worst_point, ")",
+                    j.unjudged ? text(", ", j.unjudged, " not judged (non-finite or no spread)") : "",
+                    e.limits.empty() ? "" : " | N -> infinity constants:", e.limits);
   return out;
 }
 
@@ -350,7 +352,7 @@ void support_points(std::vector<ConstantPoint>& points) {
 ClaimRules<ConstantEvidence> constant_rules(std::string quantity, std::string name, std::string what, std::string title) {
   return {.measure = [quantity](const ClaimContext& ctx) { return constants(relu_sweep(ctx), quantity); },
           .judge = [name, what, title](const ConstantEvidence& e, const Thresholds& t) {
-            auto out = constant_outcome(e, judge_exact(e.points, t), what);
+            auto out = constant_outcome(e, judge_exact(e.points, t, "gaussian_logit"), what);
             out.figures.push_back(constant_figure(e, name, title));
             return out;
           },
@@ -393,16 +395,16 @@ ClaimOutcome judge_gaussian_model(const ConstantEvidence& e, const Thresholds& t
   std::map<std::string, std::pair<double, std::string>> largest;  // quantity and grid -> (model error, function)
   for (const auto& p : e.points) {
     const auto& mc = p.row.value;
-    const bool zero = p.gaussian == 0;
+    const bool zero = p.model == 0;
     const auto v = zero ? (std::abs(mc.mean) > z_max * mc.se ? Verdict::inexact : Verdict::holds)
-                        : closed_form_verdict(p.gaussian, mc, t);
+                        : closed_form_verdict(p.model, mc, t);
     missed += v != Verdict::holds;
     out.verdict = worst(out.verdict, v);
     out.evidence.push_back(p.row);
-    out.evidence.back().extra.push_back({"gaussian_logit", text(p.gaussian)});
+    out.evidence.back().extra.push_back({"gaussian_logit", text(p.model)});
     if (!std::isnan(p.exact)) out.evidence.back().extra.push_back({"exact", text(p.exact)});
     if (zero) continue;
-    const double error = relative_error(p.gaussian, std::isnan(p.exact) ? mc.mean : p.exact);
+    const double error = relative_error(p.model, std::isnan(p.exact) ? mc.mean : p.exact);
     out.evidence.back().extra.push_back({"rel_err_model", text(sig(error, 3))});
     if (p.row.N != largest_n) continue;
     const bool softmax = p.row.activation.rfind("softmax", 0) == 0;
@@ -410,7 +412,7 @@ ClaimOutcome judge_gaussian_model(const ConstantEvidence& e, const Thresholds& t
     if (std::abs(error) > std::abs(l.first)) l = {error, p.row.activation};
     if (std::abs(error) > std::abs(headline_error)) {
       headline_error = error;
-      out.measured = mc.mean, out.claimed = p.gaussian, out.ci_lo = mc.ci_lo, out.ci_hi = mc.ci_hi;
+      out.measured = mc.mean, out.claimed = p.model, out.ci_lo = mc.ci_lo, out.ci_hi = mc.ci_hi;
     }
   }
   std::string by_kind;
@@ -428,7 +430,7 @@ ClaimRules<ConstantEvidence> gaussian_model_rules() {
             for (auto& p : e.points) scale_estimate(p.row.value, 1.25);
           },
           .support = [](ConstantEvidence& e) {
-            for (auto& p : e.points) move_estimate(p.row.value, p.gaussian, 1);
+            for (auto& p : e.points) move_estimate(p.row.value, p.model, 1);
           }};
 }
 
@@ -467,17 +469,15 @@ ConstantEvidence measure_softmax_level(const ClaimContext& ctx) {
 }
 
 ClaimOutcome judge_softmax_level(const ConstantEvidence& e, const Thresholds& t) {
-  auto j = judge_exact(e.points, t);
-  for (auto& r : j.rows)  // the limit e^{σ²}, not a Gaussian-logit model, sits in this column
-    for (auto& [k, v] : r.extra)
-      if (k == "gaussian_logit") k = "limit_e_sd2";
+  const auto j = judge_exact(e.points, t, "limit_e_sd2");
   ClaimOutcome out{.verdict = j.verdict, .evidence = j.rows};
   for (const auto& p : e.points)  // headline: σ = 1 at the largest N
     if (extra_value(p.row, "logit_sd") == "1") out.measured = p.row.value.mean, out.claimed = p.exact, out.ci_lo = p.row.value.ci_lo,
                                                out.ci_hi = p.row.value.ci_hi;
   out.detail = text("E||softmax(A)||_F^2 against N E||softmax(a)||^2 (Laplace-transform quadrature) at ", e.points.size(),
-                    " points: ", e.points.size() - j.outside, " within ", sig(j.z_max, 3), " SE (largest |z| ", sig(std::abs(j.worst_z), 3),
-                    " at ", j.worst_point, ") | limits:", e.limits);
+                    " points: ", e.points.size() - j.outside - j.unjudged, " within ", sig(j.z_max, 3), " SE (largest |z| ",
+                    sig(std::abs(j.worst_z), 3), " at ", j.worst_point, ")",
+                    j.unjudged ? text(", ", j.unjudged, " not judged (non-finite or no spread)") : "", " | limits:", e.limits);
   Figure fig{.name = "relu_softmax_level", .title = "E||softmax(A)||_F^2 for A ~ N(0, sd^2): Monte-Carlo and closed form",
              .xlabel = "N", .ylabel = "E||softmax(A)||_F^2", .logx = true, .logy = true};
   for (const double sigma : kSoftmaxScales) {
