@@ -46,6 +46,8 @@ ActivationSpec poly_reference(bool qkln) {
 
 ActivationSpec softmax_reference(bool qkln) { return ActivationSpec::parse(qkln ? "softmax+qkln" : "softmax"); }
 
+constexpr Index kSoftmaxMaxN = 256;
+
 // Every h at α = 1/2 and 1, POLY's x³/√N and softmax, on both grids, each N cached on its own.
 std::vector<ResultRow> relu_sweep(const ClaimContext& ctx) {
   std::vector<ResultRow> rows;
@@ -55,7 +57,8 @@ std::vector<ResultRow> relu_sweep(const ClaimContext& ctx) {
       for (const auto& h : kFunctions)
         for (double alpha : {0.5, 1.0}) acts.push_back(scaled(h, alpha, g.qk_layernorm));
       acts.push_back(poly_reference(g.qk_layernorm));
-      acts.push_back(softmax_reference(g.qk_layernorm));
+      // Softmax's row-normalised path costs seconds a trial at N = 1024; its level is resolved by N = 256.
+      if (N <= kSoftmaxMaxN) acts.push_back(softmax_reference(g.qk_layernorm));
       AttentionMcConfig c{grid_ensemble(g, N), acts, ctx.seed, ctx.trials_or(32, 8), Precision::float64, "verify"};
       auto part = cached(ctx.cache, cache_key(c), [&] {
         return run_attention_norms(c, ctx.progress_for(text("relu grid ", g.name, " N=", N)));
