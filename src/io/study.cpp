@@ -166,7 +166,7 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--activation", o.activations,
-                 "activations by name, each optionally followed by +prenorm and/or +qkln: " + names)
+                 "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " + names)
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--convention", o.convention,

@@ -379,7 +379,7 @@ ClaimOutcome check_sirenmax_poles(const ClaimContext& ctx) {
       // Entry by entry: near the pole diag and low-rank parts are ~1e7 and cancel, which J.frob2() would square.
       const double frob = J.dense().norm();
       double g, dg;
-      evaluate_row(RowNormalised::sirenmax, x[0], 0.0, g, dg);
+      evaluate_row(RowNormalised::sirenmax, x[0], RowConstants{}, g, dg);
       if (std::isfinite(prev_frob)) jump = std::max(jump, std::abs(frob - prev_frob)), gjump = std::max(gjump, std::abs(dg - prev_g));
       prev_frob = frob, prev_g = dg;
       if (h == steps[0]) frob_curve.x.push_back(t), frob_curve.y.push_back(frob), g_curve.x.push_back(t),

@@ -2,6 +2,7 @@
 // before anything is written to --out.
 #include "cli_support.hpp"
 
+#include <attnlab/attention/activation.hpp>
 #include <attnlab/mc/accelerated.hpp>
 
 #include <algorithm>
@@ -62,6 +63,11 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--activation", "softmax+normalise"}, {"activation", "normalise"}},
         {s, {"--activation", "sinc+prenorm"}, {"activation", "sinc"}},
         {s, {"--activation", "softmax+prenorm", "--N", "1,8"}, {"N", "prenorm"}},
+        {s, {"--activation", "softmax+prenorm-released", "--N", "1,8"}, {"N", "prenorm"}},
+        {s, {"--activation", "softmax+prenorm+prenorm-released"}, {"activation", "prenorm"}},
+        {s, {"--activation", "sinsoftmax+prenorm-release"}, {"activation", "prenorm-release"}},
+        {s, {"--backend", "thrust", "--activation", "sin2max-released"}, {"backend", "thrust", "cpu"}},
+        {s, {"--backend", "thrust", "--activation", "poly+prenorm-released"}, {"backend", "thrust", "cpu"}},
         {s, {"--activation", "relu+qkln", "--d", "1"}, {"d", "qk-layernorm"}},
         {s, {"--k", "0"}, {"k"}},
         {s, {"--convention", "sideways"}, {"convention"}},
@@ -261,7 +267,12 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     auto flags = common;
-    if (study == "poly_frobenius" || study == "poly_gradient") flags.insert(flags.end(), ensemble.begin(), ensemble.end());
+    if (study == "poly_frobenius" || study == "poly_gradient") {
+      flags.insert(flags.end(), ensemble.begin(), ensemble.end());
+      // --activation lists every registered name and transform.
+      for (const auto& info : attnlab::activation_registry()) flags.push_back(info.name);
+      for (const char* transform : {"prenorm", "prenorm-released", "qkln"}) flags.push_back(transform);
+    }
     if (study == "verify") flags.push_back("--claims");
     for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
     EXPECT_FALSE(fs::exists(dir / "out"));
