@@ -401,7 +401,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
         out.rows.push_back(std::move(r));
       }
       out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
-      if (c.outcome.claimed != 0) {
+      if (std::isfinite(c.outcome.claimed) && c.outcome.claimed != 0 && std::isfinite(c.outcome.measured)) {
         ratio.x.push_back(double(i + 1));
         summary.xtics.push_back({double(i + 1), c.claim->id});
         ratio.y.push_back(c.outcome.measured / c.outcome.claimed);
