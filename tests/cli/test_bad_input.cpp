@@ -19,10 +19,11 @@ const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "s
                                            "verify", "train", "k_sweep", "activation_table", "training_norms",
                                            "alpha_sweep"};
 
-// --matrix @name stands for a scratch CSV with this content.
+// --matrix or --logits-file @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{
-    {"@nonfinite", "1,2\n3,nan\n"}, {"@ragged", "1,2,3\n4,5\n"}, {"@zero", "0,0\n0,0\n"},
-    {"@singular", "1,2,3\n2,4,6\n1,0,1\n"}};
+    {"@nonfinite", "1,2\n3,nan\n"},   {"@ragged", "1,2,3\n4,5\n"},   {"@zero", "0,0\n0,0\n"},
+    {"@singular", "1,2,3\n2,4,6\n1,0,1\n"}, {"@logits_inf", "1,2\n\n3,inf\n"}, {"@logits_short", "1,2\n3\n"},
+    {"@logits_text", "0.5,zero\n"},   {"@logits_ok", "0.1,-0.2,3\n"}};
 
 struct BadInput {
   std::string study;
@@ -117,6 +118,16 @@ std::vector<BadInput> bad_inputs() {
     };
     cases.insert(cases.end(), soft.begin(), soft.end());
   }
+  const std::vector<BadInput> logits{
+      {"periodic_properties", {"--logits-file", "/nonexistent/logits.csv"}, {"logits-file"}},
+      {"periodic_properties", {"--logits-file", "@logits_inf"}, {"logits-file", "inf", "3"}},
+      {"periodic_properties", {"--logits-file", "@logits_short"}, {"logits-file", "2"}},
+      {"periodic_properties", {"--logits-file", "@logits_text"}, {"logits-file", "zero", "1"}},
+      {"periodic_properties", {"--logits-file", "@logits_ok", "--claims", "periodic.saturation"},
+       {"logits-file", "periodic.saturation"}},
+  };
+  cases.insert(cases.end(), logits.begin(), logits.end());
+
   for (const auto& s : {"softmax_bounds", "relu_scaling", "periodic_properties", "verify"}) {
     cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on the claim studies
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
@@ -274,6 +285,7 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
       for (const char* transform : {"prenorm", "prenorm-released", "qkln"}) flags.push_back(transform);
     }
     if (study == "verify") flags.push_back("--claims");
+    if (study == "periodic_properties") flags.push_back("--logits-file");
     for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
     EXPECT_FALSE(fs::exists(dir / "out"));
   }
