@@ -1,6 +1,7 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/report.hpp>
 #include <attnlab/io/table.hpp>
+#include <attnlab/theory/catalogue.hpp>
 #include <attnlab/theory/verdicts.hpp>
 
 #include <cmath>
@@ -68,6 +69,13 @@ std::string closed_form_table(const std::vector<ResultRow>& rows) {
   return md.empty() ? md : md + "\n";
 }
 
+// Text for a markdown table cell: the norms' bars would end the cell.
+std::string table_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
 // A number for a table cell: four significant digits, empty where the claim has none.
 std::string cell(double v) { return std::isfinite(v) ? sig(v) : std::string(); }
 
@@ -89,7 +97,7 @@ std::string verdict_rules() {
          "`inconclusive` if the CI is wider than `exponent_ci_max` or any trial was non-finite.\n"
          "- Deterministic bounds: the largest ratio measured/bound over random inputs at many scales, structured "
          "extreme inputs and an adversarial search; `violated` above 1 (+ `bound_rounding`), `loose` below "
-         "`bound_loose` (the measured column is then the tight constant), else `holds`.\n"
+         "1 − `bound_slack` (the measured column is then the tight constant), else `holds`.\n"
          "- Closed forms: `inexact` when the Monte-Carlo 95% CI excludes the paper's value and the relative "
          "error exceeds `closed_form_rel_error`; the exact (Wick) expectation is shown beside it with its z-score "
          "(MC − exact)/SE, held to |z| ≤ `exact_z` per point. For p ≥ 3 the sample SE of these heavy-tailed moments "
@@ -114,7 +122,7 @@ std::string threshold_table(const std::vector<CheckedClaim>& checked) {
   for (const auto& [name, entry] : used) {
     std::string ids;
     for (const auto& id : entry.second) ids += (ids.empty() ? "" : ", ") + id;
-    md += text("| `", name, "` | ", sig(entry.first->value), " | ", entry.first->origin, " | ", ids, " |\n");
+    md += text("| `", name, "` | ", sig(entry.first->value), " | ", table_cell(entry.first->origin), " | ", ids, " |\n");
   }
   return md + "\n";
 }
@@ -131,6 +139,37 @@ std::string claims_csv(const std::vector<CheckedClaim>& checked) {
                 csv_field(fragility(o)), ',', csv_field(o.detail), '\n');
   }
   return out;
+}
+
+std::string claim_catalogue_markdown() {
+  std::string md =
+      "# Claim catalogue\n\n"
+      "Generated from the claim registry by `build/studies/claims_catalogue > docs/claims.md`; a unit test fails when "
+      "the two differ. Sources: POLY = *Polynomial alternatives to softmax in transformers* (REPOLY its earlier "
+      "version), RELU = *Replacing softmax with ReLU in vision transformers*, PERIODIC = *Escaping the gradient "
+      "vanishing: periodic alternatives of softmax*, SOFT = *Softmax-free linear transformers*.\n\n"
+      "Ids are stable: `claims.csv`, `report.md` and the tests use them. Where a paper uses a statement for more "
+      "than it says, each reading is judged in its own row, `<claim>.<reading>` (for example `.literal` for the "
+      "statement as printed and `.as_used` for what the paper's argument needs from it). An *identity* follows from "
+      "its construction: the derivation is given, the toolkit confirms it numerically and counts it apart.\n";
+  const std::vector<std::pair<std::string, std::string>> families{
+      {"poly.", "POLY"}, {"relu.", "RELU"}, {"periodic.", "PERIODIC"}, {"soft.", "SOFT"}};
+  const auto row = [](const Claim& c) {
+    return text("| `", c.id, "` | ", table_cell(c.statement), " | ", c.source, " | ", table_cell(c.method),
+                c.identity.empty() ? "" : text(" *Identity*: ", table_cell(c.identity)), " |\n");
+  };
+  const std::string header = "| id | claim | source | how it is judged |\n|---|---|---|---|\n";
+  for (const auto& [prefix, family] : families) {
+    md += text("\n## ", family, "\n\n", header);
+    for (const auto& c : claim_registry().all())
+      if (c.id.starts_with(prefix) && c.sweep.empty()) md += row(c);
+  }
+  md += text("\n## Training claims (judged from the training sweeps in `results/`)\n\n", header);
+  for (const auto& c : claim_registry().all())
+    if (!c.sweep.empty()) md += row(c);
+  md += "\n## Left out\n\n| source | claim | why |\n|---|---|---|\n";
+  for (const auto& l : left_out_claims()) md += text("| ", l.source, " | ", l.statement, " | ", l.reason, " |\n");
+  return md;
 }
 
 std::string verdict_counts(const std::vector<CheckedClaim>& checked) {

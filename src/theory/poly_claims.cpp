@@ -9,6 +9,7 @@
 #include <attnlab/theory/verdicts.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 
@@ -20,6 +21,7 @@ constexpr const char* kPoly = "POLY";
 // ---- Theorem 4.1: softmax bounds --------------------------------------------------------
 
 struct SoftmaxBound {
+  const char* id;
   const char* quantity;  // "frob" or "jac"
   double constant;       // the claimed C in ‖·‖_F ≤ C √N
   bool jacobian;
@@ -31,6 +33,7 @@ struct BoundCase {
   ResultRow row;
   double max_ratio;
   std::string input;
+  VectorD logits{};  // the row itself, where one row is the input (the adversarial search)
 };
 
 struct BoundEvidence {
@@ -81,9 +84,20 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
     ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_adversarial"), .activation = "softmax",
                   .N = n, .value = estimate(std::vector<double>{found.best})};
     row.extra = {{"input", found.family}};
-    e.cases.push_back({row, found.best, text("adversarial row length ", n, ": ", found.family)});
+    e.cases.push_back({row, found.best, text("adversarial row length ", n, ": ", found.family), found.logits});
   }
   return e;
+}
+
+// One input row as a CSV line, every digit kept so that it replays exactly.
+std::string csv_row(const VectorD& v) {
+  std::string line;
+  char number[32];
+  for (Index i = 0; i < v.size(); ++i) {
+    std::snprintf(number, sizeof number, "%.17g", v[i]);
+    line += text(i ? "," : "", number);
+  }
+  return line + "\n";
 }
 
 ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
@@ -93,10 +107,13 @@ ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
   out.measured = out.ci_lo = out.ci_hi = worst_case->max_ratio * e.bound.constant;  // the tight constant found
   out.detail = text("largest ratio to the bound ", sig(worst_case->max_ratio), " (", worst_case->input,
                     "); tight constant ~ ", sig(out.measured), " vs claimed ", e.bound.constant);
+  const BoundCase* worst_row = nullptr;  // the worst single row: a replayable input
   for (const auto& c : e.cases) {
     out.evidence.push_back(c.row);
     out.evidence.back().extra.push_back({"max", text(c.max_ratio)});
+    if (c.logits.size() > 0 && (!worst_row || c.max_ratio > worst_row->max_ratio)) worst_row = &c;
   }
+  if (worst_row) out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), csv_row(worst_row->logits)});
   out.figures.push_back(e.figure);
   return out;
 }
@@ -436,12 +453,12 @@ void register_poly_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
       {.id = "poly.softmax_fro_bound", .source = "POLY Thm 4.1 (6)", .statement = "||softmax(A)||_F <= sqrt(N) for every A",
        .method = "Gaussian A at logit scales 1e-3..1e3 and N up to 512, plus adversarial row search"},
-      softmax_bound_rules({"frob", 1.0, false})));
+      softmax_bound_rules({"poly.softmax_fro_bound", "frob", 1.0, false})));
   r.add(make_claim<BoundEvidence>(
       {.id = "poly.softmax_jac_bound", .source = "POLY Thm 4.1 (7)",
        .statement = "||grad softmax(A)||_F <= 2 sqrt(N) for every A",
        .method = "per-row closed form of the N^2 x N^2 Jacobian on Gaussian A, plus adversarial row search"},
-      softmax_bound_rules({"jac", 2.0, true})));
+      softmax_bound_rules({"poly.softmax_jac_bound", "jac", 2.0, true})));
   r.add(make_claim<GrowthEvidence>(
       {.id = "poly.frob_growth", .source = "POLY Thm 4.2 (8)", .statement = "E||(XQK^TX^T/sqrt(d))^p||_F = O(N), p >= 1",
        .method = "log-log fit of the Monte-Carlo mean over N, p = 1, 2, 3, two (D, d, sigma) grids"},

@@ -16,7 +16,7 @@ Verdict growth_verdict(const PowerLawFit& fit, double a, const Thresholds& t) {
 Verdict bound_verdict(double max_ratio, const Thresholds& t) {
   if (!std::isfinite(max_ratio)) return Verdict::inconclusive;
   if (max_ratio > 1 + t(kBoundRounding)) return Verdict::violated;
-  if (max_ratio < t(kBoundLoose)) return Verdict::loose;
+  if (max_ratio < 1 - t(kBoundSlack)) return Verdict::loose;
   return Verdict::holds;
 }
 

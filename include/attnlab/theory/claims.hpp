@@ -97,6 +97,8 @@ struct ClaimOutcome {
   std::vector<ResultRow> evidence{};  // rows for verify.csv
   std::vector<Figure> figures{};
   std::string markdown{};             // optional section for report.md (tables)
+  // Extra outputs by file name, e.g. "worst_inputs/<id>.csv": the worst input found, replayable by a flag.
+  std::vector<std::pair<std::string, std::string>> files{};
   std::vector<const Threshold*> thresholds{};  // those the rule read (filled by Claim::check)
   std::vector<Fragility> fragile{};            // filled by Claim::check
 };

@@ -17,10 +17,10 @@ inline const Threshold kExponentCiMax{
     "exponent_ci_max", 0.5,
     "an exponent interval wider than 0.5 cannot tell O(N^a) from O(N^(a +- 1/2)), the finest distinction the "
     "papers draw (O(N) against O(sqrt N) in POLY Cor 4.1)"};
-inline const Threshold kBoundLoose{
-    "bound_loose", 0.9,
-    "not in the papers; a bound whose worst case found stays below 90% of it is reported with its tight "
-    "constant (the measured column) instead of as tight"};
+inline const Threshold kBoundSlack{
+    "bound_slack", 0.1,
+    "not in the papers; a bound whose worst case found stays more than 10% below it is reported as loose, with "
+    "its tight constant in the measured column"};
 inline const Threshold kBoundRounding{
     "bound_rounding", 1e-12,
     "relative rounding allowance of a ratio computed in double precision (about 1e4 unit roundoffs)"};
