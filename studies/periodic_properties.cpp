@@ -3,7 +3,9 @@
 
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
-      "periodic_properties", "saturation, submergence, poles, prenorm and the five-property table, from data",
-      {"periodic."});
+      "periodic_properties",
+      "saturation, submergence, poles, prenorm, value stability and the five-property table, from data; "
+      "--logits-file replays saved rows",
+      {"periodic."}, false, true);
   return attnlab::io::run_study(argc, argv, study);
 }

@@ -48,14 +48,31 @@ const std::vector<ActivationInfo>& activation_registry() {
       {"poly-learned", "x^p * theta with theta a trained scale initialised at 1/k (same value as poly at init)", true,
        false, E::power, false, R::softmax, true},
       {"softmax", "row-wise softmax of S = XQK^TX^T/sqrt(d)", false, false, E::power, true, R::softmax},
-      {"sinmax-constant", "(1 + sin 10x)/sum over the row (PERIODIC demo code)", false, false, E::power, true,
-       R::sinmax_constant},
-      {"sinmax", "sin x/sum over the row", false, false, E::power, true, R::sinmax},
-      {"cosmax", "cos x/sum over the row", false, false, E::power, true, R::cosmax},
-      {"sin2max", "sin^2 x/sum over the row", false, false, E::power, true, R::sin2max},
-      {"sin2max-shifted", "sin^2(x + pi/4)/sum over the row", false, false, E::power, true, R::sin2max_shifted},
-      {"sirenmax", "(sin x + 1)/(2 - 2 sin x)/sum over the row", false, false, E::power, true, R::sirenmax},
-      {"sinsoftmax", "softmax(sin x)", false, false, E::power, true, R::sinsoftmax},
+      // PERIODIC: where the paper (its §3 and layer file periodic_softmax.py) and its released training code
+      // (demo.py) define a function differently, the paper's keeps the plain name and demo.py's is `-released`.
+      {"sinmax-constant", "(1 + sin 10x)/sum over the row (PERIODIC demo.py's sinmax; the paper's formula was lost)",
+       false, false, E::power, true, R::sinmax_constant},
+      {"sinmax", "sin x/sum over the row (PERIODIC paper 3.2 without the constant; layer file Sinmax)", false, false,
+       E::power, true, R::sinmax},
+      {"cosmax", "cos x/sum over the row (PERIODIC paper, layer file and demo.py alike)", false, false, E::power, true,
+       R::cosmax},
+      {"sin2max", "sin^2 x/sum over the row (PERIODIC paper 3.3, layer file Sin2max)", false, false, E::power, true,
+       R::sin2max},
+      {"sin2max-shifted",
+       "sin^2(x + pi/4)/sum over the row (PERIODIC paper 3.3, layer file Sin2maxShifted, demo.py sin_2_max_move)", false,
+       false, E::power, true, R::sin2max_shifted},
+      {"sirenmax", "(sin x + 1)/(2 - 2 sin x)/sum over the row (PERIODIC paper, layer file and demo.py alike)", false,
+       false, E::power, true, R::sirenmax},
+      {"sinsoftmax", "softmax(sin x) (PERIODIC paper 3.4, layer file SinSoftmax)", false, false, E::power, true,
+       R::sinsoftmax},
+      {"sin2max-released",
+       "sin^2((m - pi/4)/sqrt(d) + pi/4)/sum, m = XQK^TX^T: the phase shifted before the 1/sqrt(d) (PERIODIC demo.py "
+       "sin_2_max; equals sin2max at d = 1)",
+       false, false, E::power, true, R::sin2max_released},
+      {"sinsoftmax-released",
+       "softmax(sin(m)/sqrt(d)), m = XQK^TX^T: the sine before the 1/sqrt(d) (PERIODIC demo.py sin_softmax; equals "
+       "sinsoftmax at d = 1)",
+       false, false, E::power, true, R::sinsoftmax_released},
       {"relu", "relu(S)/N^alpha, S = XQK^TX^T/sqrt(d)", false, true, E::relu},
       {"relu2", "relu(S)^2/N^alpha", false, true, E::relu2},
       {"gelu", "gelu(S)/N^alpha, exact erf form", false, true, E::gelu},
@@ -91,13 +108,17 @@ ActivationSpec ActivationSpec::parse(const std::string& s) {
     start = plus + 1;
     plus = s.find('+', start);
     const auto transform = s.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-    if (transform == "prenorm")
+    if (transform == "prenorm" || transform == "prenorm-released") {
+      if (spec.transforms.prenorm)
+        throw std::invalid_argument(text("activation: more than one prenorm in '", s, "'"));
       spec.transforms.prenorm = true;
-    else if (transform == "qkln")
+      spec.transforms.prenorm_before_scaling = transform == "prenorm-released";
+    } else if (transform == "qkln") {
       spec.transforms.qk_layernorm = true;
-    else
-      throw std::invalid_argument(
-          text("activation: unknown transform '", transform, "' in '", s, "' (known: prenorm, qkln)"));
+    } else {
+      throw std::invalid_argument(text("activation: unknown transform '", transform, "' in '", s,
+                                       "' (known: prenorm, prenorm-released, qkln)"));
+    }
   }
   return spec;
 }
@@ -129,7 +150,8 @@ ActivationFunction resolve_function(const ActivationSpec& spec, const Activation
 }
 
 std::string transform_suffix(const Transforms& t) {
-  return text(t.prenorm ? "+prenorm" : "", t.qk_layernorm ? "+qkln" : "");
+  return text(t.prenorm ? (t.prenorm_before_scaling ? "+prenorm-released" : "+prenorm") : "",
+              t.qk_layernorm ? "+qkln" : "");
 }
 
 }  // namespace

@@ -93,32 +93,38 @@ MatrixD RowJacobian::dense() const {
 
 namespace {
 
+// z = (x − x̄)/σ with σ = sqrt(var x + a²·eps)/a (a = 1, or the logit scale c for demo.py's placement), and
+// its Jacobian P = (I − 11ᵀ/n − w zzᵀ)/σ with w = 1/((n−1)a²).
 struct Prenorm {
   VectorD z;
   double sigma = 1;
+  double zz_weight = 1;
 };
 
-void standardise(const double* x, Index n, double eps, Prenorm& out) {
+double prenorm_gain(const Activation& a) { return a.transforms.prenorm_before_scaling ? logit_scale(a) : 1.0; }
+
+void standardise(const double* x, Index n, double eps, double gain, Prenorm& out) {
   if (n < 2) throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", n, ")"));
   const Eigen::Map<const VectorD> v(x, n);
   const double mean = v.mean();
   const double var = (v.array() - mean).square().sum() / double(n - 1);
-  out.sigma = std::sqrt(var + eps);
+  out.sigma = std::sqrt(var + gain * gain * eps) / gain;
   out.z = (v.array() - mean) / out.sigma;
+  out.zz_weight = 1 / (double(n - 1) * gain * gain);
 }
 
-// J_z·P with P = (I − 11ᵀ/n − zzᵀ/(n−1))/σ symmetric: diag(a)P adds two rank-one terms, l rᵀP = l (Pr)ᵀ.
+// J_z·P with P symmetric: diag(a)P adds two rank-one terms, l rᵀP = l (Pr)ᵀ.
 void compose_with_prenorm(const Prenorm& pn, RowJacobian& J) {
   const Index n = J.diag.size();
   const double inv = 1 / pn.sigma;
   for (int k = 0; k < J.rank; ++k) {
-    const double mean = J.right[k].mean(), along = J.right[k].dot(pn.z) / double(n - 1);
+    const double mean = J.right[k].mean(), along = J.right[k].dot(pn.z) * pn.zz_weight;
     J.right[k] = inv * (J.right[k].array() - mean).matrix() - (inv * along) * pn.z;
   }
   const int r = J.rank;
   J.left[r] = -J.diag * (inv / double(n));
   J.right[r] = VectorD::Ones(n);
-  J.left[r + 1] = -J.diag.cwiseProduct(pn.z) * (inv / double(n - 1));
+  J.left[r + 1] = -J.diag.cwiseProduct(pn.z) * (inv * pn.zz_weight);
   J.right[r + 1] = pn.z;
   J.rank = r + 2;
   J.diag *= inv;
@@ -130,7 +136,7 @@ void row_forward(const Activation& act, const double* x, Index n, double* y, Row
   thread_local Prenorm pn;
   const double* z = x;
   if (act.transforms.prenorm) {
-    standardise(x, n, act.transforms.prenorm_eps, pn);
+    standardise(x, n, act.transforms.prenorm_eps, prenorm_gain(act), pn);
     z = pn.z.data();
   }
   if (J) {
@@ -147,13 +153,15 @@ void row_forward(const Activation& act, const double* x, Index n, double* y, Row
     }
   } else {
     if (scale_grad) throw std::invalid_argument("a learned scale applies to elementwise activations only");
-    const auto f = std::get<RowActivation>(act.fn).fn;
-    const double shift = f == RowNormalised::softmax ? Eigen::Map<const VectorD>(z, n).maxCoeff() : 0.0;
+    const auto& row = std::get<RowActivation>(act.fn);
+    const RowConstants constants{
+        .shift = row.fn == RowNormalised::softmax ? Eigen::Map<const VectorD>(z, n).maxCoeff() : 0.0,
+        .logit_scale = row.logit_scale};
     thread_local VectorD dg;
     dg.resize(n);
     double G = 0;
     for (Index j = 0; j < n; ++j) {
-      evaluate_row(f, z[j], shift, y[j], dg[j]);
+      evaluate_row(row.fn, z[j], constants, y[j], dg[j]);
       G += y[j];
     }
     for (Index j = 0; j < n; ++j) y[j] /= G;
@@ -184,14 +192,14 @@ void elementwise_row(const ElementwiseActivation& a, const double* s, const doub
 
 // Jt = (g'∘t − s (g'·t))/G
 template <RowNormalised F>
-void normalised_row(const double* x, const double* t, Index n, double* y, double* jt) {
-  double shift = 0;
-  if constexpr (F == RowNormalised::softmax) shift = Eigen::Map<const VectorD>(x, n).maxCoeff();
+void normalised_row(const double* x, const double* t, Index n, double logit_scale, double* y, double* jt) {
+  RowConstants constants{.shift = 0.0, .logit_scale = logit_scale};
+  if constexpr (F == RowNormalised::softmax) constants.shift = Eigen::Map<const VectorD>(x, n).maxCoeff();
   double G = 0, dgt = 0;
 #pragma omp simd reduction(+ : G, dgt)
   for (Index j = 0; j < n; ++j) {
     double g, dg;
-    evaluate_row<F>(x[j], shift, g, dg);
+    evaluate_row<F>(x[j], constants, g, dg);
     y[j] = g;
     jt[j] = dg * t[j];
     G += g;
@@ -217,15 +225,16 @@ void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, Ma
   Y.resize(rows, n);
   JT.resize(rows, n);
   // row(x, t, y, jt) on every row; with prenorm on z = (s − s̄)/σ and its tangent ż = P t.
+  const double gain = prenorm_gain(a);
   const auto each_row = [&](auto&& row) {
     if (a.transforms.prenorm) {
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && rows * n > 4096)
       for (Index i = 0; i < rows; ++i) {
         thread_local Prenorm pn;
         thread_local VectorD dz;
-        standardise(S.row(i).data(), n, a.transforms.prenorm_eps, pn);
+        standardise(S.row(i).data(), n, a.transforms.prenorm_eps, gain, pn);
         const Eigen::Map<const VectorD> t(T.row(i).data(), n);
-        const double along = pn.z.dot(t) / double(n - 1);
+        const double along = pn.z.dot(t) * pn.zz_weight;
         dz = ((t.array() - t.mean()) - along * pn.z.array()) / pn.sigma;
         row(pn.z.data(), dz.data(), Y.row(i).data(), JT.row(i).data());
       }
@@ -239,8 +248,11 @@ void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, Ma
       each_row([&](const double* s, const double* t, double* y, double* jt) { elementwise_row<F, P>(*e, s, t, n, y, jt); });
     });
   } else {
-    with_row_normalised(std::get<RowActivation>(a.fn).fn, [&]<RowNormalised F>() {
-      each_row([&](const double* s, const double* t, double* y, double* jt) { normalised_row<F>(s, t, n, y, jt); });
+    const auto& f = std::get<RowActivation>(a.fn);
+    with_row_normalised(f.fn, [&]<RowNormalised F>() {
+      each_row([&](const double* s, const double* t, double* y, double* jt) {
+        normalised_row<F>(s, t, n, f.logit_scale, y, jt);
+      });
     });
   }
 }

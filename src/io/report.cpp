@@ -26,6 +26,12 @@ const char* kConventions = R"md(## Conventions
 - The independent-factor model of POLY's proof (eq 41, 43) is read as S = AB with A = XQ, B = KᵀXᵀ
   independent, entries N(0, Dσx²σt²) and inner dimension d (the paper does not say; this is a parameter
   of the comparison, not of the toolkit).
+- PERIODIC: rows of logits are the activation's argument x = m/√d. Where the released training code
+  (demo.py) defines a function differently from the paper and its layer file, the paper's keeps the plain
+  name and demo.py's is judged in its own `.released` row at demo.py's d = 64: `sin2max-released`
+  sin²((m − π/4)/√d + π/4), `sinsoftmax-released` softmax(sin(m)/√d), and prenorm before the 1/√d.
+  Rows marked `.as_used` judge a reading the paper relies on beyond what it states. Worst inputs are saved
+  in the evidence's `logits` column and replay with `periodic_properties --logits-file`.
 )md";
 
 const char* kDerivations = R"md(## Exact moments (derivation)

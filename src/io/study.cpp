@@ -8,6 +8,7 @@
 #include <attnlab/io/training_sweep.hpp>
 #include <attnlab/mc/sweep.hpp>
 #include <attnlab/theory/claims.hpp>
+#include <attnlab/theory/extreme_rows.hpp>
 
 #include <omp.h>
 #include <toml++/toml.h>
@@ -166,7 +167,7 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--activation", o.activations,
-                 "activations by name, each optionally followed by +prenorm and/or +qkln: " + names)
+                 "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " + names)
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--convention", o.convention,
@@ -322,7 +323,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
 }
 
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
-                             bool soft_flags) {
+                             bool soft_flags, bool logits_flag) {
   StudyDefinition study{.name = std::move(name), .description = std::move(description)};
   study.ensemble_flags = false;
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -340,8 +341,25 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
   };
   auto training = std::make_shared<TrainingSource>();
   const bool training_flags = patterns.empty();
-  study.add_flags = [ids, soft, soft_flags, training, training_flags](CLI::App& app) {
+  struct LogitsSource {
+    std::string file;
+    std::vector<VectorD> rows;
+  };
+  auto logits = std::make_shared<LogitsSource>();
+  const auto takes_logits = [](const std::string& id) {
+    const auto& ids = periodic_logit_claims();
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
+  study.add_flags = [ids, soft, soft_flags, training, training_flags, logits, logits_flag](CLI::App& app) {
     app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
+    if (logits_flag) {
+      std::string row_claims;
+      for (const auto& id : periodic_logit_claims()) row_claims += (row_claims.empty() ? "" : ", ") + id;
+      app.add_option("--logits-file", logits->file,
+                     "rows of logits as CSV, one row of at least 2 entries per line, judged in place of the claims' "
+                     "own inputs (replays a worst case from the logits column of the evidence); only these claims "
+                     "take it, and they are the default with it: " + row_claims);
+    }
     if (training_flags) {
       app.add_option("--training-results", training->results,
                      "folder of the training sweeps' CSVs the training claims read (the committed full runs)")
@@ -364,16 +382,25 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     app.add_option("--matrix", soft->matrix_file,
                    "a square matrix as CSV, pseudo-inverted in place of the generated bottleneck matrices");
   };
-  study.validate = [ids, soft, matches](const StudyOptions&) {
+  study.validate = [ids, soft, matches, logits, takes_logits](const StudyOptions&) {
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
     soft->validate();
     soft->load_matrix();
+    if (logits->file.empty()) return;
+    if (!std::filesystem::is_regular_file(logits->file))
+      throw std::invalid_argument(text("logits-file: cannot read '", logits->file, "'"));
+    logits->rows = parse_logits_rows(read_file(logits->file), "logits-file", 2);
+    for (const auto& id : *ids)
+      if (!takes_logits(id))
+        throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
   };
-  study.run = [ids, soft, matches, training, name = study.name](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, logits, takes_logits, name = study.name](const StudyOptions& o,
+                                                                                     StudyContext& ctx) {
     auto claims = claim_context(o, ctx);
     claims.soft = *soft;
+    claims.logits = logits->rows;
     std::map<std::string, std::vector<ResultRow>> sweeps;  // each read or trained once
     claims.training_rows = [&](const std::string& sweep) {
       if (const auto it = sweeps.find(sweep); it != sweeps.end()) return it->second;
@@ -387,7 +414,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     };
     std::vector<CheckedClaim> checked;
     for (const auto& claim : claim_registry().all()) {
-      const bool chosen = ids->empty() ? matches(claim.id) : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
+      const bool chosen = ids->empty() ? matches(claim.id) && (logits->rows.empty() || takes_logits(claim.id))
+                                       : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
       if (chosen) checked.push_back({&claim, claim.check(claims)});
     }
     StudyOutput out;

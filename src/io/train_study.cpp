@@ -185,7 +185,7 @@ StudyDefinition train_study() {
     app.add_option("--depth", f.depth, "blocks (0: the preset's)")->capture_default_str();
     app.add_option("--heads", f.heads, "attention heads (0: the preset's)")->capture_default_str();
     app.add_option("--mlp", f.mlp, "MLP hidden size (0: the preset's)")->capture_default_str();
-    app.add_option("--activation", f.activation, "attention activation (a registered name, +prenorm, +qkln)")->capture_default_str();
+    app.add_option("--activation", f.activation, "attention activation (a registered name, +prenorm or +prenorm-released, +qkln)")->capture_default_str();
     app.add_option("--p", f.p, "power p of poly activations")->capture_default_str();
     app.add_option("--k", f.k, "scale k of x^p/k: a number or sqrtN (N = patches)")->capture_default_str();
     app.add_option("--alpha", f.alpha, "exponent alpha of h(S)/N^alpha activations")->capture_default_str();

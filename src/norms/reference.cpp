@@ -51,7 +51,8 @@ VectorD activation_row(const ActivationFunction& f, const VectorD& z, MatrixD* j
     if (jacobian) *jacobian = dy.asDiagonal();
     return y;
   }
-  for (Index j = 0; j < n; ++j) evaluate_row(std::get<RowActivation>(f).fn, z[j], 0.0, y[j], dy[j]);
+  const auto& row = std::get<RowActivation>(f);
+  for (Index j = 0; j < n; ++j) evaluate_row(row.fn, z[j], {.shift = 0.0, .logit_scale = row.logit_scale}, y[j], dy[j]);
   const double G = y.sum();
   if (jacobian) {
     *jacobian = -(y / G) * (dy / G).transpose();  // −g_j g'_l/G²
@@ -92,8 +93,14 @@ VectorD row_of_phi(const VectorD& m, const Activation& a, MatrixD* dM) {
     if (dM) *dM = c * J;
     return y;
   }
-  const VectorD y = activation_row(a.fn, prenormed(x, a.transforms.prenorm_eps), dM ? &J : nullptr);
-  if (dM) *dM = c * J * prenorm_jacobian(x, a.transforms.prenorm_eps);
+  const double eps = a.transforms.prenorm_eps;
+  if (a.transforms.prenorm_before_scaling) {  // demo.py: ϕ(c·prenorm(m))
+    const VectorD y = activation_row(a.fn, c * prenormed(m, eps), dM ? &J : nullptr);
+    if (dM) *dM = c * J * prenorm_jacobian(m, eps);
+    return y;
+  }
+  const VectorD y = activation_row(a.fn, prenormed(x, eps), dM ? &J : nullptr);
+  if (dM) *dM = c * J * prenorm_jacobian(x, eps);
   return y;
 }
 

@@ -26,7 +26,7 @@ namespace {
 
 constexpr std::uint64_t kSeed = 1;
 constexpr Index kEntries = Index{1} << 20;
-constexpr Index kHeadDim = 64;  // d: sets only the logit scale, which activation_rows does not apply
+constexpr Index kHeadDim = 64;  // d: the logit scale 1/√d, which activation_rows reads only for the -released ones
 constexpr std::int64_t kMagic = 0x31776f726e747461;  // "attnrow1"
 constexpr std::int64_t kVersion = 1;
 

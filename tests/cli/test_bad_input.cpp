@@ -2,6 +2,7 @@
 // before anything is written to --out.
 #include "cli_support.hpp"
 
+#include <attnlab/attention/activation.hpp>
 #include <attnlab/mc/accelerated.hpp>
 
 #include <algorithm>
@@ -18,10 +19,11 @@ const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "s
                                            "verify", "train", "k_sweep", "activation_table", "training_norms",
                                            "alpha_sweep"};
 
-// --matrix @name stands for a scratch CSV with this content.
+// --matrix or --logits-file @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{
-    {"@nonfinite", "1,2\n3,nan\n"}, {"@ragged", "1,2,3\n4,5\n"}, {"@zero", "0,0\n0,0\n"},
-    {"@singular", "1,2,3\n2,4,6\n1,0,1\n"}};
+    {"@nonfinite", "1,2\n3,nan\n"},   {"@ragged", "1,2,3\n4,5\n"},   {"@zero", "0,0\n0,0\n"},
+    {"@singular", "1,2,3\n2,4,6\n1,0,1\n"}, {"@logits_inf", "1,2\n\n3,inf\n"}, {"@logits_short", "1,2\n3\n"},
+    {"@logits_text", "0.5,zero\n"},   {"@logits_ok", "0.1,-0.2,3\n"}};
 
 struct BadInput {
   std::string study;
@@ -62,6 +64,11 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--activation", "softmax+normalise"}, {"activation", "normalise"}},
         {s, {"--activation", "sinc+prenorm"}, {"activation", "sinc"}},
         {s, {"--activation", "softmax+prenorm", "--N", "1,8"}, {"N", "prenorm"}},
+        {s, {"--activation", "softmax+prenorm-released", "--N", "1,8"}, {"N", "prenorm"}},
+        {s, {"--activation", "softmax+prenorm+prenorm-released"}, {"activation", "prenorm"}},
+        {s, {"--activation", "sinsoftmax+prenorm-release"}, {"activation", "prenorm-release"}},
+        {s, {"--backend", "thrust", "--activation", "sin2max-released"}, {"backend", "thrust", "cpu"}},
+        {s, {"--backend", "thrust", "--activation", "poly+prenorm-released"}, {"backend", "thrust", "cpu"}},
         {s, {"--activation", "relu+qkln", "--d", "1"}, {"d", "qk-layernorm"}},
         {s, {"--k", "0"}, {"k"}},
         {s, {"--convention", "sideways"}, {"convention"}},
@@ -111,6 +118,16 @@ std::vector<BadInput> bad_inputs() {
     };
     cases.insert(cases.end(), soft.begin(), soft.end());
   }
+  const std::vector<BadInput> logits{
+      {"periodic_properties", {"--logits-file", "/nonexistent/logits.csv"}, {"logits-file"}},
+      {"periodic_properties", {"--logits-file", "@logits_inf"}, {"logits-file", "inf", "3"}},
+      {"periodic_properties", {"--logits-file", "@logits_short"}, {"logits-file", "2"}},
+      {"periodic_properties", {"--logits-file", "@logits_text"}, {"logits-file", "zero", "1"}},
+      {"periodic_properties", {"--logits-file", "@logits_ok", "--claims", "periodic.saturation"},
+       {"logits-file", "periodic.saturation"}},
+  };
+  cases.insert(cases.end(), logits.begin(), logits.end());
+
   for (const auto& s : {"softmax_bounds", "relu_scaling", "periodic_properties", "verify"}) {
     cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on the claim studies
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
@@ -261,8 +278,14 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     auto flags = common;
-    if (study == "poly_frobenius" || study == "poly_gradient") flags.insert(flags.end(), ensemble.begin(), ensemble.end());
+    if (study == "poly_frobenius" || study == "poly_gradient") {
+      flags.insert(flags.end(), ensemble.begin(), ensemble.end());
+      // --activation lists every registered name and transform.
+      for (const auto& info : attnlab::activation_registry()) flags.push_back(info.name);
+      for (const char* transform : {"prenorm", "prenorm-released", "qkln"}) flags.push_back(transform);
+    }
     if (study == "verify") flags.push_back("--claims");
+    if (study == "periodic_properties") flags.push_back("--logits-file");
     for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
     EXPECT_FALSE(fs::exists(dir / "out"));
   }

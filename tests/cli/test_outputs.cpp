@@ -1,6 +1,11 @@
 // The output contract of the study binaries, run as a user would run them.
 #include "cli_support.hpp"
 
+#include <attnlab/theory/claims.hpp>
+
+#include <algorithm>
+#include <fstream>
+
 using namespace attnlab::test::cli;
 
 TEST(StudyOutputs, PolyFrobeniusWritesTheContract) {
@@ -53,6 +58,33 @@ TEST(StudyOutputs, ClaimFamilyStudiesWriteTheirClaimsAndTheTable) {
   EXPECT_NE(report.find("| sirenmax+prenorm |"), std::string::npos);
   EXPECT_NE(report.find("(paper ✘/✓)"), std::string::npos);
   EXPECT_NE(report.find("Disagreements with the paper"), std::string::npos);
+}
+
+// A worst row saved in the evidence's logits column, written to a file and passed back with --logits-file, gives
+// the same measured number; with the file and no --claims only the row claims run.
+TEST(StudyOutputs, PeriodicWorstRowReplaysFromTheLogitsColumn) {
+  const ScratchDir dir("replay");
+  ASSERT_EQ(run("periodic_properties", {"--quick", "--claims", "periodic.sinsoftmax_ratio", "--out", (dir / "a").string()}).code, 0);
+  const auto evidence = read_csv(dir / "a" / "periodic_properties.csv");
+  std::size_t worst = 0;
+  for (std::size_t i = 1; i < evidence.rows.size(); ++i)
+    if (std::stod(evidence.at(i, "mean")) > std::stod(evidence.at(worst, "mean"))) worst = i;
+  std::ofstream(dir / "worst.csv") << evidence.at(worst, "logits") << "\n";
+  const auto r = run("periodic_properties", {"--logits-file", (dir / "worst.csv").string(), "--out", (dir / "b").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto first = read_csv(dir / "a" / "claims.csv"), replay = read_csv(dir / "b" / "claims.csv");
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < replay.rows.size(); ++i) {
+    ids.push_back(replay.at(i, "claim_id"));
+    if (replay.at(i, "claim_id") == "periodic.sinsoftmax_ratio") {
+      EXPECT_EQ(replay.at(i, "measured"), first.at(0, "measured"));
+      EXPECT_NE(replay.at(i, "detail").find("--logits-file line 1"), std::string::npos);
+    }
+  }
+  auto expected = attnlab::periodic_logit_claims();
+  std::sort(ids.begin(), ids.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ids, expected);
 }
 
 // The SOFT studies: their claims, figures for Fig 5 and Fig 6, and a user matrix in place of the bottlenecks.

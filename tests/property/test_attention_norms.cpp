@@ -41,8 +41,9 @@ std::vector<Case> activations(Index N, Index d) {
       }
   for (const auto& info : activation_registry())
     if (info.row_normalised) specs.push_back(ActivationSpec{info.name});
-  for (const char* name : {"poly", "relu", "gelu", "sigmoid", "softmax", "sirenmax", "sinsoftmax", "cosmax"})
-    for (const char* transform : {"+prenorm", "+qkln", "+prenorm+qkln"}) {
+  for (const char* name : {"poly", "relu", "gelu", "sigmoid", "softmax", "sirenmax", "sinsoftmax", "cosmax",
+                           "sinsoftmax-released"})
+    for (const char* transform : {"+prenorm", "+prenorm-released", "+qkln", "+prenorm+qkln"}) {
       auto spec = ActivationSpec::parse(std::string(name) + transform);
       if (spec.transforms.prenorm && N < 2) continue;  // a row of one entry has no variance
       // LayerNorm maps every 2-vector to ±(1, −1): its gradients are zero up to rounding, nothing to compare

@@ -1,11 +1,15 @@
-// The row kernels of every activation (with and without prenorm): the structured Jacobian against
+// The row kernels of every activation (with and without either prenorm): the structured Jacobian against
 // central differences of the row map, its products and norms against the dense matrix, the learned
-// scale's gradient, and the batched fused kernels against the one-row path.
+// scale's gradient, the batched fused kernels against the one-row path, and PERIODIC demo.py's
+// definitions against its formulas.
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/text.hpp>
 
 #include "support.hpp"
+
+#include <cmath>
+#include <functional>
 
 using namespace attnlab;
 
@@ -14,7 +18,7 @@ namespace {
 std::vector<ActivationSpec> every_activation() {
   std::vector<ActivationSpec> specs;
   for (const auto& info : activation_registry())
-    for (const char* transform : {"", "+prenorm"}) {
+    for (const char* transform : {"", "+prenorm", "+prenorm-released"}) {
       auto spec = ActivationSpec::parse(info.name + transform);
       spec.alpha = 0.5;
       specs.push_back(spec);
@@ -153,4 +157,52 @@ TEST(RowMap, FrobeniusNormSurvivesADominantEntry) {
     EXPECT_GE(J.frob2(), 0.0) << name;
     EXPECT_TRUE(test::close(J.frob2(), dense, 1e-8, 1e-30)) << name;
   }
+}
+
+// PERIODIC demo.py on the unscaled logits m, written as it writes them (map_norm: unbiased variance, eps 1e-5),
+// against the registered `-released` definitions on x = m/√d; at d = 1 they are the paper's.
+TEST(RowMap, ReleasedDefinitionsFollowDemoPy) {
+  const Index n = 17;
+  const VectorD m = gaussian(n, 8, 3.0);
+  const auto map_norm = [&](const VectorD& v) {
+    const double mean = v.mean(), var = (v.array() - mean).square().sum() / double(n - 1);
+    return VectorD((v.array() - mean) / std::sqrt(var + 1e-5));
+  };
+  const auto rows = [](const VectorD& g) { return VectorD(g / g.sum()); };
+  const double quarter_pi = std::atan(1.0);
+  for (Index d : {1, 4, 64}) {
+    const double c = 1 / std::sqrt(double(d));
+    const std::vector<std::pair<const char*, std::function<VectorD(const VectorD&)>>> demo{
+        {"sin2max-released",
+         [&](const VectorD& v) { return rows(((v.array() - quarter_pi) * c + quarter_pi).sin().square()); }},
+        {"sinsoftmax-released", [&](const VectorD& v) { return rows((v.array().sin() * c).exp()); }},
+        {"softmax+prenorm-released", [&](const VectorD& v) { return rows((map_norm(v).array() * c).exp()); }},
+        {"sin2max-released+prenorm-released",
+         [&](const VectorD& v) { return rows(((map_norm(v).array() - quarter_pi) * c + quarter_pi).sin().square()); }},
+        {"sinsoftmax-released+prenorm-released",
+         [&](const VectorD& v) { return rows((map_norm(v).array().sin() * c).exp()); }},
+        {"cosmax+prenorm", [&](const VectorD& v) { return rows(map_norm(c * v).array().cos()); }},  // the paper's
+    };
+    for (const auto& [name, formula] : demo) {
+      SCOPED_TRACE(text(name, " d=", d));
+      const VectorD got = forward(ActivationSpec::parse(name).resolve(n, d), c * m), want = formula(m);
+      for (Index j = 0; j < n; ++j) EXPECT_TRUE(test::close(got[j], want[j], 1e-12, 1e-14)) << "entry " << j;
+    }
+  }
+  for (auto [released, paper] : {std::pair{"sin2max-released", "sin2max"}, std::pair{"sinsoftmax-released", "sinsoftmax"},
+                                 std::pair{"softmax+prenorm-released", "softmax+prenorm"}}) {
+    const VectorD a = forward(ActivationSpec::parse(released).resolve(n, 1), m);
+    const VectorD b = forward(ActivationSpec::parse(paper).resolve(n, 1), m);
+    for (Index j = 0; j < n; ++j) EXPECT_TRUE(test::close(a[j], b[j], 1e-12, 1e-14)) << released << " entry " << j;
+  }
+}
+
+TEST(RowMap, PrenormTransformsParseAndLabel) {
+  const auto released = ActivationSpec::parse("sinsoftmax-released+prenorm-released+qkln");
+  EXPECT_TRUE(released.transforms.prenorm && released.transforms.prenorm_before_scaling && released.transforms.qk_layernorm);
+  EXPECT_EQ(released.label(), "sinsoftmax-released+prenorm-released+qkln");
+  EXPECT_NE(released.key(), ActivationSpec::parse("sinsoftmax-released+prenorm+qkln").key());
+  EXPECT_FALSE(ActivationSpec::parse("softmax+prenorm").transforms.prenorm_before_scaling);
+  EXPECT_THROW(ActivationSpec::parse("softmax+prenorm-released+prenorm"), std::invalid_argument);
+  EXPECT_THROW(ActivationSpec::parse("softmax+prenorm-release"), std::invalid_argument);
 }

@@ -152,7 +152,7 @@ TEST(VitLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
 std::vector<std::string> attention_activation_names() {
   std::vector<std::string> out;
   for (const auto& info : activation_registry())
-    for (const char* suffix : {"", "+prenorm", "+qkln"}) out.push_back(info.name + suffix);
+    for (const char* suffix : {"", "+prenorm", "+prenorm-released", "+qkln"}) out.push_back(info.name + suffix);
   return out;
 }
 

@@ -8,7 +8,10 @@ vectorised over the whole batch (no loop over rows):
   row-normalised  ϕ = g(s)/Σg,  Jt = (g'(s)∘t − ϕ (g'(s)·t))/Σg
   name+prenorm    z = (s − s̄)/σ, σ = √(unbiased var + 1e-5), first; the tangent becomes
                   ż = (t − t̄ − z (z·t)/(n−1))/σ
-The attention length N of the out_scales is the row length n, as in ActivationSpec::resolve(n, d).
+  name+prenorm-released   PERIODIC demo.py's placement before the 1/√d: z = c·prenorm(s/c), c the logit scale
+The attention length N of the out_scales is the row length n, as in ActivationSpec::resolve(n, d); the logit
+scale c = 1/√d (d = HEAD_DIM, bench_activations' kHeadDim) is read only by the `-released` definitions of
+PERIODIC's demo.py, which act on the unscaled logit m = s/c.
 
   /usr/bin/python3 tests/reference/activations_numpy.py --activation softmax,gelu --n 64,4096 [--repeat 3]
 prints one JSON line: a list of {"activation", "n", "rows", "calls", "seconds", "entries_per_s"} (seconds per call
@@ -22,6 +25,9 @@ import time
 import numpy as np
 
 PRENORM_EPS = 1e-5
+HEAD_DIM = 64  # d of the logit scale c = 1/√d, as tests/bench/bench_activations.cpp's kHeadDim
+LOGIT_SCALE = 1 / math.sqrt(HEAD_DIM)
+QUARTER_PI = 0.78539816339744831
 ENTRIES = 1 << 20  # entries (rows·n) per call, as in tests/bench/bench_activations.cpp
 SECONDS_PER_RUN = 0.2  # each timed run repeats the call for about this long
 
@@ -104,36 +110,51 @@ ELEMENTWISE = {
 }
 
 
-# Row-normalised g: (g(s), g'(s)), as evaluate_row in include/attnlab/attention/activation.hpp.
-def _softmax(S):
+# Row-normalised g: (g(s), g'(s)), as evaluate_row in include/attnlab/attention/activation.hpp; c is the logit
+# scale, read by demo.py's `-released` definitions only.
+def _softmax(S, c):
     g = np.exp(S - S.max(axis=-1, keepdims=True))  # shifted by the row maximum; cancels in g/Σg
     return g, g
 
 
-def _sinmax_constant(S):
+def _sinmax_constant(S, c):
     S10 = 10 * S
     return 1 + np.sin(S10), 10 * np.cos(S10)
 
 
-def _cosmax(S):
+def _cosmax(S, c):
     return np.cos(S), -np.sin(S)
 
 
-def _sin2max_shifted(S):
-    s = np.sin(S + 0.78539816339744831)
+def _sin2max_shifted(S, c):
+    s = np.sin(S + QUARTER_PI)
     return s * s, np.cos(2 * S)
 
 
-def _sirenmax(S):
+def _sirenmax(S, c):
     """(sin x + 1)/(2 − 2 sin x): poles where sin x = 1."""
     s = np.sin(S)
     gap = 1 - s
     return (s + 1) / (2 * gap), np.cos(S) / (gap * gap)
 
 
-def _sinsoftmax(S):
+def _sinsoftmax(S, c):
     g = np.exp(np.sin(S))
     return g, np.cos(S) * g
+
+
+def _sin2max_released(S, c):
+    """demo.py's sin_2_max: sin²((m − π/4)c + π/4) of the unscaled m = S/c."""
+    phase = S + QUARTER_PI * (1 - c)
+    s = np.sin(phase)
+    return s * s, np.sin(2 * phase)
+
+
+def _sinsoftmax_released(S, c):
+    """demo.py's sin_softmax: softmax(c·sin m) of the unscaled m = S/c."""
+    m = S / c
+    g = np.exp(c * np.sin(m))
+    return g, np.cos(m) * g
 
 
 ROW_NORMALISED = {
@@ -143,39 +164,47 @@ ROW_NORMALISED = {
     "sin2max-shifted": _sin2max_shifted,
     "sirenmax": _sirenmax,
     "sinsoftmax": _sinsoftmax,
+    "sin2max-released": _sin2max_released,
+    "sinsoftmax-released": _sinsoftmax_released,
 }
 
 NAMES = tuple(ELEMENTWISE) + tuple(ROW_NORMALISED)
 
 
+TRANSFORMS = ("", "prenorm", "prenorm-released")
+
+
 def split_name(name):
-    """"softmax+prenorm" → ("softmax", True); raises ValueError on unknown names."""
+    """"softmax+prenorm" → ("softmax", "prenorm"); raises ValueError on unknown names."""
     base, _, transform = name.partition("+")
-    if base not in NAMES or transform not in ("", "prenorm"):
-        raise ValueError(f"unknown activation '{name}' (known: {', '.join(NAMES)}, each with an optional +prenorm)")
-    return base, transform == "prenorm"
+    if base not in NAMES or transform not in TRANSFORMS:
+        raise ValueError(f"unknown activation '{name}' (known: {', '.join(NAMES)}, each with an optional +prenorm or "
+                         f"+prenorm-released)")
+    return base, transform
 
 
-def prenorm(S, T=None):
-    """z = (s − s̄)/σ per row, and with T its tangent ż = (t − t̄ − z (z·t)/(n−1))/σ."""
+def prenorm(S, T=None, gain=1.0):
+    """z = (s − s̄)/σ per row, σ = √(unbiased var + gain²·eps)/gain (gain = c: demo.py's z = c·prenorm(s/c)),
+    and with T its tangent ż = (t − t̄ − z (z·t)/((n−1)gain²))/σ."""
     n = S.shape[-1]
     centred = S - S.mean(axis=-1, keepdims=True)
-    sigma = np.sqrt(np.einsum("...j,...j->...", centred, centred)[..., None] / (n - 1) + PRENORM_EPS)
+    sigma = np.sqrt(np.einsum("...j,...j->...", centred, centred)[..., None] / (n - 1) + gain * gain * PRENORM_EPS)
+    sigma /= gain
     Z = centred / sigma
     if T is None:
         return Z, None
-    along = np.einsum("...j,...j->...", Z, T)[..., None] / (n - 1)
+    along = np.einsum("...j,...j->...", Z, T)[..., None] / ((n - 1) * gain * gain)
     return Z, (T - T.mean(axis=-1, keepdims=True) - Z * along) / sigma
 
 
-def value_and_jvp(name, S, T):
+def value_and_jvp(name, S, T, logit_scale=LOGIT_SCALE):
     """Y = ϕ(S) and JT = J(S)·T for every row of S (…, n); T has S's shape."""
-    base, with_prenorm = split_name(name)
+    base, transform = split_name(name)
     S, T = np.asarray(S, dtype=float), np.asarray(T, dtype=float)
     if S.shape != T.shape:
         raise ValueError(f"S is {S.shape} but T is {T.shape}")
-    if with_prenorm:
-        S, T = prenorm(S, T)
+    if transform:
+        S, T = prenorm(S, T, logit_scale if transform == "prenorm-released" else 1.0)
     if base in ELEMENTWISE:
         h_dh, out_scale = ELEMENTWISE[base]
         c = out_scale(S.shape[-1])
@@ -184,7 +213,7 @@ def value_and_jvp(name, S, T):
         dh *= c
         dh *= T
         return h, dh
-    g, dg = ROW_NORMALISED[base](S)  # softmax's g and g' are one array
+    g, dg = ROW_NORMALISED[base](S, logit_scale)  # softmax's g and g' are one array
     total = g.sum(axis=-1, keepdims=True)
     jt = dg * T
     dg_t = jt.sum(axis=-1, keepdims=True)
@@ -194,16 +223,19 @@ def value_and_jvp(name, S, T):
     return g, jt
 
 
-def value(name, S):
-    """ϕ(S) alone, written without the JVP's shared terms (what the finite differences differentiate)."""
-    base, with_prenorm = split_name(name)
+def value(name, S, logit_scale=LOGIT_SCALE):
+    """ϕ(S) alone, written without the JVP's shared terms (what the finite differences differentiate); demo.py's
+    prenorm as it writes it, on the unscaled logits."""
+    base, transform = split_name(name)
     S = np.asarray(S, dtype=float)
-    if with_prenorm:
+    if transform == "prenorm":
         S = prenorm(S)[0]
+    elif transform == "prenorm-released":
+        S = logit_scale * prenorm(S / logit_scale)[0]
     if base in ELEMENTWISE:
         h_dh, out_scale = ELEMENTWISE[base]
         return out_scale(S.shape[-1]) * h_dh(S)[0]
-    g = ROW_NORMALISED[base](S)[0]
+    g = ROW_NORMALISED[base](S, logit_scale)[0]
     return g / g.sum(axis=-1, keepdims=True)
 
 
@@ -241,7 +273,8 @@ def entries_per_second(names, sizes, entries=ENTRIES, repeat=3, seed=1):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--activation", required=True, help="comma-separated names (" + ", ".join(NAMES) + ", +prenorm)")
+    ap.add_argument("--activation", required=True,
+                    help="comma-separated names (" + ", ".join(NAMES) + ", +prenorm or +prenorm-released)")
     ap.add_argument("--n", required=True, help="comma-separated row lengths")
     ap.add_argument("--entries", type=int, default=ENTRIES, help="rows·n per call")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs; the best is reported")

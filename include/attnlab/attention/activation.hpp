@@ -38,15 +38,35 @@ struct ElementwiseActivation {
 };
 
 // Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: softmax (g = exp) and the PERIODIC paper's
-// alternatives, as restated in CLAIMS.md.
-enum class RowNormalised { softmax, sinmax_constant, sinmax, cosmax, sin2max, sin2max_shifted, sirenmax, sinsoftmax };
+// alternatives, as restated in CLAIMS.md. The `_released` ones are the definitions of the paper's released
+// training code (demo.py) where they differ from the paper and its layer file (periodic_softmax.py): they apply
+// the phase or the sine to the unscaled logit m = x/c, c = the logit scale 1/√d, so g depends on c.
+enum class RowNormalised {
+  softmax,
+  sinmax_constant,
+  sinmax,
+  cosmax,
+  sin2max,
+  sin2max_shifted,
+  sirenmax,
+  sinsoftmax,
+  sin2max_released,
+  sinsoftmax_released
+};
 
-// g(x) and g'(x). Softmax's g is taken relative to `shift` (the row maximum): the factor cancels in g/Σg.
+// What g needs besides x: softmax's g is taken relative to `shift` (the row maximum; the factor cancels
+// in g/Σg); the released definitions read the logit scale c.
+struct RowConstants {
+  double shift = 0.0;
+  double logit_scale = 1.0;
+};
+
+// g(x) and g'(x).
 template <RowNormalised F>
-inline void evaluate_row(double x, double shift, double& g, double& dg) {
+inline void evaluate_row(double x, const RowConstants& k, double& g, double& dg) {
   using R = RowNormalised;
   if constexpr (F == R::softmax) {
-    g = dg = vmath::exp(x - shift);
+    g = dg = vmath::exp(x - k.shift);
   } else if constexpr (F == R::sinmax_constant) {
     g = 1 + vmath::sin(10 * x), dg = 10 * vmath::cos(10 * x);
   } else if constexpr (F == R::sinmax) {
@@ -61,9 +81,16 @@ inline void evaluate_row(double x, double shift, double& g, double& dg) {
   } else if constexpr (F == R::sirenmax) {  // (sin x + 1)/(2 − 2 sin x): poles where sin x = 1
     const double s = vmath::sin(x), c = vmath::cos(x);
     g = (s + 1) / (2 - 2 * s), dg = c / ((1 - s) * (1 - s));
-  } else {
-    static_assert(F == R::sinsoftmax);
+  } else if constexpr (F == R::sinsoftmax) {
     g = vmath::exp(vmath::sin(x)), dg = vmath::cos(x) * g;
+  } else if constexpr (F == R::sin2max_released) {  // sin²((m − π/4)c + π/4) = sin²(x + (π/4)(1 − c))
+    const double phase = x + 0.78539816339744831 * (1 - k.logit_scale);
+    const double s = vmath::sin(phase);
+    g = s * s, dg = vmath::sin(2 * phase);
+  } else {
+    static_assert(F == R::sinsoftmax_released);  // e^{c sin m}, m = x/c
+    const double m = x / k.logit_scale;
+    g = vmath::exp(k.logit_scale * vmath::sin(m)), dg = vmath::cos(m) * g;
   }
 }
 
@@ -84,13 +111,15 @@ decltype(auto) with_row_normalised(RowNormalised f, Visit&& visit) {
     case R::sin2max_shifted: return visit.template operator()<R::sin2max_shifted>();
     case R::sirenmax: return visit.template operator()<R::sirenmax>();
     case R::sinsoftmax: return visit.template operator()<R::sinsoftmax>();
+    case R::sin2max_released: return visit.template operator()<R::sin2max_released>();
+    case R::sinsoftmax_released: return visit.template operator()<R::sinsoftmax_released>();
   }
   throw std::logic_error("unreachable row-normalised function");
 }
 
 // The same with the function chosen at run time (references and tests).
-inline void evaluate_row(RowNormalised f, double x, double shift, double& g, double& dg) {
-  with_row_normalised(f, [&]<RowNormalised F>() { evaluate_row<F>(x, shift, g, dg); });
+inline void evaluate_row(RowNormalised f, double x, const RowConstants& k, double& g, double& dg) {
+  with_row_normalised(f, [&]<RowNormalised F>() { evaluate_row<F>(x, k, g, dg); });
 }
 
 // ϕ = row-normalised g applied to logit_scale · M.
@@ -100,11 +129,15 @@ struct RowActivation {
 };
 
 // Transforms that compose with any activation. Prenorm (PERIODIC §3.6, as CLAIMS.md restates the
-// reference code) standardises each row of S: z = (x − mean)/sqrt(unbiased var + prenorm_eps).
+// reference code) standardises each row of the activation's argument x = c·m (c the logit scale):
+//   paper and layer file (periodic_softmax.py, after the 1/√d):  z = (x − mean)/sqrt(unbiased var + prenorm_eps)
+//   released demo.py (map_norm before the 1/√d):                   z = c·(m − mean)/sqrt(unbiased var of m + prenorm_eps)
+// prenorm_before_scaling picks the second. Both are a(x − x̄)/sqrt(var x + a²·eps) with a = 1 or c.
 // qk-layernorm (RELU) applies LayerNorm without affine over the d head dimensions to every q_i = x_iQ
 // and k_j = x_jK before the dot product; its eps is timm's ViT default.
 struct Transforms {
   bool prenorm = false;
+  bool prenorm_before_scaling = false;  // with prenorm: demo.py's placement
   bool qk_layernorm = false;
   double prenorm_eps = 1e-5;
   double qk_eps = 1e-6;
@@ -129,7 +162,8 @@ struct ActivationSpec {
   double alpha = 1.0;  // the L^-alpha of the RELU paper's h(S)/L^alpha, L = N
   Transforms transforms{};
 
-  // "name" or "name+prenorm", "name+qkln", "name+prenorm+qkln"; the name must be registered.
+  // "name" or "name+prenorm", "name+prenorm-released", "name+qkln", "name+prenorm+qkln"; the name must be
+  // registered and at most one prenorm given.
   static ActivationSpec parse(const std::string& s);
   Activation resolve(Index N, Index d) const;
   std::string label() const;  // e.g. "x^3/sqrtN (inside)", "relu/N^1", "softmax+prenorm"

@@ -3,7 +3,8 @@
 // row's Jacobian in structured form. Every activation's row Jacobian is a diagonal plus rank ≤ 3:
 //   elementwise       J = diag(ϕ')
 //   row-normalised    J = diag(r) − s rᵀ,  s = g/Σg, r = g'/Σg
-//   with prenorm      J_z · P,  P = (I − 11ᵀ/n − zzᵀ/(n−1))/σ, the Jacobian of z = (x − x̄)/σ
+//   with prenorm      J_z · P,  P = (I − 11ᵀ/n − zzᵀ/((n−1)a²))/σ, the Jacobian of z = (x − x̄)/σ,
+//                     σ = sqrt(var x + a²eps)/a (a = 1; demo.py's placement before 1/√d: a = the logit scale)
 // so J·t, Jᵀ·t, ‖J‖_F² and ‖J W‖_F² cost O(n) per column instead of O(n²).
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/types.hpp>

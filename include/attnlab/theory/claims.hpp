@@ -73,6 +73,9 @@ struct ClaimContext {
   // alpha_sweep), empty when there are none: val_accuracy per point with extras seed and validation (images),
   // alpha_sweep's h and alpha, training_norms' phi_fro and jacobian_fro with step, layer and weight_std.
   std::function<std::vector<ResultRow>(const std::string& sweep)> training_rows{};
+  // Rows of logits (the activation's argument) that the claims of periodic_logit_claims() judge in place of
+  // their own inputs (PERIODIC's --logits-file, to replay a saved worst case); empty: their own.
+  std::vector<VectorD> logits{};
 
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
   ProgressFn progress_for(const std::string& label) const { return progress ? progress(label) : ProgressFn{}; }
@@ -176,6 +179,8 @@ const ClaimRegistry& claim_registry();
 void register_poly_claims(ClaimRegistry& registry);
 void register_relu_claims(ClaimRegistry& registry);
 void register_periodic_claims(ClaimRegistry& registry);
+// The PERIODIC claims that judge rows of logits and so take ClaimContext::logits.
+const std::vector<std::string>& periodic_logit_claims();
 void register_soft_claims(ClaimRegistry& registry);
 void register_training_claims(ClaimRegistry& registry);
 
