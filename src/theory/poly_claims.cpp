@@ -3,13 +3,12 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
-#include <attnlab/theory/bound_search.hpp>
 #include <attnlab/theory/claims.hpp>
+#include <attnlab/theory/extreme_rows.hpp>
 #include <attnlab/theory/moments.hpp>
 #include <attnlab/theory/verdicts.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
 #include <map>
 
@@ -75,29 +74,27 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
     }
     e.figure.series.push_back(series);
   }
-  // The matrix bound decouples over rows: the worst matrix repeats the worst row.
+  // The matrix bound decouples over rows: the worst matrix repeats the worst row. The structured extremes
+  // (one-hot, ties at a gap, outliers, tiny and huge scales) and the searches from them and from random rows.
+  const auto ratio = [&](const VectorD& a) {
+    return std::sqrt(bound.row_value(softmax_row_norms(a.data(), a.size()))) / bound.constant;
+  };
+  const SearchBudget budget{.restarts = ctx.quick ? 4 : 8, .iterations = ctx.quick ? 400 : 1500};
   for (Index n : ctx.quick ? std::vector<Index>{2, 3, 8} : std::vector<Index>{2, 3, 4, 8, 16, 64, 256}) {
-    const auto found = maximise_row(
-        n,
-        [&](const VectorD& a) { return std::sqrt(bound.row_value(softmax_row_norms(a.data(), a.size()))) / bound.constant; },
-        ctx.seed, ctx.quick ? 4 : 8, ctx.quick ? 400 : 1500);
+    const auto found = search_rows(n, ratio, ctx.seed, budget);
     ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_adversarial"), .activation = "softmax",
                   .N = n, .value = estimate(std::vector<double>{found.best})};
-    row.extra = {{"input", found.family}};
-    e.cases.push_back({row, found.best, text("adversarial row length ", n, ": ", found.family), found.logits});
+    row.extra = {{"input", found.family}, {"evaluations", text(found.evaluations)}};
+    e.cases.push_back({row, found.best, text("row length ", n, ": ", found.family), found.logits});
+  }
+  // A user's rows (--logits-file) are judged as well: a saved worst case replays here.
+  for (const auto& a : ctx.logits) {
+    ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_given"), .activation = "softmax",
+                  .N = a.size(), .value = estimate(std::vector<double>{ratio(a)})};
+    row.extra = {{"input", "given row"}};
+    e.cases.push_back({row, ratio(a), text("given row of length ", a.size()), a});
   }
   return e;
-}
-
-// One input row as a CSV line, every digit kept so that it replays exactly.
-std::string csv_row(const VectorD& v) {
-  std::string line;
-  char number[32];
-  for (Index i = 0; i < v.size(); ++i) {
-    std::snprintf(number, sizeof number, "%.17g", v[i]);
-    line += text(i ? "," : "", number);
-  }
-  return line + "\n";
 }
 
 ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
@@ -113,7 +110,7 @@ ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
     out.evidence.back().extra.push_back({"max", text(c.max_ratio)});
     if (c.logits.size() > 0 && (!worst_row || c.max_ratio > worst_row->max_ratio)) worst_row = &c;
   }
-  if (worst_row) out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), csv_row(worst_row->logits)});
+  if (worst_row) out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), logits_line(worst_row->logits) + "\n"});
   out.figures.push_back(e.figure);
   return out;
 }
