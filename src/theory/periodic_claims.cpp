@@ -182,10 +182,14 @@ struct Case {
   VectorD logits;
 };
 
-std::string replay_note(const std::string& id, const Case& c) {
-  return text("Worst input (", c.input, ", n = ", c.logits.size(), "), replayable with\n\n```\necho '",
-              logits_line(c.logits), "' > worst.csv\nbuild/studies/periodic_properties --claims ", id,
-              " --logits-file worst.csv\n```\n");
+// The worst input as worst_inputs/<id>.csv beside the report, and how to replay it.
+void save_worst(ClaimOutcome& out, const std::string& id, const Case& c) {
+  if (c.logits.size() == 0) return;
+  const auto file = text("worst_inputs/", id, ".csv");
+  out.files.push_back({file, logits_line(c.logits) + "\n"});
+  out.markdown += text("Worst input (", c.input, ", n = ", c.logits.size(), ") saved as `", file,
+                       "`; replay it with\n\n```\nbuild/studies/periodic_properties --claims ", id,
+                       " --logits-file OUT/", file, "\n```\n");
 }
 
 // The largest value of `f` over the given rows, or over Gaussian rows at every scale (n = 64) and an
@@ -237,7 +241,7 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t) {
   for (const auto& c : e.cases)
     out.evidence.push_back(evidence_row(e.quantity, e.function, c.logits.size(), c.value,
                                         {{"input", c.input}, {"logits", logits_line(c.logits)}}));
-  out.markdown = replay_note(e.id, worst);
+  save_worst(out, e.id, worst);
   return out;
 }
 
@@ -981,8 +985,10 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
   ClaimOutcome out{.verdict = Verdict::holds};
   std::string list;
   double largest_excursion = -HUGE_VAL;
+  const Case* worst = nullptr;
   for (std::size_t i = 0; i < e.functions.size(); ++i) {
     const auto& w = e.worst[i];
+    if (!worst || w.value > worst->value) worst = &w;
     largest_excursion = std::max(largest_excursion, w.value);
     if (w.value > t(kBoundRounding)) out.verdict = Verdict::violated;
     list += text(" ", e.functions[i], " ", sig(w.value, 3), " (", e.rows[i], " rows);");
@@ -994,6 +1000,7 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
                     "scales 0.1..30 and extreme rows at each g's zeros, or the --logits-file rows), paper's and demo.py's "
                     "definitions:", list,
                     " the constant that can fail is judged in periodic.value_stability.denominator");
+  if (worst) save_worst(out, "periodic.value_stability", *worst);
   return out;
 }
 
@@ -1062,9 +1069,9 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
                     ": smallest row mean of g over Gaussian rows, extreme rows at g's zeros and a search, or the "
                     "--logits-file rows (",
                     "the functions the paper marks value-stable must stay above ", t(kDenominatorFloor), "):", list);
-  if (worst) out.markdown = replay_note(e.released ? "periodic.value_stability.denominator.released"
-                                                   : "periodic.value_stability.denominator",
-                                        *worst);
+  if (worst)
+    save_worst(out, e.released ? "periodic.value_stability.denominator.released" : "periodic.value_stability.denominator",
+               *worst);
   return out;
 }
 
@@ -1150,7 +1157,7 @@ ClaimOutcome judge_sinmax_value(const SinmaxValueEvidence& e, const Thresholds& 
                     sig(worst.value, 4), " (", worst.input, "); with the constant (1 + sin 10x) the shares are",
                     contrast.empty() ? " not measured" : contrast, "; holds when the share exceeds ", t(kUnstableRows),
                     " or a score exceeds ", t(kUnstableScore), " in magnitude");
-  out.markdown = replay_note("periodic.sinmax_value_unstable", worst);
+  save_worst(out, "periodic.sinmax_value_unstable", worst);
   return out;
 }
 
