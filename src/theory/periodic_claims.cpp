@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace attnlab {
@@ -833,7 +834,6 @@ ClaimOutcome judge_prenorm_saturation(const PrenormSaturationEvidence& e, const 
   const bool softmax_saturates = softmax_last > t(kSoftmaxSaturates);
   out.verdict = softmax_saturates && worst <= t(kSaturatedShare) ? Verdict::holds : Verdict::violated;
   out.measured = out.ci_lo = out.ci_hi = worst;
-  out.claimed = t(kSaturatedShare);
   out.detail = text(definition_note(e.function), ", saturation measured ",
                     e.through_prenorm ? "in the gradient reaching the logits x (n|ds_j/dx_j|, through the 1/sigma of "
                                         "the standardisation)"
@@ -865,7 +865,7 @@ ClaimRules<PrenormSaturationEvidence> prenorm_saturation_rules(std::string funct
 struct PrenormGradientEvidence {
   std::string function;
   Sample vit_init{}, softmax_vit_init{};
-  std::vector<double> scales{}, median_frob{};
+  std::vector<double> scales{}, median_frob{}, softmax_median_frob{};
 };
 
 PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const std::string& function) {
@@ -886,9 +886,13 @@ PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const 
   e.softmax_vit_init = Sample::of(std::move(without));
   const MatrixD U = gaussian_rows(ctx, "periodic-prenorm", row_count(ctx), kRowLength, 1.0);
   for (double c : e.scales) {
-    std::vector<double> norms;
-    for (Index i = 0; i < U.rows(); ++i) norms.push_back(std::sqrt(forward(pre, c * U.row(i).transpose()).J.frob2()));
+    std::vector<double> norms, plain;
+    for (Index i = 0; i < U.rows(); ++i) {
+      norms.push_back(std::sqrt(forward(pre, c * U.row(i).transpose()).J.frob2()));
+      plain.push_back(std::sqrt(forward(soft, c * U.row(i).transpose()).J.frob2()));
+    }
     e.median_frob.push_back(Sample::of(std::move(norms)).median());
+    e.softmax_median_frob.push_back(Sample::of(std::move(plain)).median());
   }
   return e;
 }
@@ -898,7 +902,7 @@ ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thre
   ClaimOutcome out{.verdict = median > limit                ? Verdict::holds
                               : median <= kSoftmaxMaxFrob ? Verdict::violated
                                                           : Verdict::inconclusive,
-                   .measured = median, .claimed = limit};
+                   .measured = median};
   out.ci_lo = out.ci_hi = median;
   std::string by_scale;
   for (std::size_t i = 0; i < e.scales.size(); ++i) {
@@ -914,6 +918,14 @@ ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thre
                     "; softmax alone ", sig(e.softmax_vit_init.median(), 3), ", never above ", kSoftmaxMaxFrob,
                     "); holds above ", limit, ", violated at or below ", kSoftmaxMaxFrob,
                     ". Median on Gaussian rows by scale:", by_scale);
+  out.figures.push_back({.name = is_released(e.function) ? "periodic_prenorm_released" : "periodic_prenorm",
+                         .title = text("median ||ds/dx||_F against the row's scale, ", definition_note(e.function)),
+                         .xlabel = "logit scale",
+                         .ylabel = "median ||ds/dx||_F",
+                         .logx = true,
+                         .logy = true,
+                         .series = {{.label = e.function, .x = e.scales, .y = e.median_frob},
+                                    {.label = "softmax", .x = e.scales, .y = e.softmax_median_frob}}});
   return out;
 }
 
@@ -1064,7 +1076,6 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
                                         {{"input", s.input}, {"judged", judged ? "yes" : "no"}, {"logits", logits_line(s.logits)}}));
   }
   out.ci_lo = out.ci_hi = out.measured;
-  out.claimed = t(kDenominatorFloor);
   out.detail = text(e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
                     ": smallest row mean of g over Gaussian rows, extreme rows at g's zeros and a search, or the "
                     "--logits-file rows (",
@@ -1256,7 +1267,7 @@ ClaimOutcome judge_cosmax_unstable(const BoundEvidence& e, const Thresholds& t) 
   out.verdict = !std::isfinite(out.measured) ? Verdict::inconclusive
                 : out.measured > limit       ? Verdict::holds
                                              : Verdict::violated;
-  out.claimed = limit;
+  out.claimed = std::numeric_limits<double>::quiet_NaN();  // the paper states no number
   out.detail += text("; 'gradient unstable' holds above ", limit, " (unbounded as the others' cosines sum to 0)");
   return out;
 }
