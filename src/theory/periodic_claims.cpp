@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace attnlab {
@@ -182,10 +183,14 @@ struct Case {
   VectorD logits;
 };
 
-std::string replay_note(const std::string& id, const Case& c) {
-  return text("Worst input (", c.input, ", n = ", c.logits.size(), "), replayable with\n\n```\necho '",
-              logits_line(c.logits), "' > worst.csv\nbuild/studies/periodic_properties --claims ", id,
-              " --logits-file worst.csv\n```\n");
+// The worst input as worst_inputs/<id>.csv beside the report, and how to replay it.
+void save_worst(ClaimOutcome& out, const std::string& id, const Case& c) {
+  if (c.logits.size() == 0) return;
+  const auto file = text("worst_inputs/", id, ".csv");
+  out.files.push_back({file, logits_line(c.logits) + "\n"});
+  out.markdown += text("Worst input (", c.input, ", n = ", c.logits.size(), ") saved as `", file,
+                       "`; replay it with\n\n```\nbuild/studies/periodic_properties --claims ", id,
+                       " --logits-file OUT/", file, "\n```\n");
 }
 
 // The largest value of `f` over the given rows, or over Gaussian rows at every scale (n = 64) and an
@@ -237,7 +242,7 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t) {
   for (const auto& c : e.cases)
     out.evidence.push_back(evidence_row(e.quantity, e.function, c.logits.size(), c.value,
                                         {{"input", c.input}, {"logits", logits_line(c.logits)}}));
-  out.markdown = replay_note(e.id, worst);
+  save_worst(out, e.id, worst);
   return out;
 }
 
@@ -829,7 +834,6 @@ ClaimOutcome judge_prenorm_saturation(const PrenormSaturationEvidence& e, const 
   const bool softmax_saturates = softmax_last > t(kSoftmaxSaturates);
   out.verdict = softmax_saturates && worst <= t(kSaturatedShare) ? Verdict::holds : Verdict::violated;
   out.measured = out.ci_lo = out.ci_hi = worst;
-  out.claimed = t(kSaturatedShare);
   out.detail = text(definition_note(e.function), ", saturation measured ",
                     e.through_prenorm ? "in the gradient reaching the logits x (n|ds_j/dx_j|, through the 1/sigma of "
                                         "the standardisation)"
@@ -861,7 +865,7 @@ ClaimRules<PrenormSaturationEvidence> prenorm_saturation_rules(std::string funct
 struct PrenormGradientEvidence {
   std::string function;
   Sample vit_init{}, softmax_vit_init{};
-  std::vector<double> scales{}, median_frob{};
+  std::vector<double> scales{}, median_frob{}, softmax_median_frob{};
 };
 
 PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const std::string& function) {
@@ -882,9 +886,13 @@ PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const 
   e.softmax_vit_init = Sample::of(std::move(without));
   const MatrixD U = gaussian_rows(ctx, "periodic-prenorm", row_count(ctx), kRowLength, 1.0);
   for (double c : e.scales) {
-    std::vector<double> norms;
-    for (Index i = 0; i < U.rows(); ++i) norms.push_back(std::sqrt(forward(pre, c * U.row(i).transpose()).J.frob2()));
+    std::vector<double> norms, plain;
+    for (Index i = 0; i < U.rows(); ++i) {
+      norms.push_back(std::sqrt(forward(pre, c * U.row(i).transpose()).J.frob2()));
+      plain.push_back(std::sqrt(forward(soft, c * U.row(i).transpose()).J.frob2()));
+    }
     e.median_frob.push_back(Sample::of(std::move(norms)).median());
+    e.softmax_median_frob.push_back(Sample::of(std::move(plain)).median());
   }
   return e;
 }
@@ -894,7 +902,7 @@ ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thre
   ClaimOutcome out{.verdict = median > limit                ? Verdict::holds
                               : median <= kSoftmaxMaxFrob ? Verdict::violated
                                                           : Verdict::inconclusive,
-                   .measured = median, .claimed = limit};
+                   .measured = median};
   out.ci_lo = out.ci_hi = median;
   std::string by_scale;
   for (std::size_t i = 0; i < e.scales.size(); ++i) {
@@ -910,6 +918,14 @@ ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thre
                     "; softmax alone ", sig(e.softmax_vit_init.median(), 3), ", never above ", kSoftmaxMaxFrob,
                     "); holds above ", limit, ", violated at or below ", kSoftmaxMaxFrob,
                     ". Median on Gaussian rows by scale:", by_scale);
+  out.figures.push_back({.name = is_released(e.function) ? "periodic_prenorm_released" : "periodic_prenorm",
+                         .title = text("median ||ds/dx||_F against the row's scale, ", definition_note(e.function)),
+                         .xlabel = "logit scale",
+                         .ylabel = "median ||ds/dx||_F",
+                         .logx = true,
+                         .logy = true,
+                         .series = {{.label = e.function, .x = e.scales, .y = e.median_frob},
+                                    {.label = "softmax", .x = e.scales, .y = e.softmax_median_frob}}});
   return out;
 }
 
@@ -981,8 +997,10 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
   ClaimOutcome out{.verdict = Verdict::holds};
   std::string list;
   double largest_excursion = -HUGE_VAL;
+  const Case* worst = nullptr;
   for (std::size_t i = 0; i < e.functions.size(); ++i) {
     const auto& w = e.worst[i];
+    if (!worst || w.value > worst->value) worst = &w;
     largest_excursion = std::max(largest_excursion, w.value);
     if (w.value > t(kBoundRounding)) out.verdict = Verdict::violated;
     list += text(" ", e.functions[i], " ", sig(w.value, 3), " (", e.rows[i], " rows);");
@@ -994,6 +1012,7 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
                     "scales 0.1..30 and extreme rows at each g's zeros, or the --logits-file rows), paper's and demo.py's "
                     "definitions:", list,
                     " the constant that can fail is judged in periodic.value_stability.denominator");
+  if (worst) save_worst(out, "periodic.value_stability", *worst);
   return out;
 }
 
@@ -1057,14 +1076,13 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
                                         {{"input", s.input}, {"judged", judged ? "yes" : "no"}, {"logits", logits_line(s.logits)}}));
   }
   out.ci_lo = out.ci_hi = out.measured;
-  out.claimed = t(kDenominatorFloor);
   out.detail = text(e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
                     ": smallest row mean of g over Gaussian rows, extreme rows at g's zeros and a search, or the "
                     "--logits-file rows (",
                     "the functions the paper marks value-stable must stay above ", t(kDenominatorFloor), "):", list);
-  if (worst) out.markdown = replay_note(e.released ? "periodic.value_stability.denominator.released"
-                                                   : "periodic.value_stability.denominator",
-                                        *worst);
+  if (worst)
+    save_worst(out, e.released ? "periodic.value_stability.denominator.released" : "periodic.value_stability.denominator",
+               *worst);
   return out;
 }
 
@@ -1150,7 +1168,7 @@ ClaimOutcome judge_sinmax_value(const SinmaxValueEvidence& e, const Thresholds& 
                     sig(worst.value, 4), " (", worst.input, "); with the constant (1 + sin 10x) the shares are",
                     contrast.empty() ? " not measured" : contrast, "; holds when the share exceeds ", t(kUnstableRows),
                     " or a score exceeds ", t(kUnstableScore), " in magnitude");
-  out.markdown = replay_note("periodic.sinmax_value_unstable", worst);
+  save_worst(out, "periodic.sinmax_value_unstable", worst);
   return out;
 }
 
@@ -1249,7 +1267,7 @@ ClaimOutcome judge_cosmax_unstable(const BoundEvidence& e, const Thresholds& t) 
   out.verdict = !std::isfinite(out.measured) ? Verdict::inconclusive
                 : out.measured > limit       ? Verdict::holds
                                              : Verdict::violated;
-  out.claimed = limit;
+  out.claimed = std::numeric_limits<double>::quiet_NaN();  // the paper states no number
   out.detail += text("; 'gradient unstable' holds above ", limit, " (unbounded as the others' cosines sum to 0)");
   return out;
 }

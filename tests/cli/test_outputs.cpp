@@ -4,7 +4,6 @@
 #include <attnlab/theory/claims.hpp>
 
 #include <algorithm>
-#include <fstream>
 
 using namespace attnlab::test::cli;
 
@@ -60,17 +59,18 @@ TEST(StudyOutputs, ClaimFamilyStudiesWriteTheirClaimsAndTheTable) {
   EXPECT_NE(report.find("Disagreements with the paper"), std::string::npos);
 }
 
-// A worst row saved in the evidence's logits column, written to a file and passed back with --logits-file, gives
-// the same measured number; with the file and no --claims only the row claims run.
-TEST(StudyOutputs, PeriodicWorstRowReplaysFromTheLogitsColumn) {
+// The worst row, saved as worst_inputs/<id>.csv and in the evidence's logits column, passed back with
+// --logits-file gives the same measured number; with the file and no --claims only the row claims run.
+TEST(StudyOutputs, PeriodicWorstRowReplaysFromItsFile) {
   const ScratchDir dir("replay");
   ASSERT_EQ(run("periodic_properties", {"--quick", "--claims", "periodic.sinsoftmax_ratio", "--out", (dir / "a").string()}).code, 0);
+  const auto saved = dir / "a" / "worst_inputs" / "periodic.sinsoftmax_ratio.csv";
   const auto evidence = read_csv(dir / "a" / "periodic_properties.csv");
   std::size_t worst = 0;
   for (std::size_t i = 1; i < evidence.rows.size(); ++i)
     if (std::stod(evidence.at(i, "mean")) > std::stod(evidence.at(worst, "mean"))) worst = i;
-  std::ofstream(dir / "worst.csv") << evidence.at(worst, "logits") << "\n";
-  const auto r = run("periodic_properties", {"--logits-file", (dir / "worst.csv").string(), "--out", (dir / "b").string()});
+  EXPECT_EQ(slurp(saved), evidence.at(worst, "logits") + "\n");
+  const auto r = run("periodic_properties", {"--logits-file", saved.string(), "--out", (dir / "b").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto first = read_csv(dir / "a" / "claims.csv"), replay = read_csv(dir / "b" / "claims.csv");
   std::vector<std::string> ids;
