@@ -347,14 +347,15 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
   };
   auto logits = std::make_shared<LogitsSource>();
   const auto takes_logits = [](const std::string& id) {
-    const auto& ids = periodic_logit_claims();
+    const auto& ids = logit_row_claims();
     return std::find(ids.begin(), ids.end(), id) != ids.end();
   };
-  study.add_flags = [ids, soft, soft_flags, training, training_flags, logits, logits_flag](CLI::App& app) {
+  study.add_flags = [ids, soft, soft_flags, training, training_flags, logits, logits_flag, matches](CLI::App& app) {
     app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
     if (logits_flag) {
       std::string row_claims;
-      for (const auto& id : periodic_logit_claims()) row_claims += (row_claims.empty() ? "" : ", ") + id;
+      for (const auto& id : logit_row_claims())
+        if (matches(id)) row_claims += (row_claims.empty() ? "" : ", ") + id;
       app.add_option("--logits-file", logits->file,
                      "rows of logits as CSV, one row of at least 2 entries per line, judged in place of the claims' "
                      "own inputs (replays a worst case from the logits column of the evidence); only these claims "

@@ -71,6 +71,13 @@ const Claim& ClaimRegistry::find(const std::string& id) const {
   throw std::invalid_argument(text("claims: unknown claim id '", id, "'"));
 }
 
+std::vector<std::string> logit_row_claims() {
+  std::vector<std::string> ids;
+  for (const auto& c : claim_registry().all())
+    if (c.judges_logits) ids.push_back(c.id);
+  return ids;
+}
+
 const ClaimRegistry& claim_registry() {
   static const ClaimRegistry registry = [] {
     ClaimRegistry r;

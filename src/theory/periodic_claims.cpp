@@ -1274,31 +1274,18 @@ ClaimOutcome judge_cosmax_unstable(const BoundEvidence& e, const Thresholds& t) 
 
 }  // namespace
 
-const std::vector<std::string>& periodic_logit_claims() {
-  static const std::vector<std::string> ids{"periodic.softmax_max_grad",
-                                            "periodic.softmax_max_grad.as_used",
-                                            "periodic.sinsoftmax_ratio",
-                                            "periodic.sinsoftmax_ratio.released",
-                                            "periodic.sinmax_value_unstable",
-                                            "periodic.value_stability",
-                                            "periodic.value_stability.denominator",
-                                            "periodic.value_stability.denominator.released",
-                                            "periodic.a5_cosmax_grad.as_used"};
-  return ids;
-}
-
 void register_periodic_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.softmax_max_grad", .source = "PERIODIC §3.1", .statement = "max ds_i/dx_i of softmax is 0.25",
        .method = "largest diagonal Jacobian entry over Gaussian rows at scales 0.1..30 and an adversarial search at n = "
-                 "2..64 (bound rule; tight when the worst case reaches 0.9 of it)"},
+                 "2..64 (bound rule; tight when the worst case reaches 0.9 of it)", .judges_logits = true},
       bound_rules(measure_softmax_diagonal)));
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.softmax_max_grad.as_used", .source = "PERIODIC §3.1",
        .statement = "'the max gradient of Softmax is 0.25, so it will not cause gradient explosions', read as: a "
                     "gradient backpropagated through softmax shrinks by 0.25 at least (||ds/dx||_2 <= 0.25)",
        .method = "largest eigenvalue of the row Jacobian diag(s) - ss^T over Gaussian rows and an adversarial search "
-                 "(bound rule)"},
+                 "(bound rule)", .judges_logits = true},
       bound_rules(measure_softmax_operator_norm)));
   r.add(make_claim<TableEvidence>(
       {.id = "periodic.property_table", .source = "PERIODIC §3 table",
@@ -1330,7 +1317,7 @@ void register_periodic_claims(ClaimRegistry& r) {
       {.id = "periodic.sinmax_value_unstable", .source = "PERIODIC §3.2",
        .statement = "without the constant (g = sin x) the value of the scores is unstable",
        .method = "share of Gaussian rows at scales 0.1..30 with a score outside [0, 1] or not finite, and the largest "
-                 "|score| over extreme rows at the zeros of sin and an adversarial search"},
+                 "|score| over extreme rows at the zeros of sin and an adversarial search", .judges_logits = true},
       {.measure = measure_sinmax_value,
        .judge = judge_sinmax_value,
        .contradict = [](SinmaxValueEvidence& e) {
@@ -1345,7 +1332,7 @@ void register_periodic_claims(ClaimRegistry& r) {
        .statement = "for g >= 0 (softmax, sinmax-constant, sin2max, sin2max-shifted, sinsoftmax, sirenmax and demo.py's "
                     "sin2max and sinsoftmax) every score lies in [0, 1]",
        .method = "largest excursion of a score outside [0, 1] over Gaussian rows and extreme rows at each g's zeros",
-       .identity = "g_j >= 0 and sum_l g_l > 0 give 0 <= g_j/sum_l g_l <= 1"},
+       .identity = "g_j >= 0 and sum_l g_l > 0 give 0 <= g_j/sum_l g_l <= 1", .judges_logits = true},
       {.measure = measure_value_identity,
        .judge = judge_value_identity,
        .contradict = [](ValueIdentityEvidence& e) { e.worst.front().value = 0.5; },
@@ -1357,23 +1344,23 @@ void register_periodic_claims(ClaimRegistry& r) {
        .statement = "value stability for every input: the scores of the functions the paper marks value-stable stay "
                     "defined, their row sum of g bounded away from 0",
        .method = "smallest row mean of g over Gaussian rows, extreme rows at g's zeros and an adversarial search (n = "
-                 "8, 64), the paper's definitions"},
+                 "8, 64), the paper's definitions", .judges_logits = true},
       denominator_rules(false)));
   r.add(make_claim<DenominatorEvidence>(
       {.id = "periodic.value_stability.denominator.released", .source = "PERIODIC §3 table, column 1; demo.py",
        .statement = "the same for demo.py's sin_2_max and sin_softmax (d = 64)",
-       .method = "as periodic.value_stability.denominator"},
+       .method = "as periodic.value_stability.denominator", .judges_logits = true},
       denominator_rules(true)));
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.sinsoftmax_ratio", .source = "PERIODIC §3.4",
        .statement = "sinsoftmax: the largest score is at most e^2 times the smallest",
        .method = "largest max/min score ratio over Gaussian rows and an adversarial search (bound rule), the paper's "
-                 "softmax(sin x)"},
+                 "softmax(sin x)", .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) { return measure_sinsoftmax_ratio(ctx, "sinsoftmax"); })));
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.sinsoftmax_ratio.released", .source = "PERIODIC §3.4; demo.py",
        .statement = "the same for demo.py's softmax(sin(m)/sqrt(d)) (d = 64)",
-       .method = "as periodic.sinsoftmax_ratio; the tight constant is e^(2/sqrt(d))"},
+       .method = "as periodic.sinsoftmax_ratio; the tight constant is e^(2/sqrt(d))", .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) { return measure_sinsoftmax_ratio(ctx, "sinsoftmax-released"); })));
   r.add(make_claim<SaturationEvidence>(
       {.id = "periodic.saturation", .source = "PERIODIC §1, §3, §4",
@@ -1463,7 +1450,7 @@ void register_periodic_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.a5_cosmax_grad.as_used", .source = "PERIODIC §3.2, A.5",
        .statement = "'Cosmax is gradient unstable': its diagonal gradient is unbounded within the paper's range",
-       .method = "largest |ds_j/dx_j| over Gaussian rows and an adversarial search mapped into [-pi/2, pi/2]"},
+       .method = "largest |ds_j/dx_j| over Gaussian rows and an adversarial search mapped into [-pi/2, pi/2]", .judges_logits = true},
       {.measure = measure_cosmax_unstable,
        .judge = judge_cosmax_unstable,
        .contradict = [](BoundEvidence& e) { rescale_worst(e, 1.0); },

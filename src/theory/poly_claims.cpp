@@ -43,6 +43,20 @@ struct BoundEvidence {
 
 BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound& bound) {
   BoundEvidence e{.bound = bound};
+  const auto ratio = [&](const VectorD& a) {
+    return std::sqrt(bound.row_value(softmax_row_norms(a.data(), a.size()))) / bound.constant;
+  };
+  // A user's rows (--logits-file) replace the claim's own inputs: a saved worst case replays here.
+  if (!ctx.logits.empty()) {
+    for (std::size_t i = 0; i < ctx.logits.size(); ++i) {
+      const auto& a = ctx.logits[i];
+      ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_given"), .activation = "softmax",
+                    .N = a.size(), .value = estimate(std::vector<double>{ratio(a)})};
+      row.extra = {{"input", text("--logits-file line ", i + 1)}};
+      e.cases.push_back({row, ratio(a), text("--logits-file line ", i + 1), a});
+    }
+    return e;
+  }
   const std::vector<Index> sizes = ctx.quick ? std::vector<Index>{2, 8, 32} : std::vector<Index>{2, 8, 32, 128, 512};
   const std::vector<double> scales{1e-3, 1e-2, 1e-1, 1, 3, 10, 30, 100, 1e3};
   const std::uint32_t trials = ctx.trials_or(16, 4);
@@ -76,9 +90,6 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
   }
   // The matrix bound decouples over rows: the worst matrix repeats the worst row. The structured extremes
   // (one-hot, ties at a gap, outliers, tiny and huge scales) and the searches from them and from random rows.
-  const auto ratio = [&](const VectorD& a) {
-    return std::sqrt(bound.row_value(softmax_row_norms(a.data(), a.size()))) / bound.constant;
-  };
   const SearchBudget budget{.restarts = ctx.quick ? 4 : 8, .iterations = ctx.quick ? 400 : 1500};
   for (Index n : ctx.quick ? std::vector<Index>{2, 3, 8} : std::vector<Index>{2, 3, 4, 8, 16, 64, 256}) {
     const auto found = search_rows(n, ratio, ctx.seed, budget);
@@ -86,13 +97,6 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
                   .N = n, .value = estimate(std::vector<double>{found.best})};
     row.extra = {{"input", found.family}, {"evaluations", text(found.evaluations)}};
     e.cases.push_back({row, found.best, text("row length ", n, ": ", found.family), found.logits});
-  }
-  // A user's rows (--logits-file) are judged as well: a saved worst case replays here.
-  for (const auto& a : ctx.logits) {
-    ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_given"), .activation = "softmax",
-                  .N = a.size(), .value = estimate(std::vector<double>{ratio(a)})};
-    row.extra = {{"input", "given row"}};
-    e.cases.push_back({row, ratio(a), text("given row of length ", a.size()), a});
   }
   return e;
 }
@@ -111,7 +115,7 @@ ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
     if (c.logits.size() > 0 && (!worst_row || c.max_ratio > worst_row->max_ratio)) worst_row = &c;
   }
   if (worst_row) out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), logits_line(worst_row->logits) + "\n"});
-  out.figures.push_back(e.figure);
+  if (!e.figure.series.empty()) out.figures.push_back(e.figure);
   return out;
 }
 
@@ -517,12 +521,12 @@ ClaimRules<MomentEvidence> moment_rules(std::function<MomentEvidence(const Claim
 void register_poly_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
       {.id = "poly.softmax_fro_bound", .source = "POLY Thm 4.1 (6)", .statement = "||softmax(A)||_F <= sqrt(N) for every A",
-       .method = "Gaussian A at logit scales 1e-3..1e3 and N up to 512, plus adversarial row search"},
+       .method = "Gaussian A at logit scales 1e-3..1e3 and N up to 512, plus adversarial row search", .judges_logits = true},
       softmax_bound_rules({"poly.softmax_fro_bound", "frob", 1.0, false})));
   r.add(make_claim<BoundEvidence>(
       {.id = "poly.softmax_jac_bound", .source = "POLY Thm 4.1 (7)",
        .statement = "||grad softmax(A)||_F <= 2 sqrt(N) for every A",
-       .method = "per-row closed form of the N^2 x N^2 Jacobian on Gaussian A, plus adversarial row search"},
+       .method = "per-row closed form of the N^2 x N^2 Jacobian on Gaussian A, plus adversarial row search", .judges_logits = true},
       softmax_bound_rules({"poly.softmax_jac_bound", "jac", 2.0, true})));
   r.add(make_claim<GrowthEvidence>(
       {.id = "poly.frob_growth", .source = "POLY Thm 4.2 (8)", .statement = "E||(XQK^TX^T/sqrt(d))^p||_F = O(N), p >= 1",

@@ -81,7 +81,7 @@ TEST(StudyOutputs, PeriodicWorstRowReplaysFromItsFile) {
       EXPECT_NE(replay.at(i, "detail").find("--logits-file line 1"), std::string::npos);
     }
   }
-  auto expected = attnlab::periodic_logit_claims();
+  auto expected = attnlab::logit_row_claims();
   std::sort(ids.begin(), ids.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(ids, expected);

@@ -112,7 +112,7 @@ TEST(PeriodicClaims, SavedWorstRowReplaysExactly) {
 }
 
 TEST(PeriodicClaims, EveryRowClaimIsRegistered) {
-  for (const auto& id : periodic_logit_claims()) EXPECT_NO_THROW(claim_registry().find(id)) << id;
+  for (const auto& id : logit_row_claims()) EXPECT_NO_THROW(claim_registry().find(id)) << id;
 }
 
 // ---- the row search --------------------------------------------------------------------------

@@ -86,7 +86,7 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
 // all claims when empty), or the ones named by --claims. Writes, besides <name>.csv of the evidence,
 // claims.csv, report.md and each claim's figures; <name>.png plots measured/claimed per claim.
 // `soft_flags` adds the SOFT inputs (--n --d --m --sampler --tokens --tolerance --max-iterations);
-// `logits_flag` adds --logits-file, rows of logits for the claims of periodic_logit_claims().
+// `logits_flag` adds --logits-file, rows of logits for the claims of logit_row_claims().
 // The training claims read <--training-results>/<sweep>.csv (default results/, the committed full runs), or
 // with --retrain train their sweeps (quick or full) into <out>.
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,

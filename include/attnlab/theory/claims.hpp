@@ -73,8 +73,8 @@ struct ClaimContext {
   // alpha_sweep), empty when there are none: val_accuracy per point with extras seed and validation (images),
   // alpha_sweep's h and alpha, training_norms' phi_fro and jacobian_fro with step, layer and weight_std.
   std::function<std::vector<ResultRow>(const std::string& sweep)> training_rows{};
-  // Rows of logits (the activation's argument) that the claims of periodic_logit_claims() judge in place of
-  // their own inputs (PERIODIC's --logits-file, to replay a saved worst case); empty: their own.
+  // Rows of logits (the activation's argument) that the claims of logit_row_claims() judge in place of
+  // their own inputs (--logits-file, to replay a saved worst case); empty: their own.
   std::vector<VectorD> logits{};
 
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
@@ -118,6 +118,7 @@ struct Claim {
   std::string id, source, statement, method;
   std::string sweep{};     // the training sweep whose rows it judges; empty when it samples its own data
   std::string identity{};  // non-empty: why the statement cannot fail (one-line derivation)
+  bool judges_logits = false;  // judges rows of logits, so ClaimContext::logits (--logits-file) can replace them
   std::function<std::any(const ClaimContext&)> measure;
   std::function<ClaimOutcome(const std::any&, const Thresholds&)> judge;
   std::function<std::any(const std::any&)> contradict, support;
@@ -130,12 +131,13 @@ struct Claim {
 
 struct ClaimText {
   std::string id, source, statement, method, sweep{}, identity{};
+  bool judges_logits = false;
 };
 
 template <class Evidence>
 Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
   Claim c{std::move(text.id), std::move(text.source), std::move(text.statement), std::move(text.method),
-          std::move(text.sweep), std::move(text.identity), {}, {}, {}, {}};
+          std::move(text.sweep), std::move(text.identity), text.judges_logits, {}, {}, {}, {}};
   c.measure = [m = std::move(rules.measure)](const ClaimContext& ctx) { return std::any(m(ctx)); };
   c.judge = [j = std::move(rules.judge)](const std::any& e, const Thresholds& t) {
     return j(std::any_cast<const Evidence&>(e), t);
@@ -174,13 +176,13 @@ class ClaimRegistry {
 
 // Every registered claim, in catalogue order.
 const ClaimRegistry& claim_registry();
+// The ids of the claims that judge rows of logits (take --logits-file).
+std::vector<std::string> logit_row_claims();
 
 // Each family adds its claims here; a new claim is one add() in its family's file.
 void register_poly_claims(ClaimRegistry& registry);
 void register_relu_claims(ClaimRegistry& registry);
 void register_periodic_claims(ClaimRegistry& registry);
-// The PERIODIC claims that judge rows of logits and so take ClaimContext::logits.
-const std::vector<std::string>& periodic_logit_claims();
 void register_soft_claims(ClaimRegistry& registry);
 void register_training_claims(ClaimRegistry& registry);
 
