@@ -1,10 +1,12 @@
 // Newton–Raphson pseudo-inverses of SOFT's bottleneck matrix: convergence, monotonicity, the iterations
-// of Fig 5 for every variant, and the inverse's gradient (eq 12).
+// of Fig 5 for every variant, and the inverse's gradient (eq 12); with every method's per-iteration trace.
 #include <attnlab/io/study.hpp>
 
 int main(int argc, char** argv) {
-  const auto study = attnlab::io::claims_study(
-      "newton_pinv", "Newton-Schulz, beta-rule, released and Nystromformer pseudo-inverses with their traces",
-      {"soft.prop1_newton_converges", "soft.prop2_monotone", "soft.fig5_iterations", "soft.eq12"}, true);
+  const auto study = attnlab::io::pinv_trace_study(
+      "newton_pinv",
+      "Newton-Schulz (Algorithm 2), the paper's and the released beta rules, the released pseudo-inverse and "
+      "Nystromformer's, with their traces",
+      {"soft.prop1_newton_converges", "soft.prop2_monotone", "soft.fig5_iterations", "soft.eq12"});
   return attnlab::io::run_study(argc, argv, study);
 }

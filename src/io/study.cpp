@@ -322,7 +322,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
 }
 
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
-                             bool soft_flags) {
+                             bool soft_flags, std::function<void(const ClaimContext&, StudyOutput&)> extend) {
   StudyDefinition study{.name = std::move(name), .description = std::move(description)};
   study.ensemble_flags = false;
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -371,7 +371,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     soft->validate();
     soft->load_matrix();
   };
-  study.run = [ids, soft, matches, training, name = study.name](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, extend, name = study.name](const StudyOptions& o, StudyContext& ctx) {
     auto claims = claim_context(o, ctx);
     claims.soft = *soft;
     std::map<std::string, std::vector<ResultRow>> sweeps;  // each read or trained once
@@ -416,6 +416,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     out.files.push_back({"claims.csv", claims_csv(checked)});
     const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
     out.files.push_back({"report.md", report_markdown(checked, run)});
+    if (extend) extend(claims, out);
     return out;
   };
   return study;
