@@ -18,6 +18,7 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 void write_atomically(const std::filesystem::path& path, const std::string& content) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   const auto tmp = path.string() + text(".tmp.", ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(errno)));

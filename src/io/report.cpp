@@ -1,14 +1,14 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/report.hpp>
 #include <attnlab/io/table.hpp>
+#include <attnlab/theory/catalogue.hpp>
 #include <attnlab/theory/verdicts.hpp>
 
+#include <cmath>
 #include <map>
 
 namespace attnlab::io {
 namespace {
-
-std::string g(double v) { return text(v); }
 
 const char* kConventions = R"md(## Conventions
 
@@ -46,12 +46,6 @@ E(g·h)^{2p} = (2p−1)!! E‖h‖^{2p} = (2p−1)!! [d]_p, where [n]_p = n(n+2)
   gives D², and 3 where E‖x‖⁴ gives D+2; eq (71) drops the factor p² of eq (65).
 )md";
 
-std::string extra_value(const ResultRow& r, const std::string& key) {
-  for (const auto& [k, v] : r.extra)
-    if (k == key) return v;
-  return "";
-}
-
 // Paper formula, exact expectation and Monte-Carlo side by side for closed-form claims.
 std::string closed_form_table(const std::vector<ResultRow>& rows) {
   std::string md;
@@ -69,49 +63,135 @@ std::string closed_form_table(const std::vector<ResultRow>& rows) {
   return md.empty() ? md : md + "\n";
 }
 
+// Text for a markdown table cell: the norms' bars would end the cell.
+std::string table_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
+// A number for a table cell: four significant digits, empty where the claim has none.
+std::string cell(double v) { return std::isfinite(v) ? sig(v) : std::string(); }
+
+std::string fragility(const ClaimOutcome& o) {
+  std::string s;
+  for (const auto& f : o.fragile)
+    s += text(s.empty() ? "" : "; ", f.threshold, " x", f.factor, " -> ", to_string(f.verdict));
+  return s;
+}
+
+std::string verdict_cell(const ClaimOutcome& o) {
+  return text("**", to_string(o.verdict), "**", o.fragile.empty() ? "" : " (fragile)");
+}
+
 std::string verdict_rules() {
-  const auto& t = tolerances;
-  return text("## Verdict rules\n\n",
-              "- Growth claims O(N^a): `holds` if the fitted exponent's 95% CI comes within ", t.exponent,
-              " of a; `violated` if it lies above a + ", t.exponent, "; `loose` if below a − ", t.exponent,
-              "; `inconclusive` if the CI is wider than ", t.exponent_ci_max, " or any trial was non-finite.\n",
-              "- Deterministic bounds: the largest ratio measured/bound over random inputs at many scales and an "
-              "adversarial search; `violated` above 1, `loose` below ", t.bound_loose,
-              " (the measured column is then the tight constant), else `holds`.\n",
-              "- Closed forms: `inexact` when the Monte-Carlo 95% CI excludes the paper's value and the relative "
-              "error exceeds ", t.closed_form, "; the exact (Wick) expectation is shown beside it with its z-score "
-              "(MC − exact)/SE, held to |z| ≤ 4 per point. For p ≥ 3 the sample SE of these heavy-tailed moments runs "
-              "low, so an occasional |z| > 4 there reflects the estimator, not the formula.\n\n");
+  return "## Verdict rules\n\n"
+         "- Growth claims O(N^a): `holds` if the fitted exponent's 95% CI comes within `exponent_tolerance` of a; "
+         "`violated` if it lies above a + `exponent_tolerance`; `loose` if below a − `exponent_tolerance`; "
+         "`inconclusive` if the CI is wider than `exponent_ci_max` or any trial was non-finite.\n"
+         "- Deterministic bounds: the largest ratio measured/bound over random inputs at many scales, structured "
+         "extreme inputs and an adversarial search; `violated` above 1 (+ `bound_rounding`), `loose` below "
+         "1 − `bound_slack` (the measured column is then the tight constant), else `holds`.\n"
+         "- Closed forms: `inexact` when the Monte-Carlo 95% CI excludes the paper's value and the relative "
+         "error exceeds `closed_form_rel_error`; the exact (Wick) expectation is shown beside it with its z-score "
+         "(MC − exact)/SE, held to |z| ≤ `exact_z` per point. For p ≥ 3 the sample SE of these heavy-tailed moments "
+         "runs low, so an occasional large |z| there reflects the estimator, not the formula.\n"
+         "- `identity`: the statement follows from its construction (the derivation is given with the claim); the "
+         "toolkit confirms it numerically and counts it apart from the claims that could fail.\n"
+         "- Every verdict is re-judged with each threshold its rule reads at ×½ and ×2; a verdict that changes is "
+         "marked **fragile**, with the threshold and the other verdict.\n\n";
+}
+
+// Every threshold read by some claim: its value, its origin and the claims that read it.
+std::string threshold_table(const std::vector<CheckedClaim>& checked) {
+  std::map<std::string, std::pair<const Threshold*, std::vector<std::string>>> used;
+  for (const auto& c : checked)
+    for (const auto* t : c.outcome.thresholds) {
+      auto& [threshold, ids] = used[t->name];
+      threshold = t;
+      ids.push_back(text("`", c.claim->id, "`"));
+    }
+  if (used.empty()) return "";
+  std::string md = "## Thresholds\n\n| threshold | value | origin | read by |\n|---|---|---|---|\n";
+  for (const auto& [name, entry] : used) {
+    std::string ids;
+    for (const auto& id : entry.second) ids += (ids.empty() ? "" : ", ") + id;
+    md += text("| `", name, "` | ", sig(entry.first->value), " | ", table_cell(entry.first->origin), " | ", ids, " |\n");
+  }
+  return md + "\n";
 }
 
 }  // namespace
 
 std::string claims_csv(const std::vector<CheckedClaim>& checked) {
-  std::string out = "claim_id,source,verdict,measured,claimed,ci_lo,ci_hi,detail\n";
+  std::string out = "claim_id,source,verdict,measured,claimed,ci_lo,ci_hi,fragile,detail\n";
+  const auto number = [](double v) { return std::isfinite(v) ? text(v) : std::string(); };
   for (const auto& c : checked) {
     const auto& o = c.outcome;
-    out += text(csv_field(c.claim->id), ',', csv_field(c.claim->source), ',', to_string(o.verdict), ',', g(o.measured),
-                ',', g(o.claimed), ',', g(o.ci_lo), ',', g(o.ci_hi), ',', csv_field(o.detail), '\n');
+    out += text(csv_field(c.claim->id), ',', csv_field(c.claim->source), ',', to_string(o.verdict), ',',
+                number(o.measured), ',', number(o.claimed), ',', number(o.ci_lo), ',', number(o.ci_hi), ',',
+                csv_field(fragility(o)), ',', csv_field(o.detail), '\n');
   }
   return out;
 }
 
+std::string claim_catalogue_markdown() {
+  std::string md =
+      "# Claim catalogue\n\n"
+      "Generated from the claim registry by `build/studies/claims_catalogue > docs/claims.md`; a unit test fails when "
+      "the two differ. Sources: POLY = *Polynomial alternatives to softmax in transformers* (REPOLY its earlier "
+      "version), RELU = *Replacing softmax with ReLU in vision transformers*, PERIODIC = *Escaping the gradient "
+      "vanishing: periodic alternatives of softmax*, SOFT = *Softmax-free linear transformers*.\n\n"
+      "Ids are stable: `claims.csv`, `report.md` and the tests use them. Where a paper uses a statement for more "
+      "than it says, each reading is judged in its own row, `<claim>.<reading>` (for example `.literal` for the "
+      "statement as printed and `.as_used` for what the paper's argument needs from it). An *identity* follows from "
+      "its construction: the derivation is given, the toolkit confirms it numerically and counts it apart.\n";
+  const std::vector<std::pair<std::string, std::string>> families{
+      {"poly.", "POLY"}, {"relu.", "RELU"}, {"periodic.", "PERIODIC"}, {"soft.", "SOFT"}};
+  const auto row = [](const Claim& c) {
+    return text("| `", c.id, "` | ", table_cell(c.statement), " | ", c.source, " | ", table_cell(c.method),
+                c.identity.empty() ? "" : text(" *Identity*: ", table_cell(c.identity)), " |\n");
+  };
+  const std::string header = "| id | claim | source | how it is judged |\n|---|---|---|---|\n";
+  for (const auto& [prefix, family] : families) {
+    md += text("\n## ", family, "\n\n", header);
+    for (const auto& c : claim_registry().all())
+      if (c.id.starts_with(prefix) && c.sweep.empty()) md += row(c);
+  }
+  md += text("\n## Training claims (judged from the training sweeps in `results/`)\n\n", header);
+  for (const auto& c : claim_registry().all())
+    if (!c.sweep.empty()) md += row(c);
+  md += "\n## Left out\n\n| source | claim | why |\n|---|---|---|\n";
+  for (const auto& l : left_out_claims()) md += text("| ", l.source, " | ", l.statement, " | ", l.reason, " |\n");
+  return md;
+}
+
+std::string verdict_counts(const std::vector<CheckedClaim>& checked) {
+  std::map<Verdict, int> by;
+  int fragile = 0;
+  for (const auto& c : checked) ++by[c.outcome.verdict], fragile += !c.outcome.fragile.empty();
+  return text(checked.size(), " claims judged: ", by[Verdict::identity], " identities, ", by[Verdict::holds], " hold, ",
+              by[Verdict::violated], " violated, ", by[Verdict::loose], " loose, ", by[Verdict::inexact], " inexact, ",
+              by[Verdict::inconclusive], " inconclusive; ", fragile, " fragile");
+}
+
 std::string report_markdown(const std::vector<CheckedClaim>& checked, const nlohmann::json& run) {
-  std::map<std::string, int> counts;
-  for (const auto& c : checked) ++counts[to_string(c.outcome.verdict)];
   std::string md = "# attnlab verify report\n\n";
-  md += text("Seed ", run.value("seed", 0), ", ", run.value("quick", false) ? "quick" : "full",
-             " mode, attnlab ", run.value("git_sha", std::string("?")), ". Verdicts:");
-  for (const auto& [v, n] : counts) md += text(" ", n, " ", v, ";");
-  md += "\n\n| claim | source | verdict | measured | claimed | 95% CI |\n|---|---|---|---|---|---|\n";
+  md += text("**", verdict_counts(checked), ".** Fragile: the verdict changes when a threshold is halved or doubled.\n\n");
+  md += text("Seed ", run.value("seed", 0), ", ", run.value("quick", false) ? "quick" : "full", " mode, attnlab ",
+             run.value("git_sha", std::string("?")), ".\n\n");
+  md += "| claim | source | verdict | measured | claimed | 95% CI |\n|---|---|---|---|---|---|\n";
   for (const auto& c : checked) {
     const auto& o = c.outcome;
-    md += text("| `", c.claim->id, "` | ", c.claim->source, " | **", to_string(o.verdict), "** | ", g(o.measured),
-               " | ", g(o.claimed), " | [", g(o.ci_lo), ", ", g(o.ci_hi), "] |\n");
+    const bool interval = std::isfinite(o.ci_lo) && std::isfinite(o.ci_hi) && o.ci_lo != o.ci_hi;
+    md += text("| `", c.claim->id, "` | ", c.claim->source, " | ", verdict_cell(o), " | ", cell(o.measured), " | ",
+               cell(o.claimed), " | ", interval ? text("[", sig(o.ci_lo), ", ", sig(o.ci_hi), "]") : std::string(),
+               " |\n");
   }
   md += "\n";
   md += kConventions;
   md += "\n" + verdict_rules();
+  md += threshold_table(checked);
   md += kDerivations;
   md += "\n";
   md += "## Claims\n\n";
@@ -119,7 +199,9 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
     md += text("### `", c.claim->id, "` — ", to_string(c.outcome.verdict), "\n\n");
     md += text("*Statement* (", c.claim->source, "): ", c.claim->statement, "\n\n");
     md += text("*Method*: ", c.claim->method, "\n\n");
+    if (!c.claim->identity.empty()) md += text("*Identity*: ", c.claim->identity, "\n\n");
     md += text("*Result*: ", c.outcome.detail, "\n\n");
+    if (!c.outcome.fragile.empty()) md += text("*Fragile*: ", fragility(c.outcome), "\n\n");
     md += closed_form_table(c.outcome.evidence);
     if (!c.outcome.markdown.empty()) md += c.outcome.markdown + "\n";
     for (const auto& f : c.outcome.figures) md += text("![", f.title, "](", f.name, ".png)\n\n");

@@ -401,7 +401,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
         out.rows.push_back(std::move(r));
       }
       out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
-      if (c.outcome.claimed != 0) {
+      out.files.insert(out.files.end(), c.outcome.files.begin(), c.outcome.files.end());
+      if (std::isfinite(c.outcome.claimed) && c.outcome.claimed != 0 && std::isfinite(c.outcome.measured)) {
         ratio.x.push_back(double(i + 1));
         summary.xtics.push_back({double(i + 1), c.claim->id});
         ratio.y.push_back(c.outcome.measured / c.outcome.claimed);
@@ -417,6 +418,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
     out.files.push_back({"report.md", report_markdown(checked, run)});
     if (extend) extend(claims, out);
+    std::fprintf(stderr, "%s: %s; report: %s\n", name.c_str(), verdict_counts(checked).c_str(),
+                 (o.out / "report.md").c_str());
     return out;
   };
   return study;

@@ -5,14 +5,63 @@
 
 namespace attnlab {
 
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::holds: return "holds";
+    case Verdict::violated: return "violated";
+    case Verdict::loose: return "loose";
+    case Verdict::inexact: return "inexact";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::identity: return "identity";
+  }
+  return "?";
+}
+
+double Thresholds::operator()(const Threshold& t) const {
+  read_.emplace(t.name, &t);
+  const auto it = factors_.find(t.name);
+  return it == factors_.end() ? t.value : t.value * it->second;
+}
+
+Thresholds Thresholds::scaled(const Threshold& t, double factor) const {
+  Thresholds s;
+  s.factors_ = factors_;
+  s.factors_[t.name] = factor;
+  return s;
+}
+
 std::uint32_t ClaimContext::trials_or(std::uint32_t full, std::uint32_t quick_default) const {
   if (trials > 0) return trials;
   return quick ? quick_default : full;
 }
 
+ClaimOutcome Claim::judged(const std::any& evidence, const Thresholds& thresholds) const {
+  auto out = judge(evidence, thresholds);
+  if (!identity.empty() && out.verdict == Verdict::holds) out.verdict = Verdict::identity;
+  return out;
+}
+
+ClaimOutcome Claim::check(const ClaimContext& ctx) const {
+  const auto evidence = measure(ctx);
+  const Thresholds own;
+  auto out = judged(evidence, own);
+  for (const auto& [name, threshold] : own.read()) {
+    out.thresholds.push_back(threshold);
+    for (double factor : {0.5, 2.0}) {
+      const auto v = judged(evidence, own.scaled(*threshold, factor)).verdict;
+      if (v != out.verdict) out.fragile.push_back({name, factor, v});
+    }
+  }
+  return out;
+}
+
 void ClaimRegistry::add(Claim claim) {
   for (const auto& c : claims_)
     if (c.id == claim.id) throw std::logic_error("claim registered twice: " + claim.id);
+  if (!claim.measure || !claim.judge) throw std::logic_error("claim " + claim.id + " has no measure or judge");
+  if (!claim.contradict && claim.identity.empty())
+    throw std::logic_error("claim " + claim.id + ": no evidence can contradict it and it is not an identity");
+  if (!claim.support) throw std::logic_error("claim " + claim.id + " has no supporting evidence for its tests");
   claims_.push_back(std::move(claim));
 }
 

@@ -252,7 +252,7 @@ ClaimOutcome check_softmax_max_grad(const ClaimContext& ctx) {
     best = std::max(best, found.best);
     out.evidence.push_back(row_of("max_diagonal_gradient", "softmax", n, found.best, {{"input", found.family}}));
   }
-  out.verdict = bound_verdict(best / 0.25);
+  out.verdict = bound_verdict(best / 0.25, Thresholds{});
   out.measured = best;
   out.claimed = 0.25;
   out.ci_lo = out.ci_hi = best;
@@ -304,7 +304,7 @@ ClaimOutcome check_sinsoftmax_ratio(const ClaimContext& ctx) {
       ctx.seed, ctx.quick ? 2 : 6, ctx.quick ? 300 : 1200);
   best = std::max(best, found.best * bound);
   out.evidence.push_back(row_of("max_score_ratio", "sinsoftmax", 8, found.best * bound, {{"input", found.family}}));
-  out.verdict = bound_verdict(best / bound);
+  out.verdict = bound_verdict(best / bound, Thresholds{});
   out.measured = best;
   out.claimed = bound;
   out.ci_lo = out.ci_hi = best;
@@ -448,37 +448,20 @@ ClaimOutcome check_prenorm(const ClaimContext& ctx) {
 }  // namespace
 
 void register_periodic_claims(ClaimRegistry& r) {
-  r.add({"periodic.softmax_max_grad", kPeriodic, "max ds_i/dx_i of softmax is 0.25",
-         "largest diagonal Jacobian entry over Gaussian rows at scales 0.1..30 and an adversarial search (bound rule)",
-         check_softmax_max_grad});
-  r.add({"periodic.property_table", kPeriodic,
-         "the 5-column table (value stability, gradient stability, no saturation area, zero-region gradient, "
-         "information submerged) for the 7 functions",
-         "each column a measured quantity with a stated threshold, regenerated with and without prenorm and compared "
-         "cell by cell with the paper (holds only if every cell agrees, else inexact)",
-         check_property_table});
-  r.add({"periodic.sinmax_submerged", kPeriodic,
-         "for sinmax-constant the influence of one x_i and its gradient vanish as n grows",
-         "sup over x_1 in [-10, 10] of s_1 and of |ds_1/dx_1| with the others N(0,1), fitted against n = 16..1024: "
-         "holds when both exponents' CIs lie below 0",
-         check_sinmax_submerged});
-  r.add({"periodic.sinsoftmax_ratio", kPeriodic, "sinsoftmax: the largest score is at most e^2 times the smallest",
-         "largest max/min score ratio over Gaussian rows and an adversarial search (bound rule)", check_sinsoftmax_ratio});
-  r.add({"periodic.saturation", kPeriodic,
-         "softmax gradients vanish for a growing share of entries as the logit scale grows; the periodic functions "
-         "have no saturation area",
-         "share of entries with |ds_j/dx_j| < 0.01/n against the logit scale (Gaussian rows, n = 64) and on X, Q, K "
-         "ensemble logits",
-         check_saturation});
-  r.add({"periodic.sirenmax_poles", kPeriodic, "sirenmax's gradient has jump points",
-         "largest change of ||ds/dx||_F between neighbouring x_1 across the pole pi/2 as the grid step shrinks: a "
-         "jump keeps its size (exponent < 0.5: holds), a continuous gradient's changes shrink like the step",
-         check_sirenmax_poles});
-  r.add({"periodic.prenorm", kPeriodic,
-         "prenormalisation moves softmax out of saturation but brings its own gradient problems",
-         "saturated share of softmax with and without prenorm at logit scale 30, and the growth of the prenormed "
-         "gradient as the row's scale shrinks (exponent below -0.5)",
-         check_prenorm});
+  r.add(unconverted_claim({.id = "periodic.softmax_max_grad", .source = kPeriodic, .statement = "max ds_i/dx_i of softmax is 0.25", .method = "largest diagonal Jacobian entry over Gaussian rows at scales 0.1..30 and an adversarial search (bound rule)"}, check_softmax_max_grad));
+  r.add(unconverted_claim({.id = "periodic.property_table", .source = kPeriodic, .statement = "the 5-column table (value stability, gradient stability, no saturation area, zero-region gradient, "
+         "information submerged) for the 7 functions", .method = "each column a measured quantity with a stated threshold, regenerated with and without prenorm and compared "
+         "cell by cell with the paper (holds only if every cell agrees, else inexact)"}, check_property_table));
+  r.add(unconverted_claim({.id = "periodic.sinmax_submerged", .source = kPeriodic, .statement = "for sinmax-constant the influence of one x_i and its gradient vanish as n grows", .method = "sup over x_1 in [-10, 10] of s_1 and of |ds_1/dx_1| with the others N(0,1), fitted against n = 16..1024: "
+         "holds when both exponents' CIs lie below 0"}, check_sinmax_submerged));
+  r.add(unconverted_claim({.id = "periodic.sinsoftmax_ratio", .source = kPeriodic, .statement = "sinsoftmax: the largest score is at most e^2 times the smallest", .method = "largest max/min score ratio over Gaussian rows and an adversarial search (bound rule)"}, check_sinsoftmax_ratio));
+  r.add(unconverted_claim({.id = "periodic.saturation", .source = kPeriodic, .statement = "softmax gradients vanish for a growing share of entries as the logit scale grows; the periodic functions "
+         "have no saturation area", .method = "share of entries with |ds_j/dx_j| < 0.01/n against the logit scale (Gaussian rows, n = 64) and on X, Q, K "
+         "ensemble logits"}, check_saturation));
+  r.add(unconverted_claim({.id = "periodic.sirenmax_poles", .source = kPeriodic, .statement = "sirenmax's gradient has jump points", .method = "largest change of ||ds/dx||_F between neighbouring x_1 across the pole pi/2 as the grid step shrinks: a "
+         "jump keeps its size (exponent < 0.5: holds), a continuous gradient's changes shrink like the step"}, check_sirenmax_poles));
+  r.add(unconverted_claim({.id = "periodic.prenorm", .source = kPeriodic, .statement = "prenormalisation moves softmax out of saturation but brings its own gradient problems", .method = "saturated share of softmax with and without prenorm at logit scale 30, and the growth of the prenormed "
+         "gradient as the row's scale shrinks (exponent below -0.5)"}, check_prenorm));
 }
 
 }  // namespace attnlab

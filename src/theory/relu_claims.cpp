@@ -79,7 +79,7 @@ FitAll fit_every_function(const std::vector<ResultRow>& rows, const std::string&
         continue;
       }
       const auto fit = fit_power_law(c.x, c.y, c.se);
-      all.verdict = worst(all.verdict, growth_verdict(fit, claimed));
+      all.verdict = worst(all.verdict, growth_verdict(fit, claimed, Thresholds{}));
       all.detail += text(" ", g.name, "/", h, " ", sig(fit.exponent, 3), " [", sig(fit.ci_lo, 3), ", ",
                          sig(fit.ci_hi, 3), "];");
       if (g.name == "init" && h == "relu") all.relu_init = fit;
@@ -180,17 +180,11 @@ void register_relu_claims(ClaimRegistry& r) {
   const std::string grids =
       " Ensemble X ~ N(0,1), D = d = 64, at initialisation: grid `init` takes Q, K ~ N(0, 1/D) so that q, k are "
       "O(1); grid `qkln` applies qk-layernorm. h ∈ {relu, relu2, gelu, softplus, identity, relu6, sigmoid}.";
-  r.add({"relu.mean_weight", kRelu, "with alpha = 1, E_j[alpha_ij] = O(1/L) at initialisation; relu^2 is the exception",
-         "mean attention weight of h(S)/N over N, fitted exponent per h (claimed -1); the exception is read off the "
-         "exponent of E h(cZ) in the logit scale c." + grids,
-         check_mean_weight});
-  r.add({"relu.row_sum", kRelu, "softmax rows sum to 1; measure the row sums of L^{-alpha} h",
-         "mean row sum of h(S)/N over N (claimed O(1): exponent 0) and its value and spread at the largest N." + grids,
-         check_row_sum});
-  r.add({"relu.frob", kRelu, "||L^{-alpha} h(S)||_F grows like N^{1-alpha}; alpha = 1 (RELU) against alpha = 1/2 (POLY)",
-         "E||h(S)/N^alpha||_F over N for alpha = 1 and 1/2, fitted exponent per h and grid (claimed 1 - alpha), "
-         "plotted with x^3/sqrtN." + grids,
-         check_frob});
+  r.add(unconverted_claim({.id = "relu.mean_weight", .source = kRelu, .statement = "with alpha = 1, E_j[alpha_ij] = O(1/L) at initialisation; relu^2 is the exception", .method = "mean attention weight of h(S)/N over N, fitted exponent per h (claimed -1); the exception is read off the "
+         "exponent of E h(cZ) in the logit scale c." + grids}, check_mean_weight));
+  r.add(unconverted_claim({.id = "relu.row_sum", .source = kRelu, .statement = "softmax rows sum to 1; measure the row sums of L^{-alpha} h", .method = "mean row sum of h(S)/N over N (claimed O(1): exponent 0) and its value and spread at the largest N." + grids}, check_row_sum));
+  r.add(unconverted_claim({.id = "relu.frob", .source = kRelu, .statement = "||L^{-alpha} h(S)||_F grows like N^{1-alpha}; alpha = 1 (RELU) against alpha = 1/2 (POLY)", .method = "E||h(S)/N^alpha||_F over N for alpha = 1 and 1/2, fitted exponent per h and grid (claimed 1 - alpha), "
+         "plotted with x^3/sqrtN." + grids}, check_frob));
 }
 
 }  // namespace attnlab

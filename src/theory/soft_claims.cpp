@@ -374,7 +374,7 @@ ClaimOutcome check_prop4(const ClaimContext& ctx) {
     }
     fig.series.push_back(s);
   }
-  out.verdict = bound_verdict(worst);
+  out.verdict = bound_verdict(worst, Thresholds{});
   out.measured = worst;
   out.claimed = 1;
   out.ci_lo = out.ci_hi = worst;
@@ -423,7 +423,7 @@ ClaimOutcome check_prop5(const ClaimContext& ctx) {
   const auto fit = fit_power_law(g.m, g.plain, g.plain_se);
   Figure fig{"soft_prop5_pinv_growth", "||A+||_2 of the bottleneck matrix of clustered (k-connected) tokens", "m",
              "geometric mean over trials", true, true, {{"||A+||_2", g.m, g.plain, {}, {}, true}}, {}};
-  out.verdict = growth_verdict(fit, 2.0);
+  out.verdict = growth_verdict(fit, 2.0, Thresholds{});
   out.measured = fit.exponent;
   out.claimed = 2;
   out.ci_lo = fit.ci_lo;
@@ -439,7 +439,7 @@ ClaimOutcome check_prop6(const ClaimContext& ctx) {
   ClaimOutcome out;
   const auto g = pinv_growth(ctx, "clustered", out);
   const auto fit = fit_power_law(g.m, g.normalised, g.normalised_se);
-  out.verdict = growth_verdict(fit, 1.0);
+  out.verdict = growth_verdict(fit, 1.0, Thresholds{});
   out.measured = fit.exponent;
   out.claimed = 1;
   out.ci_lo = fit.ci_lo;
@@ -499,7 +499,7 @@ ClaimOutcome check_eq15(const ClaimContext& ctx) {
       worst = std::max(worst, ratio);
       out.evidence.push_back(soft_row("ratio_to_bound", kind, ctx.soft.n, m, ratio));
     }
-  out.verdict = bound_verdict(worst);
+  out.verdict = bound_verdict(worst, Thresholds{});
   out.measured = worst;
   out.claimed = 1;
   out.ci_lo = out.ci_hi = worst;
@@ -530,7 +530,7 @@ ClaimOutcome check_lemma1(const ClaimContext& ctx) {
   ClaimOutcome out;
   double worst = 0;
   for (const auto& F : symmetric_samples(ctx)) worst = std::max(worst, spectral_norm_svd(F) / norm1(F));
-  out.verdict = bound_verdict(worst);
+  out.verdict = bound_verdict(worst, Thresholds{});
   out.measured = worst;
   out.claimed = 1;
   out.ci_lo = out.ci_hi = worst;
@@ -554,7 +554,7 @@ ClaimOutcome check_lemma2(const ClaimContext& ctx) {
         const double ratio = norm(inv) * (1 - norm(F));
         if (ratio > worst) worst = ratio, at = text("p = ", p == 0 ? "inf" : text(p), ", ||F|| = ", target);
       }
-  out.verdict = bound_verdict(worst);
+  out.verdict = bound_verdict(worst, Thresholds{});
   out.measured = worst;
   out.claimed = 1;
   out.ci_lo = out.ci_hi = worst;
@@ -706,49 +706,26 @@ void register_soft_claims(ClaimRegistry& r) {
   const std::string tokens =
       " Tokens of unit kernel bandwidth (entries N(0, d^-1/2), d = 64): i.i.d. Gaussian, 4 clusters (spread 0.1), "
       "rank 4, or a smooth 32 x 32 grid; bottlenecks pooled on grids, sampled at random otherwise.";
-  r.add({"soft.prop1_newton_converges", kSoft, "A_k -> A+ when alpha is small enough (alpha = 2/||A||_1^2)",
-         "Newton-Schulz from alpha A^T on bottleneck matrices of every token ensemble and m in {16, 49, 100, 256}, "
-         "until ||A A_k A - A||_2/||A||_2 < tolerance." + tokens,
-         check_prop1});
-  r.add({"soft.prop2_monotone", kSoft, "||A A_k A - A|| and ||A_k - A+|| decrease monotonically",
-         "every step of the same traces until the residual reaches the matrix's rounding floor 10 eps/(sigma_min/sigma_1); "
-         "plus one run above the convergence limit",
-         check_prop2});
-  r.add({"soft.prop3_softmax_eig", kSoft,
-         "eigenvalues of softmax self-attention lie in [0, 1] (also Q != K; spectral radius against spectral norm)",
-         "dense eigenvalues of softmax(QQ^T/sqrt(d)) for n = 16..256 at four token scales; Q != K and the spectral "
-         "norm reported beside it",
-         check_prop3});
-  r.add({"soft.prop4_gauss_eig", kSoft, "Gaussian-kernel attention: lambda_1 <= n",
-         "lambda_1/n by Lanczos for n = 64..2048 at token scales 0.05..2 (bound rule)", check_prop4});
-  r.add({"soft.prop5_pinv_growth", kSoft, "||A+||_2 = O(m^2) for a k-connected bottleneck matrix",
-         "geometric mean over trials of ||A+||_2 (SVD) for clustered tokens, fitted exponent in m (claimed 2)", check_prop5});
-  r.add({"soft.prop6_normalized", kSoft, "||D^-1/2 A+ D^-1/2||_2 = O(m)",
-         "the same matrices after SOFT++'s symmetric normalisation, fitted exponent in m (claimed 1)", check_prop6});
-  r.add({"soft.eq15", kSoft, "||S_hat||_2 <= ||P||_2^2 ||A+||_2",
-         "largest ratio of the two sides over token ensembles and m (bound rule)", check_eq15});
-  r.add({"soft.lemma1", kSoft, "F symmetric non-singular => ||F||_2 <= ||F||_1",
-         "largest ||F||_2/||F||_1 over random symmetric, kernel and diagonal matrices (bound rule)", check_lemma1});
-  r.add({"soft.lemma2", kSoft, "||F|| < 1 => ||(I - F)^-1|| <= 1/(1 - ||F||)",
-         "largest ||(I - F)^-1||(1 - ||F||) over the same matrices scaled to ||F||_p < 1 for p = 1, 2, inf (bound rule)",
-         check_lemma2});
-  r.add({"soft.eq12", kSoft, "grad_X L = -Y^T (grad_Y L) Y^T for Y = X^-1",
-         "central differences of <G, X^-1> against -X^-T G X^-T for m = 3, 8, 20", check_eq12});
-  r.add({"soft.fig5_iterations", kSoft, "Newton-Raphson converges within 20 iterations (||A A_k A - A||_2/||A||_2)",
-         "residual after 20 iterations of each variant on m = 49 bottleneck matrices of every token ensemble; below "
-         "1e-2 counts as converged",
-         check_fig5});
-  r.add({"soft.fig6_spectral", kSoft,
-         "||A+||_2 against ||D^-1/2 A+ D^-1/2||_2 across bottleneck lengths; eigenvalue spectrum of A",
-         "both norms over m for every token ensemble; the eigenvalues of a pooled m = 49 bottleneck", check_fig6});
-  r.add({"soft.complexity", kSoft, "Nystrom attention is O(n) in time and memory, full attention O(n^2)",
-         "wall time and peak RSS growth (each point in its own child process, best of 3) of SOFT attention (m = 49, "
-         "20 Newton-Schulz iterations) and of exp(Q - Q) V, n up to 16,384",
-         check_complexity});
-  r.add({"soft.nystrom_error", kSoft, "||S_hat - S|| against m for each bottleneck sampling (random, first-m, pooling)",
-         "relative spectral error of the Nystrom reconstruction on grid tokens, each sampler, m = 4..256; holds when "
-         "the error falls with m for every sampler",
-         check_nystrom_error});
+  r.add(unconverted_claim({.id = "soft.prop1_newton_converges", .source = kSoft, .statement = "A_k -> A+ when alpha is small enough (alpha = 2/||A||_1^2)", .method = "Newton-Schulz from alpha A^T on bottleneck matrices of every token ensemble and m in {16, 49, 100, 256}, "
+         "until ||A A_k A - A||_2/||A||_2 < tolerance." + tokens}, check_prop1));
+  r.add(unconverted_claim({.id = "soft.prop2_monotone", .source = kSoft, .statement = "||A A_k A - A|| and ||A_k - A+|| decrease monotonically", .method = "every step of the same traces until the residual reaches the matrix's rounding floor 10 eps/(sigma_min/sigma_1); "
+         "plus one run above the convergence limit"}, check_prop2));
+  r.add(unconverted_claim({.id = "soft.prop3_softmax_eig", .source = kSoft, .statement = "eigenvalues of softmax self-attention lie in [0, 1] (also Q != K; spectral radius against spectral norm)", .method = "dense eigenvalues of softmax(QQ^T/sqrt(d)) for n = 16..256 at four token scales; Q != K and the spectral "
+         "norm reported beside it"}, check_prop3));
+  r.add(unconverted_claim({.id = "soft.prop4_gauss_eig", .source = kSoft, .statement = "Gaussian-kernel attention: lambda_1 <= n", .method = "lambda_1/n by Lanczos for n = 64..2048 at token scales 0.05..2 (bound rule)"}, check_prop4));
+  r.add(unconverted_claim({.id = "soft.prop5_pinv_growth", .source = kSoft, .statement = "||A+||_2 = O(m^2) for a k-connected bottleneck matrix", .method = "geometric mean over trials of ||A+||_2 (SVD) for clustered tokens, fitted exponent in m (claimed 2)"}, check_prop5));
+  r.add(unconverted_claim({.id = "soft.prop6_normalized", .source = kSoft, .statement = "||D^-1/2 A+ D^-1/2||_2 = O(m)", .method = "the same matrices after SOFT++'s symmetric normalisation, fitted exponent in m (claimed 1)"}, check_prop6));
+  r.add(unconverted_claim({.id = "soft.eq15", .source = kSoft, .statement = "||S_hat||_2 <= ||P||_2^2 ||A+||_2", .method = "largest ratio of the two sides over token ensembles and m (bound rule)"}, check_eq15));
+  r.add(unconverted_claim({.id = "soft.lemma1", .source = kSoft, .statement = "F symmetric non-singular => ||F||_2 <= ||F||_1", .method = "largest ||F||_2/||F||_1 over random symmetric, kernel and diagonal matrices (bound rule)"}, check_lemma1));
+  r.add(unconverted_claim({.id = "soft.lemma2", .source = kSoft, .statement = "||F|| < 1 => ||(I - F)^-1|| <= 1/(1 - ||F||)", .method = "largest ||(I - F)^-1||(1 - ||F||) over the same matrices scaled to ||F||_p < 1 for p = 1, 2, inf (bound rule)"}, check_lemma2));
+  r.add(unconverted_claim({.id = "soft.eq12", .source = kSoft, .statement = "grad_X L = -Y^T (grad_Y L) Y^T for Y = X^-1", .method = "central differences of <G, X^-1> against -X^-T G X^-T for m = 3, 8, 20"}, check_eq12));
+  r.add(unconverted_claim({.id = "soft.fig5_iterations", .source = kSoft, .statement = "Newton-Raphson converges within 20 iterations (||A A_k A - A||_2/||A||_2)", .method = "residual after 20 iterations of each variant on m = 49 bottleneck matrices of every token ensemble; below "
+         "1e-2 counts as converged"}, check_fig5));
+  r.add(unconverted_claim({.id = "soft.fig6_spectral", .source = kSoft, .statement = "||A+||_2 against ||D^-1/2 A+ D^-1/2||_2 across bottleneck lengths; eigenvalue spectrum of A", .method = "both norms over m for every token ensemble; the eigenvalues of a pooled m = 49 bottleneck"}, check_fig6));
+  r.add(unconverted_claim({.id = "soft.complexity", .source = kSoft, .statement = "Nystrom attention is O(n) in time and memory, full attention O(n^2)", .method = "wall time and peak RSS growth (each point in its own child process, best of 3) of SOFT attention (m = 49, "
+         "20 Newton-Schulz iterations) and of exp(Q - Q) V, n up to 16,384"}, check_complexity));
+  r.add(unconverted_claim({.id = "soft.nystrom_error", .source = kSoft, .statement = "||S_hat - S|| against m for each bottleneck sampling (random, first-m, pooling)", .method = "relative spectral error of the Nystrom reconstruction on grid tokens, each sampler, m = 4..256; holds when "
+         "the error falls with m for every sampler"}, check_nystrom_error));
 }
 
 }  // namespace attnlab

@@ -14,6 +14,10 @@ struct CheckedClaim {
   ClaimOutcome outcome;
 };
 
+// "N claims judged: … identities, … hold, …; … fragile" (report.md's first line and verify's summary).
+std::string verdict_counts(const std::vector<CheckedClaim>& checked);
+// docs/claims.md: every registered claim by family, the reading scheme, and the claims left out.
+std::string claim_catalogue_markdown();
 std::string claims_csv(const std::vector<CheckedClaim>& checked);
 std::string report_markdown(const std::vector<CheckedClaim>& checked, const nlohmann::json& run);
 

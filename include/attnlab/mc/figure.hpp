@@ -8,17 +8,17 @@ namespace attnlab {
 
 struct Series {
   std::string label;
-  std::vector<double> x, y;
-  std::vector<double> lo, hi;  // optional error bars (same size as y, or empty)
+  std::vector<double> x{}, y{};
+  std::vector<double> lo{}, hi{};  // optional error bars (same size as y, or empty)
   bool connect = true;         // join the points (a curve) or leave them apart (categories)
 };
 
 struct Figure {
   std::string name;  // file stem: <name>.png
-  std::string title, xlabel, ylabel;
+  std::string title{}, xlabel{}, ylabel{};
   bool logx = false, logy = false;
-  std::vector<Series> series;
-  std::vector<std::pair<double, std::string>> xtics;  // named ticks instead of numbers
+  std::vector<Series> series{};
+  std::vector<std::pair<double, std::string>> xtics{};  // named ticks instead of numbers
 };
 
 }  // namespace attnlab

@@ -11,16 +11,23 @@
 namespace attnlab {
 
 struct ResultRow {
-  std::string study, quantity, activation, convention, precision;
+  std::string study{}, quantity{}, activation{}, convention{}, precision{};
   Index N = 0, D = 0, d = 0;
   int p = 0;
-  std::string k;
+  std::string k{};
   double sigma_x = std::numeric_limits<double>::quiet_NaN();
   double sigma_t = std::numeric_limits<double>::quiet_NaN();
   std::int64_t trials = 0;
-  Estimate value;
-  std::vector<std::pair<std::string, std::string>> extra;  // study-specific columns
+  Estimate value{};
+  std::vector<std::pair<std::string, std::string>> extra{};  // study-specific columns
 };
+
+// The value of an extra column, or "" when the row has none.
+inline std::string extra_value(const ResultRow& r, const std::string& key) {
+  for (const auto& [k, v] : r.extra)
+    if (k == key) return v;
+  return "";
+}
 
 // Memoises finished configurations so that a killed run resumes where it stopped.
 class ResultCache {

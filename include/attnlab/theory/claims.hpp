@@ -1,20 +1,49 @@
 #pragma once
-// The claim registry: each claim of CLAIMS.md is an id, its source, its statement, how it
-// is checked, and a function that computes its verdict from data.
+// The claim registry: each claim of the catalogue is an id, its source, its statement, how it is
+// checked, and two stages kept apart: `measure` gathers evidence (samples, searches, reads sweeps) and
+// `judge` turns evidence into a verdict under named thresholds. Keeping them apart lets verify re-judge
+// the same evidence with every threshold halved and doubled (fragile verdicts), and lets the falsify
+// tests hand each rule evidence for the opposite outcome (a rule that cannot fail is no check).
 #include <attnlab/mc/driver.hpp>
 #include <attnlab/mc/figure.hpp>
 #include <attnlab/mc/result.hpp>
 
 #include <attnlab/core/types.hpp>
 
+#include <any>
 #include <functional>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace attnlab {
 
-enum class Verdict { holds, violated, loose, inexact, inconclusive };
+// identity: the statement follows from the construction (the claim's derivation says why); the toolkit
+// confirms it numerically and reports it outside the count of holds.
+enum class Verdict { holds, violated, loose, inexact, inconclusive, identity };
 std::string to_string(Verdict v);
+
+// One threshold of a verdict rule. Define each once, as a namespace-scope constant, next to the rules
+// that read it; `origin` quotes the paper or gives the derivation (report.md prints it).
+struct Threshold {
+  std::string name;
+  double value;
+  std::string origin;
+};
+
+// The threshold values a judge reads: each threshold's own value, or a scaled one for a sensitivity
+// re-judge. It records which thresholds were read, so the sensitivity analysis needs no declarations.
+class Thresholds {
+ public:
+  double operator()(const Threshold& t) const;
+  Thresholds scaled(const Threshold& t, double factor) const;
+  const std::map<std::string, const Threshold*>& read() const { return read_; }
+
+ private:
+  std::map<std::string, double> factors_;
+  mutable std::map<std::string, const Threshold*> read_;
+};
 
 // The SOFT claims' inputs, settable from the SOFT studies' flags (defaults are the claims' own).
 struct SoftOptions {
@@ -38,7 +67,7 @@ struct ClaimContext {
   bool quick = false;             // CI-sized grids and trial counts
   std::uint32_t trials = 0;       // 0: each claim's default
   ResultCache* cache = nullptr;   // finished configurations (resume and sharing between claims)
-  std::function<ProgressFn(const std::string& label)> progress;  // may be empty
+  std::function<ProgressFn(const std::string& label)> progress{};  // may be empty
   SoftOptions soft{};
   // The rows of a finished training sweep by its study name (k_sweep, activation_table, training_norms,
   // alpha_sweep), empty when there are none: val_accuracy per point with extras seed and validation (images),
@@ -59,24 +88,90 @@ struct SoftMatrix {
 };
 std::vector<SoftMatrix> soft_pinv_inputs(const ClaimContext& ctx, const std::vector<Index>& default_m);
 
+// A verdict that changes when one threshold is halved or doubled.
+struct Fragility {
+  std::string threshold;
+  double factor;
+  Verdict verdict;  // the verdict under the scaled threshold
+};
+
 struct ClaimOutcome {
   Verdict verdict = Verdict::inconclusive;
-  double measured = 0, claimed = 0, ci_lo = 0, ci_hi = 0;
-  std::string detail;               // one line: what was measured and why this verdict
-  std::vector<ResultRow> evidence;  // rows for verify.csv
-  std::vector<Figure> figures;
-  std::string markdown;             // optional section for report.md (tables)
+  // NaN where the claim has no such number (written as an empty field).
+  double measured = std::numeric_limits<double>::quiet_NaN(), claimed = std::numeric_limits<double>::quiet_NaN();
+  double ci_lo = std::numeric_limits<double>::quiet_NaN(), ci_hi = std::numeric_limits<double>::quiet_NaN();
+  std::string detail{};               // one line: what was measured and why this verdict
+  std::vector<ResultRow> evidence{};  // rows for verify.csv
+  std::vector<Figure> figures{};
+  std::string markdown{};             // optional section for report.md (tables)
+  // Extra outputs by file name, e.g. "worst_inputs/<id>.csv": the worst input found, replayable by a flag.
+  std::vector<std::pair<std::string, std::string>> files{};
+  std::vector<const Threshold*> thresholds{};  // those the rule read (filled by Claim::check)
+  std::vector<Fragility> fragile{};            // filled by Claim::check
+};
+
+// The typed stages of one claim; make_claim erases the evidence type.
+template <class Evidence>
+struct ClaimRules {
+  std::function<Evidence(const ClaimContext&)> measure;
+  std::function<ClaimOutcome(const Evidence&, const Thresholds&)> judge;
+  // Evidence changed into what the claim's failure would look like (the judge must say violated or
+  // inexact) and into what its success would look like (holds, loose or identity). The falsify tests
+  // apply both to the measured evidence; a claim without `contradict` must be an identity.
+  std::function<void(Evidence&)> contradict{}, support{};
 };
 
 struct Claim {
   std::string id, source, statement, method;
-  std::function<ClaimOutcome(const ClaimContext&)> check;
-  std::string sweep{};  // the training sweep whose rows it judges; empty when it samples its own data
+  std::string sweep{};     // the training sweep whose rows it judges; empty when it samples its own data
+  std::string identity{};  // non-empty: why the statement cannot fail (one-line derivation)
+  std::function<std::any(const ClaimContext&)> measure;
+  std::function<ClaimOutcome(const std::any&, const Thresholds&)> judge;
+  std::function<std::any(const std::any&)> contradict, support;
+
+  // measure, judge with the thresholds' own values, then re-judge with each threshold read ×½ and ×2.
+  ClaimOutcome check(const ClaimContext& ctx) const;
+  // The verdict of `judge`, with identity claims that hold reported as identities.
+  ClaimOutcome judged(const std::any& evidence, const Thresholds& thresholds) const;
 };
+
+struct ClaimText {
+  std::string id, source, statement, method, sweep{}, identity{};
+};
+
+template <class Evidence>
+Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
+  Claim c{std::move(text.id), std::move(text.source), std::move(text.statement), std::move(text.method),
+          std::move(text.sweep), std::move(text.identity), {}, {}, {}, {}};
+  c.measure = [m = std::move(rules.measure)](const ClaimContext& ctx) { return std::any(m(ctx)); };
+  c.judge = [j = std::move(rules.judge)](const std::any& e, const Thresholds& t) {
+    return j(std::any_cast<const Evidence&>(e), t);
+  };
+  const auto transform = [](std::function<void(Evidence&)> f) -> std::function<std::any(const std::any&)> {
+    if (!f) return {};
+    return [f = std::move(f)](const std::any& e) {
+      Evidence changed = std::any_cast<const Evidence&>(e);
+      f(changed);
+      return std::any(std::move(changed));
+    };
+  };
+  c.contradict = transform(std::move(rules.contradict));
+  c.support = transform(std::move(rules.support));
+  return c;
+}
+
+// TRANSITIONAL, removed once every family is converted: an old-style check whose evidence is its outcome.
+// Its contradict and support change nothing, so the falsify tests fail for it until it is converted.
+inline Claim unconverted_claim(ClaimText text, std::function<ClaimOutcome(const ClaimContext&)> check) {
+  return make_claim<ClaimOutcome>(std::move(text), {.measure = std::move(check),
+                                                    .judge = [](const ClaimOutcome& o, const Thresholds&) { return o; },
+                                                    .contradict = [](ClaimOutcome&) {},
+                                                    .support = [](ClaimOutcome&) {}});
+}
 
 class ClaimRegistry {
  public:
-  void add(Claim claim);  // throws on a duplicate id
+  void add(Claim claim);  // throws on a duplicate id, or a check that is neither falsifiable nor an identity
   const std::vector<Claim>& all() const { return claims_; }
   const Claim& find(const std::string& id) const;  // throws std::invalid_argument naming the id
 

@@ -1,0 +1,26 @@
+#include <attnlab/theory/catalogue.hpp>
+
+namespace attnlab {
+
+const std::vector<LeftOutClaim>& left_out_claims() {
+  static const std::vector<LeftOutClaim> claims{
+      {"POLY Table 2, 5", "ImageNet-1k top-1 of ViT, DeiT and Swin with softmax and x^p activations",
+       "ImageNet-1k pretraining: the data set is not a Debian package and the compute is beyond a 2-core machine"},
+      {"POLY Table 3", "COCO detection and instance segmentation with polynomial-activation backbones",
+       "COCO and ImageNet-pretrained backbones are not available here"},
+      {"POLY Table 4", "Nystromformer with x^p activations on the LRA benchmark", "LRA data are not a Debian package"},
+      {"POLY Table 6-8", "GPT-2 perplexity on WikiText-103, PTB and PG-19 with polynomial activations",
+       "language-model pretraining on these corpora is out of reach here"},
+      {"REPOLY Table 5", "ViT-Base and ViT-Small top-1 with ReLU, ELU, GELU, Tanh and Exp activations",
+       "ImageNet-scale training"},
+      {"RELU Fig 1, 3, Tables", "ReLU attention matches softmax on ImageNet-1k and ImageNet-21k at ViT scales",
+       "ImageNet training; the alpha dependence is judged on Fashion-MNIST instead (relu.alpha_sweep)"},
+      {"PERIODIC §4", "accuracy of the periodic functions against softmax in trained vision transformers",
+       "the paper's training setup is not reproduced; the functions' properties are judged without training"},
+      {"SOFT Tables 1-7", "ImageNet-1k accuracy, FLOPs and memory of SOFT models; COCO and ADE20K downstream tasks",
+       "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity)"},
+  };
+  return claims;
+}
+
+}  // namespace attnlab
