@@ -350,48 +350,52 @@ bool reaches_pinv(const NewtonCase& c, const Thresholds& t) {
   return !c.diverged && c.error <= newton_floor(c, t) * c.pinv_norm && c.residual <= newton_floor(c, t);
 }
 
+// An input whose floor reaches 1 allows an error as large as A+ itself: A+ is not determined to working precision
+// there, so nothing could fail it; such inputs are reported and left out of the count.
 ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
-  if (e.cases.empty()) {
-    out.detail = text("no input in this class (", e.reading, ")");
-    return out;
-  }
-  int reached = 0;
-  std::string failures;
+  int reached = 0, resolvable = 0;
+  std::string failures, unresolvable;
   for (const auto& c : e.cases) {
+    const double floor = newton_floor(c, t);
     const bool ok = reaches_pinv(c, t);
-    reached += ok;
-    if (!ok)
-      failures += text(" ", c.input, " m=", c.m, ": ||A_k - A+||/||A+|| = ", sig(c.error / c.pinv_norm, 3), " (best ",
-                       sig(c.best_error / c.pinv_norm, 3), "), residual ", sig(c.residual, 3), ", floor ",
-                       sig(newton_floor(c, t), 3), ", rank ", c.rank, "/", c.m, c.diverged ? ", diverged" : "", ";");
+    if (floor < 1) ++resolvable, reached += ok;
+    const std::string what = text(" ", c.input, " m=", c.m, ": ||A_k - A+||/||A+|| = ", sig(c.error / c.pinv_norm, 3), " (best ",
+                                  sig(c.best_error / c.pinv_norm, 3), "), residual ", sig(c.residual, 3), ", floor ",
+                                  sig(floor, 3), ", rank ", c.rank, "/", c.m, c.diverged ? ", diverged" : "", ";");
+    if (floor >= 1) unresolvable += what;
+    else if (!ok) failures += what;
     out.evidence.push_back(soft_row("final_relative_error", c.input, 0, c.m, c.error / c.pinv_norm,
                                     {{"residual", text(c.residual)}, {"best_relative_error", text(c.best_error / c.pinv_norm)},
-                                     {"floor", text(newton_floor(c, t))}, {"alpha", text(c.alpha)}, {"rank", text(c.rank)},
+                                     {"floor", text(floor)}, {"alpha", text(c.alpha)}, {"rank", text(c.rank)},
                                      {"kappa_kept", text(c.kappa)}, {"sigma_min_over_sigma_1", text(c.sigma_ratio)},
                                      {"iterations", text(c.iterations)}, {"status", c.status}}));
   }
-  const int total = int(e.cases.size());
-  out.verdict = reached == total ? Verdict::holds : Verdict::violated;
+  out.verdict = resolvable == 0 ? Verdict::inconclusive : reached == resolvable ? Verdict::holds : Verdict::violated;
   out.measured = reached;
-  out.claimed = total;
-  out.detail = text(reached, " of ", total, " bottlenecks reach A+ (", e.reading, ", ", e.cases.front().iterations,
-                    " iterations with no early stop; ||A_k - A+||_2 <= floor ||A+||_2 and ||A A_k A - A||/||A|| <= floor, "
-                    "floor = soft_rounding_factor m eps kappa, kappa = sigma_1/sigma_r of the part the reference keeps)",
-                    failures.empty() ? std::string(".") : text("; not reached:", failures));
+  out.claimed = resolvable;
+  out.detail = text(reached, " of ", resolvable, " bottlenecks reach A+ (", e.reading,
+                    e.cases.empty() ? std::string() : text(", ", e.cases.front().iterations, " iterations"),
+                    " with no early stop; ||A_k - A+||_2 <= floor ||A+||_2 and ||A A_k A - A||/||A|| <= floor, floor = "
+                    "soft_rounding_factor m eps kappa, kappa = sigma_1/sigma_r of the part the reference keeps)",
+                    failures.empty() ? std::string(".") : text("; not reached:", failures),
+                    unresolvable.empty() ? std::string()
+                                         : text(" Not counted, A+ undetermined to working precision (floor >= 1):", unresolvable),
+                    e.cases.empty() ? " No input in this class." : "");
   return out;
 }
 
 ClaimRules<NewtonEvidence> newton_rules(std::function<NewtonEvidence(const ClaimContext&)> measure) {
   return {.measure = std::move(measure),
           .judge = judge_newton,
-          .contradict = [](NewtonEvidence& e) {  // the first input left at a tenth of A+ off
-            if (e.cases.empty()) e.cases.push_back({.input = "contradiction", .m = 2, .pinv_norm = 1});
-            e.cases.front().error = 0.1 * e.cases.front().pinv_norm;
+          // One more well-conditioned input, left a tenth of A+ off (contradict) or reached (support; every other
+          // input reached too).
+          .contradict = [](NewtonEvidence& e) {
+            e.cases.push_back({.input = "contradiction", .m = 2, .error = 0.1, .pinv_norm = 1});
           },
           .support = [](NewtonEvidence& e) {
             for (auto& c : e.cases) c.error = c.residual = 0, c.diverged = false;
-            if (e.cases.empty()) e.cases.push_back({.input = "support", .m = 2, .pinv_norm = 1});
+            e.cases.push_back({.input = "support", .m = 2, .pinv_norm = 1});
           }};
 }
 
