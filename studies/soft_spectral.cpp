@@ -5,7 +5,7 @@
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
       "soft_spectral", "spectral norms and eigenvalues of SOFT's attention and bottleneck matrices",
-      {"soft.prop3_softmax_eig", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized", "soft.eq15",
+      {"soft.prop3.", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized", "soft.eq15",
        "soft.lemma1", "soft.lemma2", "soft.fig6_spectral"},
       true);
   return attnlab::io::run_study(argc, argv, study);

@@ -323,7 +323,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
 }
 
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
-                             bool soft_flags, bool logits_flag) {
+                             bool soft_flags, bool logits_flag,
+                             std::function<void(const ClaimContext&, StudyOutput&)> extend) {
   StudyDefinition study{.name = std::move(name), .description = std::move(description)};
   study.ensemble_flags = false;
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -397,8 +398,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       if (!takes_logits(id))
         throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
   };
-  study.run = [ids, soft, matches, training, logits, takes_logits, name = study.name](const StudyOptions& o,
-                                                                                     StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, logits, takes_logits, extend, name = study.name](const StudyOptions& o,
+                                                                                             StudyContext& ctx) {
     auto claims = claim_context(o, ctx);
     claims.soft = *soft;
     claims.logits = logits->rows;
@@ -446,6 +447,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     out.files.push_back({"claims.csv", claims_csv(checked)});
     const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
     out.files.push_back({"report.md", report_markdown(checked, run)});
+    if (extend) extend(claims, out);
     std::fprintf(stderr, "%s: %s; report: %s\n", name.c_str(), verdict_counts(checked).c_str(),
                  (o.out / "report.md").c_str());
     return out;

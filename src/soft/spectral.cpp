@@ -61,9 +61,6 @@ SpectralNorm spectral_norm(const MatrixD& M, const SpectralOptions& options) {
 
 namespace {
 bool symmetric(const MatrixD& M) { return M.rows() == M.cols() && M == M.transpose(); }
-double cutoff(const MatrixD& M, double sigma1) {
-  return double(std::max(M.rows(), M.cols())) * std::numeric_limits<double>::epsilon() * sigma1;
-}
 }  // namespace
 
 double spectral_norm_svd(const MatrixD& M) {
@@ -80,21 +77,32 @@ VectorD singular_values(const MatrixD& M) {
   return s;
 }
 
-MatrixD dense_pinv(const MatrixD& M) {
+RankRevealingPinv rank_revealing_pinv(const MatrixD& M, double relative_cutoff) {
+  if (!(relative_cutoff >= 0) || !std::isfinite(relative_cutoff))
+    throw std::invalid_argument(text("rank tolerance must be a finite number >= 0 (got ", relative_cutoff, ")"));
+  const double relative =
+      relative_cutoff > 0 ? relative_cutoff : double(std::max(M.rows(), M.cols())) * std::numeric_limits<double>::epsilon();
+  RankRevealingPinv out;
   if (symmetric(M)) {
     const Eigen::SelfAdjointEigenSolver<MatrixD> eig(M);
     const VectorD& l = eig.eigenvalues();
-    const double cut = cutoff(M, l.cwiseAbs().maxCoeff());
-    const VectorD inv = l.unaryExpr([&](double v) { return std::abs(v) > cut ? 1 / v : 0.0; });
+    out.cutoff = relative * l.cwiseAbs().maxCoeff();
+    const VectorD inv = l.unaryExpr([&](double v) { return std::abs(v) > out.cutoff ? 1 / v : 0.0; });
+    out.rank = (l.cwiseAbs().array() > out.cutoff).count();
     const MatrixD X = eig.eigenvectors() * inv.asDiagonal() * eig.eigenvectors().transpose();
-    return 0.5 * (X + X.transpose());  // A⁺ of a symmetric A is symmetric; the product is so only to rounding
+    out.pinv = 0.5 * (X + X.transpose());  // A⁺ of a symmetric A is symmetric; the product is so only to rounding
+    return out;
   }
   const Eigen::JacobiSVD<MatrixD> svd(M, Eigen::ComputeThinU | Eigen::ComputeThinV);
   const VectorD& s = svd.singularValues();
-  const double cut = cutoff(M, s(0));
-  const VectorD inv = s.unaryExpr([&](double v) { return v > cut ? 1 / v : 0.0; });
-  return svd.matrixV() * inv.asDiagonal() * svd.matrixU().transpose();
+  out.cutoff = relative * (s.size() > 0 ? s(0) : 0.0);
+  const VectorD inv = s.unaryExpr([&](double v) { return v > out.cutoff ? 1 / v : 0.0; });
+  out.rank = (s.array() > out.cutoff).count();
+  out.pinv = svd.matrixV() * inv.asDiagonal() * svd.matrixU().transpose();
+  return out;
 }
+
+MatrixD dense_pinv(const MatrixD& M) { return rank_revealing_pinv(M).pinv; }
 
 double spectral_radius(const MatrixD& M) {
   if (M.rows() != M.cols()) throw std::invalid_argument("spectral_radius: the matrix is not square");

@@ -17,6 +17,13 @@ prints one JSON line: a list of {"what", "n", "grid", "m", "d", "c", "iterations
 "best_s"} (seconds per call of each timed run), "what" being "soft_attention" for every (n, m) (n must be a
 square: the grid is √n × √n) and, with --pinv, "pinv" for every m (Newton–Schulz alone on the A of the
 largest n's pooled tokens). Inputs: tokens_on_grid(H, W, d, seed) and N(0, 1) values.
+
+It also ports SOFT's two released pseudo-inverses (released_newton_inv, released_beta_newton_inv), written from
+the behaviour of github:fudan-zvg/SOFT's SOFT/kernel/inverse.py and models/softmax_free_transformer.py:
+
+  /usr/bin/python3 tests/reference/soft_numpy.py --released-fixture tests/reference/fixtures/released_pinv.txt
+writes the fixture that attnlab's released and released-beta pseudo-inverses are compared with
+(tests/property/test_pinv_rules.cpp).
 """
 import argparse
 import json
@@ -86,6 +93,45 @@ def newton_schulz(A, iterations=ITERATIONS, alpha=None):
     return X
 
 
+def released_newton_inv(A, iterations=ITERATIONS, float32_shift=False):
+    """NumPy port of newton_inv in SOFT/kernel/inverse.py (github:fudan-zvg/SOFT), for one m×m matrix A:
+    α = 0.9·2/r², r = max_i Σ_j A_ij (signed row sums of A, before the shift); P = A + 0.01·I; V = αP; then
+    `iterations` times V ← 2V − V P V. torch.eye's I is float32, so the shift it adds is 0.01f: float32_shift
+    reproduces that value, otherwise 0.01 in float64. Returns (V, α, shift)."""
+    r = A.sum(axis=-1).max()
+    alpha = 0.9 * 2 / r ** 2
+    if float32_shift:
+        shifted = np.float32(0.01) * np.eye(A.shape[0], dtype=np.float32)
+    else:
+        shifted = 0.01 * np.eye(A.shape[0])
+    P = A + shifted
+    V = alpha * P
+    for _ in range(iterations):
+        V = 2 * V - V @ P @ V
+    return V, alpha, float(shifted[0, 0])
+
+
+def released_beta_newton_inv(A, iterations=ITERATIONS, max_halvings=10):
+    """NumPy port of SoftmaxFreeNormAttentionKernel.newton_inv in models/softmax_free_transformer.py (SOFT++), for
+    one matrix A: α = 2/r² (r as above), V = αA; while ‖I − A V‖₁ (largest absolute column sum) > 1.01 and fewer
+    than `max_halvings` halvings: α ← α/2, V = αA; then `iterations` times V ← 2V − V A V, met or not.
+    Returns (V, α, halvings, the last ‖I − A V‖₁, and every ‖I − A V‖₁ the loop tested)."""
+    r = A.sum(axis=-1).max()
+    alpha = 2 / r ** 2
+    identity = np.eye(A.shape[0])
+    V = alpha * A
+    pnorms = [np.abs(identity - A @ V).sum(axis=-2).max()]
+    halvings = 0
+    while pnorms[-1] > 1.01 and halvings < max_halvings:
+        alpha *= 0.5
+        V = alpha * A
+        pnorms.append(np.abs(identity - A @ V).sum(axis=-2).max())
+        halvings += 1
+    for _ in range(iterations):
+        V = 2 * V - V @ A @ V
+    return V, alpha, halvings, pnorms[-1], pnorms
+
+
 def soft_attention(Q, V, m, grid_h=0, grid_w=0, iterations=ITERATIONS, sampler="pool"):
     """Ŝ V = Pᵀ(A⁺(P V)) with K = Q, A⁺ by `iterations` Newton–Schulz steps."""
     Qt = bottleneck(Q, m, sampler, grid_h, grid_w)
@@ -152,10 +198,65 @@ def timings(sizes, ms, d=64, c=64, iterations=ITERATIONS, repeat=3, seed=1, pinv
     return out
 
 
+def released_fixture_cases(seed=20261124, iterations=ITERATIONS):
+    """The parity inputs, (name, A, iterations): Gaussian-kernel bottlenecks that 20 iterations invert (gaussian,
+    pooled_grid) or do not (clustered), exactly singular (each token twice) and numerically singular (16 tokens
+    evenly spaced on a segment: κ ~ 1e18), one not symmetric (exp(Q̃ ⊖ K̃), Q̃ ≠ K̃: both released functions start
+    from αA, not αAᵀ, and diverge; 8 iterations stay finite) and one with negative entries, whose signed row sums
+    are not its ∞-norm."""
+    rng = np.random.default_rng(seed)
+    d = 16
+    scale = d ** -0.25  # entries N(0, d^-1/2): unit kernel bandwidth, as attnlab's token ensembles
+    gaussian = scale * rng.standard_normal((16, d))
+    centres = scale * rng.standard_normal((4, d))
+    clustered = centres[np.arange(32) % 4] + 0.1 * scale * rng.standard_normal((32, d))
+    distinct = scale * rng.standard_normal((8, d))
+    keys = scale * rng.standard_normal((16, d))
+    grid = tokens_on_grid(30, 30, 64, seed)
+    pooled = pool_tokens(grid, 30, 30, 36)
+    segment = np.linspace(0, 1, 16)[:, None] * np.full((1, d), d ** -0.5)
+    return [
+        ("gaussian", gaussian_kernel(gaussian, gaussian), iterations),
+        ("clustered", gaussian_kernel(clustered, clustered), iterations),
+        ("duplicated", gaussian_kernel(np.repeat(distinct, 2, axis=0), np.repeat(distinct, 2, axis=0)), iterations),
+        ("segment", gaussian_kernel(segment, segment), iterations),
+        ("pooled_grid", gaussian_kernel(pooled, pooled), iterations),
+        ("asymmetric", gaussian_kernel(gaussian, keys), 8),
+        ("signed", gaussian_kernel(gaussian, gaussian) - 0.4, iterations),
+    ]
+
+
+def write_released_fixture(path, iterations=ITERATIONS):
+    """Writes tests/reference/fixtures/released_pinv.txt, read by tests/property/test_pinv_rules.cpp:
+      case <name> <m> <iterations>, then A as m lines of m numbers;
+      released <α> <shift>, released-float32 <α> <shift>, released-beta <α> <halvings> <‖I − A V‖₁>, each followed
+      by the final iterate V as m lines; then end. Numbers are Python's repr (they read back exactly)."""
+    def rows(M):
+        return "".join(" ".join(repr(float(v)) for v in row) + "\n" for row in M)
+
+    out = ["# attnlab released pseudo-inverse parity fixture, version 1: written by "
+           "/usr/bin/python3 tests/reference/soft_numpy.py --released-fixture " + path + "\n"]
+    for name, A, steps in released_fixture_cases(iterations=iterations):
+        out.append(f"case {name} {A.shape[0]} {steps}\n" + rows(A))
+        for label, float32 in (("released", False), ("released-float32", True)):
+            V, alpha, shift = released_newton_inv(A, steps, float32)
+            out.append(f"{label} {alpha!r} {shift!r}\n" + rows(V))
+        V, alpha, halvings, pnorm, pnorms = released_beta_newton_inv(A, steps)
+        # A norm within rounding of 1.01 could take a different branch in a different summation order.
+        if min(abs(p - 1.01) for p in pnorms) < 1e-9:
+            raise ValueError(f"case {name}: ||I - A V||_1 within 1e-9 of 1.01; the halving count is not robust")
+        out.append(f"released-beta {alpha!r} {halvings} {float(pnorm)!r}\n" + rows(V))
+        out.append("end\n")
+    with open(path, "w") as f:
+        f.write("".join(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", required=True, help="comma-separated token counts (squares: the grid is √n × √n)")
-    ap.add_argument("--m", required=True, help="comma-separated bottleneck sizes (squares ≤ n)")
+    ap.add_argument("--released-fixture", metavar="PATH",
+                    help="write the released pseudo-inverse parity fixture to PATH and exit")
+    ap.add_argument("--n", help="comma-separated token counts (squares: the grid is √n × √n)")
+    ap.add_argument("--m", help="comma-separated bottleneck sizes (squares ≤ n)")
     ap.add_argument("--d", type=int, default=64, help="token dimension")
     ap.add_argument("--c", type=int, default=64, help="value dimension")
     ap.add_argument("--iterations", type=int, default=ITERATIONS, help="Newton–Schulz iterations")
@@ -163,6 +264,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pinv", action="store_true", help="also time Newton–Schulz alone for every m")
     a = ap.parse_args()
+    if a.released_fixture:
+        write_released_fixture(a.released_fixture)
+        return
+    if a.n is None or a.m is None:
+        ap.error("--n and --m are required (unless --released-fixture)")
     try:
         sizes = [int(n) for n in a.n.split(",")]
         ms = [int(m) for m in a.m.split(",")]

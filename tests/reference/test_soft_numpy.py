@@ -6,6 +6,9 @@
   - adaptive average pooling equals a direct per-token loop over PyTorch's cell bounds (⌊·⌋/⌈·⌉ taken with
     exact fractions), including grids the cells do not divide (overlapping cells) and m = n (the identity);
   - the Gaussian kernel equals the elementwise definition exp(−‖q − k‖²/(2√d));
+  - the ports of the released pseudo-inverses: α from the signed row sums of A taken by an explicit loop, the
+    shift (0.01, or 0.01f as float32 builds it), convergence to (A + sI)⁻¹, the released β rule's halvings against
+    a brute-force search over n = 0..10, and its iterations when the rule stays unmet;
   - SOFT attention is exact where the Nyström reconstruction is: with m = n (first sampler, and pool with
     one token per cell) Ŝ = Pᵀ A⁺ P = K, and with tokens constant on every pooling cell (K of rank m) Ŝ = K,
     so Ŝ V = K V for the dense kernel K of the tokens.
@@ -20,8 +23,8 @@ from fractions import Fraction
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from soft_numpy import (gaussian_kernel, newton_alpha, newton_schulz, pool_tokens, soft_attention,  # noqa: E402
-                        tokens_on_grid)
+from soft_numpy import (gaussian_kernel, newton_alpha, newton_schulz, pool_tokens, released_beta_newton_inv,  # noqa: E402
+                        released_newton_inv, soft_attention, tokens_on_grid)
 
 SEED = int(os.environ.get("ATTNLAB_TEST_SEED", "20261124"))
 
@@ -82,6 +85,72 @@ class NewtonSchulz(unittest.TestCase):
         np.testing.assert_array_equal(newton_schulz(A, 0), alpha * A.T)
         X0 = alpha * A.T
         np.testing.assert_allclose(newton_schulz(A, 1), 2 * X0 - X0 @ A @ X0, rtol=1e-14, atol=0)
+
+
+def largest_signed_row_sum(A):
+    """max_i Σ_j A_ij by explicit loops (no abs: the released code's torch.sum)."""
+    return max(sum(float(v) for v in row) for row in A)
+
+
+def one_norm(M):
+    """Largest absolute column sum by explicit loops."""
+    return max(sum(abs(float(M[i, j])) for i in range(M.shape[0])) for j in range(M.shape[1]))
+
+
+class Released(unittest.TestCase):
+    def test_alpha_from_signed_row_sums_of_a_before_the_shift(self):
+        rng = np.random.default_rng(SEED + 20)
+        T = rng.standard_normal((12, 8)) * 8 ** -0.25
+        A = gaussian_kernel(T, T) - 0.3  # negative entries: signed and absolute row sums differ
+        r = largest_signed_row_sum(A)
+        self.assertLess(r, 0.99 * np.abs(A).sum(axis=1).max())
+        _, alpha, _ = released_newton_inv(A, 0)
+        self.assertAlmostEqual(alpha, 1.8 / r ** 2, delta=1e-14 * alpha)
+        V0, _, shift = released_newton_inv(A, 0)
+        np.testing.assert_array_equal(V0, alpha * (A + shift * np.eye(12)))
+
+    def test_shift_values(self):
+        A = np.eye(3) + 0.1
+        self.assertEqual(released_newton_inv(A, 0)[2], 0.01)
+        self.assertEqual(released_newton_inv(A, 0, float32_shift=True)[2], 0.009999999776482582)
+
+    def test_converges_to_the_shifted_inverse(self):
+        """κ(A + sI) ≈ 10 here: sixty steps of e ← e² from e₀ = 1 − αλ² < 1 leave only rounding."""
+        rng = np.random.default_rng(SEED + 21)
+        T = rng.standard_normal((10, 16)) * 16 ** -0.25
+        A = gaussian_kernel(T, T)
+        for float32 in (False, True):
+            with self.subTest(float32_shift=float32):
+                V, _, shift = released_newton_inv(A, 60, float32)
+                ref = np.linalg.inv(A + shift * np.eye(10))
+                np.testing.assert_allclose(V, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+
+    def test_beta_halvings_match_a_brute_force_search(self):
+        rng = np.random.default_rng(SEED + 22)
+        T = rng.standard_normal((16, 16)) * 16 ** -0.25
+        cancelling = np.array([[2.0, -1.9], [-1.9, 2.0]])  # row sums 0.1: α = 200, no n ≤ 10 meets 1.01
+        for A in (gaussian_kernel(T, T), gaussian_kernel(T, T) - 0.4, 0.01 * gaussian_kernel(T, T), cancelling):
+            r = largest_signed_row_sum(A)
+            norms = [one_norm(np.eye(A.shape[0]) - (2 / r ** 2) * 0.5 ** n * (A @ A)) for n in range(11)]
+            expected = next((n for n, v in enumerate(norms) if v <= 1.01), 10)
+            with self.subTest(m=A.shape[0], entry=A[0, 1]):
+                V, alpha, halvings, pnorm, _ = released_beta_newton_inv(A, 20)
+                self.assertEqual(halvings, expected)
+                self.assertAlmostEqual(alpha, 2 / r ** 2 * 0.5 ** expected, delta=1e-14 * alpha)
+                self.assertAlmostEqual(pnorm, norms[expected], delta=1e-12 * norms[expected])
+
+    def test_beta_iterates_even_when_unmet(self):
+        """The rule's loop ends at 10 halvings with ‖I − A V‖₁ > 1.01 and the steps still run from that α (three
+        here: from α_10 = 0.195 the eigenvalue 3.9 has e₀ = 1 − αλ² ≈ −2 and overflows within twenty)."""
+        A = np.array([[2.0, -1.9], [-1.9, 2.0]])
+        V, alpha, halvings, pnorm, _ = released_beta_newton_inv(A, 3)
+        self.assertEqual(halvings, 10)
+        self.assertGreater(pnorm, 1.01)
+        X = alpha * A
+        for _ in range(3):
+            X = 2 * X - X @ A @ X
+        self.assertTrue(np.isfinite(X).all())
+        np.testing.assert_array_equal(V, X)
 
 
 class Pooling(unittest.TestCase):

@@ -89,8 +89,17 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
 // `logits_flag` adds --logits-file, rows of logits for the claims of logit_row_claims().
 // The training claims read <--training-results>/<sweep>.csv (default results/, the committed full runs), or
 // with --retrain train their sweeps (quick or full) into <out>.
+// `extend`, when given, adds the study's own outputs once the claims are checked, from the same claim context.
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
-                             bool soft_flags = false, bool logits_flag = false);
+                             bool soft_flags = false, bool logits_flag = false,
+                             std::function<void(const ClaimContext&, StudyOutput&)> extend = {});
+
+// claims_study of the SOFT pseudo-inverse claims (`patterns`), plus the traces of every --method on each input of
+// soft_pinv_inputs (the --matrix, or each --tokens bottleneck for each --m, default 49): <name>_trace.csv (one row per
+// iteration: residual and error against A, and against A + sI for the released method) and <name>_runs.csv (one row
+// per run: alpha, the beta rule's n and whether it was met, the final numbers, the status); with --save-iterate each
+// final iterate as <name>_iterate_<method>_<input>_m<m>.csv, at full precision.
+StudyDefinition pinv_trace_study(std::string name, std::string description, std::vector<std::string> patterns);
 
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.

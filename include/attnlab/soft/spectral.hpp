@@ -38,8 +38,15 @@ double spectral_radius(const MatrixD& M);    // max |λ| (dense eigen-decomposit
 // one-sided Jacobi otherwise (Eigen 3.4.0's BDCSVD is wrong when most singular values vanish).
 VectorD singular_values(const MatrixD& M);
 
-// The Moore–Penrose pseudo-inverse with singular values below max(rows, cols)·ε·σ₁ taken as zero, by the
-// same two decompositions.
-MatrixD dense_pinv(const MatrixD& M);
+// The Moore–Penrose pseudo-inverse with singular values ≤ cutoff = relative_cutoff·σ₁ taken as zero
+// (relative_cutoff 0: max(rows, cols)·ε, where rounding puts the singular values of a rank-deficient M), by the
+// same two decompositions; `rank` counts the singular values kept.
+struct RankRevealingPinv {
+  MatrixD pinv;
+  Index rank = 0;
+  double cutoff = 0;
+};
+RankRevealingPinv rank_revealing_pinv(const MatrixD& M, double relative_cutoff = 0);
+MatrixD dense_pinv(const MatrixD& M);  // rank_revealing_pinv(M).pinv
 
 }  // namespace attnlab

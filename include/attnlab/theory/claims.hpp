@@ -58,7 +58,7 @@ struct SoftOptions {
   MatrixD matrix;                                   // its contents, read by load_matrix()
 
   void validate() const;  // throws std::invalid_argument naming the parameter
-  // Reads matrix_file: square, finite and not zero, else std::invalid_argument naming "matrix".
+  // Reads matrix_file: square, finite and not zero (singular is fine), else std::invalid_argument naming "matrix".
   void load_matrix();
 };
 
@@ -80,6 +80,16 @@ struct ClaimContext {
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
   ProgressFn progress_for(const std::string& label) const { return progress ? progress(label) : ProgressFn{}; }
 };
+
+// The matrices the SOFT pseudo-inverse claims and traces run on: the user's --matrix (labelled "matrix"), or else
+// the bottleneck matrix (trial 0) of each token ensemble of ctx.soft for each m ≤ n of ctx.soft.m (`default_m` when
+// none is given), labelled by the ensemble.
+struct SoftMatrix {
+  std::string label;
+  Index m = 0;
+  MatrixD A;
+};
+std::vector<SoftMatrix> soft_pinv_inputs(const ClaimContext& ctx, const std::vector<Index>& default_m);
 
 // A verdict that changes when one threshold is halved or doubled.
 struct Fragility {
