@@ -165,15 +165,6 @@ Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
   return c;
 }
 
-// TRANSITIONAL, removed once every family is converted: an old-style check whose evidence is its outcome.
-// Its contradict and support change nothing, so the falsify tests fail for it until it is converted.
-inline Claim unconverted_claim(ClaimText text, std::function<ClaimOutcome(const ClaimContext&)> check) {
-  return make_claim<ClaimOutcome>(std::move(text), {.measure = std::move(check),
-                                                    .judge = [](const ClaimOutcome& o, const Thresholds&) { return o; },
-                                                    .contradict = [](ClaimOutcome&) {},
-                                                    .support = [](ClaimOutcome&) {}});
-}
-
 class ClaimRegistry {
  public:
   void add(Claim claim);  // throws on a duplicate id, or a check that is neither falsifiable nor an identity
