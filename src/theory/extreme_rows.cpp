@@ -1,4 +1,5 @@
 #include <attnlab/core/rng.hpp>
+#include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/theory/extreme_rows.hpp>
 
@@ -161,14 +162,8 @@ std::vector<VectorD> parse_logits_rows(const std::string& csv, const std::string
     std::vector<double> row;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) {
-      std::size_t used = 0;
       double v = 0;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || cell.find_first_not_of(" \t\r", used) != std::string::npos || !std::isfinite(v))
+      if (!parse_number(cell, v) || !std::isfinite(v))
         throw std::invalid_argument(
             text(what, ": '", cell, "' on line ", line_number, " is not a finite number"));
       row.push_back(v);

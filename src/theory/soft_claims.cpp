@@ -4,6 +4,7 @@
 // (Prop 5, 6, Fig 6, eq 15, Lemmas 1, 2), Nyström error and complexity. Each inequality is searched over random
 // ensembles and structured extremes; its worst input is kept as evidence rows and replays with --matrix.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 #include <attnlab/soft/pinv.hpp>
@@ -55,14 +56,8 @@ void SoftOptions::load_matrix() {
     std::vector<double> row;
     std::stringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) {
-      std::size_t used = 0;
       double v = 0;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || cell.find_first_not_of(" \t\r", used) != std::string::npos)
+      if (!parse_number(cell, v))
         throw std::invalid_argument(text("matrix: '", cell, "' in row ", rows.size() + 1, " is not a number"));
       row.push_back(v);
     }

@@ -81,7 +81,9 @@ TEST(StudyOutputs, PeriodicWorstRowReplaysFromItsFile) {
       EXPECT_NE(replay.at(i, "detail").find("--logits-file line 1"), std::string::npos);
     }
   }
-  auto expected = attnlab::logit_row_claims();
+  std::vector<std::string> expected;  // the row-judging claims of this study
+  for (const auto& id : attnlab::logit_row_claims())
+    if (id.starts_with("periodic.")) expected.push_back(id);
   std::sort(ids.begin(), ids.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(ids, expected);

@@ -321,7 +321,9 @@ TEST(PinvRules, ReleasedBetaRuleTakesTheFirstHalvingBelowTheThresholdAndIterates
     EXPECT_EQ(got.beta_rule_met, norm_at(expected) <= 1.01);
     EXPECT_TRUE(test::close(got.alpha, std::ldexp(2 / (r * r), -expected), 4 * sum_rounding(A.rows()), 0));
     EXPECT_TRUE(test::close(got.beta_rule_excess, norm_at(expected) - 1.01, 0, 4 * sum_rounding(A.rows()) * norm_at(expected)));
-    if (!got.diverged) EXPECT_EQ(got.iterations, 20);  // the released count, met or not
+    if (!got.diverged) {
+      EXPECT_EQ(got.iterations, 20);  // the released count, met or not
+    }
     EXPECT_NE(got.status.find(got.beta_rule_met ? "met at n" : "unmet after 10"), std::string::npos) << got.status;
   }
   // Unmet, it still iterates from α_10: three steps (from α_10 = 0.195 the eigenvalue 3.9 has e₀ = 1 − αλ² ≈ −2, so
