@@ -218,6 +218,15 @@ ClaimOutcome judge_growth(const GrowthEvidence& e, const Thresholds& t) {
   return out;
 }
 
+// An estimate moved to `target` as if measured with 100 times the trials: relative errors a tenth as large.
+void measured_precisely_at(Estimate& v, double target) {
+  const double f = target / v.mean / 10;
+  v.se *= f;
+  v.ci_lo = target + (v.ci_lo - v.mean) * f;
+  v.ci_hi = target + (v.ci_hi - v.mean) * f;
+  v.mean = target;
+}
+
 // Every row of the sweep multiplied by N^shift: the fitted exponents move by `shift`, the noise stays.
 void tilt(std::vector<ResultRow>& rows, double shift) {
   for (auto& r : rows) {
@@ -241,12 +250,7 @@ ClaimRules<GrowthEvidence> growth_rules(GrowthClaim claim) {
             for (const auto& [key, r] : first) level[key] = {double(r->N), r->value.mean};
             for (auto& r : e.rows) {
               const auto [N0, mean0] = level[r.quantity + r.activation + extra_value(r, "grid")];
-              const double target = mean0 * std::pow(double(r.N) / N0, e.claim.claimed_exponent);
-              const double f = target / r.value.mean;
-              r.value.se *= f / 10;
-              r.value.ci_lo = target + (r.value.ci_lo - r.value.mean) * f / 10;
-              r.value.ci_hi = target + (r.value.ci_hi - r.value.mean) * f / 10;
-              r.value.mean = target;
+              measured_precisely_at(r.value, mean0 * std::pow(double(r.N) / N0, e.claim.claimed_exponent));
             }
           }};
 }
@@ -567,10 +571,7 @@ void register_poly_claims(ClaimRegistry& r) {
            if (r.activation == "softmax") softmax[r.N] = r.value.mean;
          for (auto& r : e.rows) {
            if (r.activation == "softmax") continue;
-           const double target = 3 * softmax[r.N];
-           r.value.se = r.value.se * target / r.value.mean / 10;
-           r.value.ci_lo = target - 1.96 * r.value.se, r.value.ci_hi = target + 1.96 * r.value.se;
-           r.value.mean = target;
+           measured_precisely_at(r.value, 3 * softmax[r.N]);
          }
        }}));
   r.add(make_claim<MomentEvidence>(
