@@ -347,10 +347,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     std::vector<VectorD> rows;
   };
   auto logits = std::make_shared<LogitsSource>();
-  const auto takes_logits = [](const std::string& id) {
-    const auto& ids = logit_row_claims();
-    return std::find(ids.begin(), ids.end(), id) != ids.end();
-  };
+  const auto takes_logits = [](const std::string& id) { return claim_registry().find(id).judges_logits; };
   study.add_flags = [ids, soft, soft_flags, training, training_flags, logits, logits_flag, matches](CLI::App& app) {
     app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
     if (logits_flag) {
@@ -416,7 +413,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     };
     std::vector<CheckedClaim> checked;
     for (const auto& claim : claim_registry().all()) {
-      const bool chosen = ids->empty() ? matches(claim.id) && (logits->rows.empty() || takes_logits(claim.id))
+      const bool chosen = ids->empty() ? matches(claim.id) && (logits->rows.empty() || claim.judges_logits)
                                        : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
       if (chosen) checked.push_back({&claim, claim.check(claims)});
     }
