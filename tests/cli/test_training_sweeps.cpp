@@ -29,6 +29,17 @@ std::size_t files_ending(const fs::path& dir, const std::string& suffix) {
   return std::size_t(std::count_if(files.begin(), files.end(), [&](const std::string& f) { return f.ends_with(suffix); }));
 }
 
+// Whether some point is finished and another is being trained: a lock file whose point has no result yet.
+bool point_in_progress_after_one_finished(const fs::path& dir) {
+  const auto files = files_under(dir);
+  const auto has = [&](const std::string& f) { return std::find(files.begin(), files.end(), f) != files.end(); };
+  const auto stem = [](const std::string& f) { return f.substr(0, f.rfind('.')); };
+  const bool finished = std::any_of(files.begin(), files.end(), [](const std::string& f) { return f.ends_with(".json"); });
+  return finished && std::any_of(files.begin(), files.end(), [&](const std::string& f) {
+           return f.ends_with(".lock") && !has(stem(f) + ".json");
+         });
+}
+
 }  // namespace
 
 TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
@@ -90,7 +101,9 @@ TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   const std::vector<std::string> slow{"--steps", "30"};
   Child child("k_sweep", sweep_args(killed, slow));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
-  while (child.running() && files_ending(killed / ".partial", ".json") == 0 && std::chrono::steady_clock::now() < deadline)
+  // Killed mid-point: between one point's result and the next point's lock there would be no lock to take over.
+  while (child.running() && !point_in_progress_after_one_finished(killed / ".partial") &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   child.kill(SIGKILL);
   const auto r = child.wait();
