@@ -68,18 +68,18 @@ Estimate estimate(std::span<const double> values, double level) {
   return estimate(w, nonfinite, level);
 }
 
-PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, std::span<const double> y_se,
-                          double level) {
-  if (x.size() != y.size() || x.size() != y_se.size()) throw std::invalid_argument("fit_power_law: size mismatch");
-  if (x.size() < 3) throw std::invalid_argument("fit_power_law: needs at least 3 points");
+namespace {
+
+// Least squares of log y on log x with weights w (all 1 without standard errors); `known_errors` says whether the
+// weights are inverse variances (the interval is then never narrower than the model's) or only relative.
+PowerLawFit fit_log_log(std::span<const double> x, std::span<const double> y, std::span<const double> w, bool known_errors,
+                        double level) {
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  std::vector<double> lx(x.size()), ly(x.size()), w(x.size());
+  std::vector<double> lx(x.size()), ly(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!(x[i] > 0) || !(y[i] > 0)) throw std::invalid_argument("fit_power_law: x and y must be positive");
     lx[i] = std::log(x[i]);
     ly[i] = std::log(y[i]);
-    const double s = std::max(y_se[i] / y[i], 1e-12);
-    w[i] = 1 / (s * s);
     sw += w[i];
     sx += w[i] * lx[i];
     sy += w[i] * ly[i];
@@ -100,12 +100,36 @@ PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, 
     chi2 += w[i] * r * r;
   }
   const double dof = static_cast<double>(x.size() - 2);
-  const double model_var = sw / det;
-  fit.exponent_se = std::sqrt(model_var * std::max(1.0, chi2 / dof));
+  const double scale = known_errors ? std::max(1.0, chi2 / dof) : chi2 / dof;
+  fit.exponent_se = std::sqrt(sw / det * scale);
   const double t = student_t_quantile(0.5 + level / 2, dof);
   fit.ci_lo = fit.exponent - t * fit.exponent_se;
   fit.ci_hi = fit.exponent + t * fit.exponent_se;
   return fit;
+}
+
+void require_points(std::size_t x, std::size_t y) {
+  if (x != y) throw std::invalid_argument("fit_power_law: size mismatch");
+  if (x < 3) throw std::invalid_argument("fit_power_law: needs at least 3 points");
+}
+
+}  // namespace
+
+PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, std::span<const double> y_se,
+                          double level) {
+  require_points(x.size(), y.size());
+  if (x.size() != y_se.size()) throw std::invalid_argument("fit_power_law: size mismatch");
+  std::vector<double> w(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double s = std::max(y_se[i] / y[i], 1e-12);
+    w[i] = 1 / (s * s);
+  }
+  return fit_log_log(x, y, w, true, level);
+}
+
+PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, double level) {
+  require_points(x.size(), y.size());
+  return fit_log_log(x, y, std::vector<double>(x.size(), 1.0), false, level);
 }
 
 }  // namespace attnlab

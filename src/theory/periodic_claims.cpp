@@ -719,14 +719,8 @@ PoleEvidence measure_poles(const ClaimContext& ctx) {
   return e;
 }
 
-PowerLawFit jump_fit(const std::vector<double>& steps, const std::vector<double>& jumps) {
-  std::vector<double> se;
-  for (double v : jumps) se.push_back(1e-3 * v);  // deterministic: a nominal 0.1% spread
-  return fit_power_law(steps, jumps, se);
-}
-
 ClaimOutcome judge_poles(const PoleEvidence& e, const Thresholds& t) {
-  const auto fs = jump_fit(e.steps, e.frob_jump), fg = jump_fit(e.steps, e.g_jump);
+  const auto fs = fit_power_law(e.steps, e.frob_jump), fg = fit_power_law(e.steps, e.g_jump);
   // A jump point keeps its jump as the step shrinks; a continuous map's steps shrink with h.
   ClaimOutcome out{.verdict = fs.exponent < t(kJumpExponent) ? Verdict::holds : Verdict::violated,
                    .measured = fs.exponent, .ci_lo = fs.ci_lo, .ci_hi = fs.ci_hi};

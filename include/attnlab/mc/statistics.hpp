@@ -53,5 +53,8 @@ struct PowerLawFit {
 // Throws std::domain_error when the points cannot determine a slope (all SE infinite, one x).
 PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, std::span<const double> y_se,
                           double level = 0.95);
+// Unweighted fit for points without a standard error (deterministic values, timings): the residual scatter alone
+// sets the interval, so points exactly on a line get a zero-width one.
+PowerLawFit fit_power_law(std::span<const double> x, std::span<const double> y, double level = 0.95);
 
 }  // namespace attnlab
