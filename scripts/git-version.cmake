@@ -5,7 +5,9 @@ find_package(Git QUIET)
 if(GIT_FOUND AND EXISTS "${SOURCE_DIR}/.git")
   execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse --short=12 HEAD WORKING_DIRECTORY "${SOURCE_DIR}"
                   OUTPUT_VARIABLE sha OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  execute_process(COMMAND "${GIT_EXECUTABLE}" status --porcelain --untracked-files=no WORKING_DIRECTORY "${SOURCE_DIR}"
+  # Outputs in results/ do not change what was built: only sources make a build dirty.
+  execute_process(COMMAND "${GIT_EXECUTABLE}" status --porcelain --untracked-files=no -- . ":(exclude)results"
+                  ":(exclude)runs" WORKING_DIRECTORY "${SOURCE_DIR}"
                   OUTPUT_VARIABLE status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(status)
     set(dirty "true")

@@ -1,3 +1,5 @@
+#include <attnlab/core/machine.hpp>
+#include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
 #include <attnlab/io/metadata.hpp>
@@ -13,11 +15,13 @@
 #include <omp.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <utility>
 
 namespace attnlab::io {
 
@@ -80,6 +84,24 @@ std::string shell_word(const std::string& word) {
   return quoted + "'";
 }
 
+// Without --out a run writes its own folder under runs/ (ignored by git), named by its arguments so that
+// rerunning the same command resumes it and another command never overwrites it.
+std::filesystem::path default_out(const std::string& study, const std::vector<std::string>& args) {
+  std::string key;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--out" || a == "--threads") {
+      ++i;
+      continue;
+    }
+    if (a.starts_with("--out=") || a.starts_with("--threads=")) continue;
+    key += a + '\n';
+  }
+  char hash[16];
+  std::snprintf(hash, sizeof hash, "%08llx", static_cast<unsigned long long>(hash_string(key) & 0xffffffffULL));
+  return std::filesystem::path("runs") / (study + "-" + hash);
+}
+
 nlohmann::json resolved_config(const StudyOptions& o, bool ensemble) {
   nlohmann::json j{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
                    {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
@@ -135,20 +157,52 @@ std::vector<std::string> config_arguments(const std::string& file, const CLI::Ap
   return args;
 }
 
-void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
-  app.add_option("--out", o.out, "output directory")->capture_default_str();
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      diagonal = std::exchange(row[j], std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])}));
+  }
+  return row[b.size()];
+}
+
+// An argument that looks like a flag but is none of the app's gets one line with the closest flag's name
+// (CLI11's own message lists the stray words without saying which flag was meant).
+void refuse_unknown_flags(const CLI::App& app, const std::vector<std::string>& args) {
+  for (const auto& arg : args) {
+    if (!arg.starts_with("--") || arg == "--") continue;
+    const auto flag = arg.substr(0, arg.find('='));
+    if (app.get_option_no_throw(flag) || flag == "--help") continue;
+    std::string closest;
+    std::size_t best = std::max<std::size_t>(2, flag.size() / 3) + 1;
+    for (const auto* option : app.get_options())
+      for (const auto& name : option->get_lnames())
+        if (const auto d = edit_distance(flag, "--" + name); d < best) best = d, closest = "--" + name;
+    throw std::invalid_argument(closest.empty() ? text("unknown flag ", flag, " (--help lists the flags)")
+                                                : text("unknown flag ", flag, " (did you mean ", closest, "?)"));
+  }
+}
+
+void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& study) {
+  const bool ensemble = study.ensemble_flags;
+  app.add_option("--out", o.out,
+                 "output directory (default: runs/<study>-<hash of the other arguments>; rerunning the command resumes it)");
   // CLI11 would wrap a negative seed to 2^64 - 1 silently.
   const CLI::Validator non_negative(
       [](std::string& v) { return v.rfind('-', 0) == 0 ? "must be at least 0 (got " + v + ")" : std::string(); }, "",
       "non-negative");
   app.add_option("--seed", o.seed, "seed of every random stream")->check(non_negative)->capture_default_str();
-  app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (default: the study's own)");
+  if (study.monte_carlo)
+    app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (default: the study's own)");
   app.add_option("--threads", o.threads, "OpenMP threads (0: all hardware threads)")->capture_default_str();
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
   app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");
-  app.add_option("--backend", o.backend,
-                 "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU) where the study supports them")
-      ->capture_default_str();
+  if (study.accelerated)
+    app.add_option("--backend", o.backend, "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU)")
+        ->capture_default_str();
   if (!ensemble) return;
   app.add_option("--N", o.N, "sequence lengths, comma-separated")->delimiter(',')->capture_default_str();
   app.add_option("--D", o.D, "embedding dimensions")->delimiter(',')->capture_default_str();
@@ -176,6 +230,17 @@ void add_common_flags(CLI::App& app, StudyOptions& o, bool ensemble) {
   app.add_option("--precision", o.precision, "float or double")->capture_default_str();
 }
 
+// The tiled engine never holds an N x N matrix: a trial keeps X (N x D), its projections and their gradients
+// (N x d each) and tiles, per thread (measured: 62 MB in all at N = 32768, D = d = 64, 2 threads; this estimate
+// says 200 MB per thread). Sizes beyond the machine's memory are refused here rather than failing in an allocation.
+void refuse_what_cannot_fit(const EnsembleSpec& e, int threads) {
+  const double entries = 4 * double(e.N) * double(e.D + 2 * e.d) + 2 * double(e.D) * double(e.d);
+  const double bytes = 8 * entries * threads, memory = physical_memory_bytes();
+  if (bytes > memory)
+    throw std::invalid_argument(text("N: ", e.N, " (with D = ", e.D, ", d = ", e.d, ", ", threads, " threads) needs about ",
+                                     sig(bytes / 1e9, 3), " GB, more than this machine's ", sig(memory / 1e9, 3), " GB"));
+}
+
 void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   if (o.threads < 0) throw std::invalid_argument(text("threads must be at least 0 (got ", o.threads, ")"));
   const Backend backend = parse_backend(o.backend);
@@ -191,7 +256,13 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   non_empty("sigma-x", o.sigma_x.size());
   non_empty("sigma-t", o.sigma_t.size());
   non_empty("activation", o.activations.size());
-  for (const auto& e : o.ensembles()) e.validate();
+  // Checked whether or not an activation reads it: a value outside the documented range is a typo either way.
+  for (double a : o.alpha)
+    if (!(a >= 0) || !std::isfinite(a)) throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", a, ")"));
+  for (const auto& e : o.ensembles()) {
+    e.validate();
+    refuse_what_cannot_fit(e, o.threads > 0 ? o.threads : omp_get_max_threads());
+  }
   parse_precision(o.precision);
   for (const auto& a : o.activation_specs())
     for (const auto& e : o.ensembles()) a.validate(e.N, e.d);
@@ -230,7 +301,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   const auto start = std::chrono::steady_clock::now();
   StudyOptions options = study.defaults;
   CLI::App app{study.description, study.name};
-  add_common_flags(app, options, study.ensemble_flags);
+  add_common_flags(app, options, study);
   if (study.add_flags) study.add_flags(app);
   const auto fail = [&](const std::string& message, int code) {
     std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
@@ -254,8 +325,11 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     }
     options.command = argv[0];
     for (int i = 1; i < argc; ++i) options.command += " " + shell_word(argv[i]);
+    refuse_unknown_flags(app, args);
+    const auto given_args = args;
     std::reverse(args.begin(), args.end());
     app.parse(args);
+    if (app.count("--out") == 0) options.out = default_out(study.name, given_args);
     for (const auto* option : app.get_options())
       if (option->count() > 0) options.given.push_back(option->get_name());
     if (options.quick && study.ensemble_flags) {
@@ -267,7 +341,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
       use_quick("--d", options.d, study.quick_defaults.d);
       use_quick("--p", options.p, study.quick_defaults.p);
     }
-    if (app.count("--trials") > 0 && options.trials < 1)
+    if (options.was_given("--trials") && options.trials < 1)
       throw std::invalid_argument(text("trials must be at least 1 (got ", options.trials, ")"));
     // Trial counts are 32-bit downstream: a larger one would wrap silently (to 0: the default).
     if (options.trials > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
@@ -288,7 +362,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   try {
     if (options.threads > 0) omp_set_num_threads(options.threads);
     JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"), git_description());
-    ProgressBar progress;
+    ProgressBar progress(study.name);
     StudyContext ctx{&checkpoint, &progress, {}};
     const auto output = study.run(options, ctx);
     if (checkpoint.resumed() > 0)
@@ -300,9 +374,12 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
                                     r.activation, " at N=", r.N, " D=", r.D, " d=", r.d, " (excluded; row marked)"));
     write_atomically(options.out / (study.name + ".csv"), to_csv(output.rows));
     for (const auto& [name, content] : output.files) write_atomically(options.out / name, content);
-    for (const auto& f : output.figures) {
+    progress.stage("writing outputs");
+    const auto drawn = progress.task("figures");
+    for (std::size_t i = 0; i < output.figures.size(); ++i) {
       std::string warning;
-      if (!draw_png(f, options.out, warning)) ctx.warnings.push_back(warning);
+      if (!draw_png(output.figures[i], options.out, warning)) ctx.warnings.push_back(warning);
+      drawn(std::uint32_t(i + 1), std::uint32_t(output.figures.size()));
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto config = resolved_config(options, study.ensemble_flags);
@@ -316,6 +393,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
     checkpoint.remove();
     for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
+    std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s s\n", study.name.c_str(),
+                 output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(), sig(wall, 3).c_str());
     return 0;
   } catch (const std::exception& e) {  // past validation: a failure, not bad input
     return fail(e.what(), 1);
@@ -411,11 +490,15 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
         rows = rows_from_csv(read_file(csv), csv.string());
       return rows;
     };
+    std::vector<const Claim*> chosen;
+    for (const auto& claim : claim_registry().all())
+      if (ids->empty() ? matches(claim.id) && (logits->rows.empty() || claim.judges_logits)
+                       : std::find(ids->begin(), ids->end(), claim.id) != ids->end())
+        chosen.push_back(&claim);
     std::vector<CheckedClaim> checked;
-    for (const auto& claim : claim_registry().all()) {
-      const bool chosen = ids->empty() ? matches(claim.id) && (logits->rows.empty() || claim.judges_logits)
-                                       : std::find(ids->begin(), ids->end(), claim.id) != ids->end();
-      if (chosen) checked.push_back({&claim, claim.check(claims)});
+    for (const auto* claim : chosen) {
+      ctx.progress->stage(text("claim ", checked.size() + 1, "/", chosen.size(), " ", claim->id));
+      checked.push_back({claim, claim->check(claims)});
     }
     StudyOutput out;
     Figure summary{name, "measured / claimed per claim (1 = agreement)", "", "measured / claimed", false, true, {}, {}};

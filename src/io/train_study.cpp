@@ -178,6 +178,7 @@ StudyDefinition train_study() {
   s.name = "train";
   s.description = "train the ViT mini-trainer and record loss, accuracy and attention norms";
   s.ensemble_flags = false;
+  s.monte_carlo = false;
   s.add_flags = [flags](CLI::App& app) {
     auto& f = *flags;
     app.add_option("--model", f.model, "vit-tiny, small or micro")->capture_default_str();
@@ -198,7 +199,7 @@ StudyDefinition train_study() {
     app.add_option("--batch", f.batch, "batch size")->capture_default_str();
     app.add_option("--lr", f.lr, "peak learning rate")->capture_default_str();
     app.add_option("--min-lr", f.min_lr, "final learning rate of the cosine schedule")->capture_default_str();
-    app.add_option("--warmup", f.warmup, "linear warm-up steps")->capture_default_str();
+    app.add_option("--warmup", f.warmup, "linear warm-up steps (default: a tenth of --steps, at most 100)");
     app.add_option("--weight-decay", f.weight_decay, "AdamW weight decay")->capture_default_str();
     app.add_option("--clip", f.clip, "global gradient-norm clip (0: none)")->capture_default_str();
     app.add_option("--label-smoothing", f.label_smoothing, "label smoothing in [0, 1)")->capture_default_str();
@@ -209,6 +210,7 @@ StudyDefinition train_study() {
     app.add_option("--checkpoint-every", f.checkpoint_every, "steps between checkpoints")->capture_default_str();
   };
   s.validate = [flags](const StudyOptions& o) {
+    if (!o.was_given("--warmup")) flags->warmup = std::min(100L, flags->steps / 10);
     if (o.quick) {  // a CI-sized run: every stage, little compute
       flags->steps = std::min(flags->steps, 20L), flags->warmup = std::min({flags->warmup, 5L, flags->steps});
       flags->train_limit = flags->train_limit > 0 ? flags->train_limit : 2000;

@@ -523,6 +523,7 @@ StudyDefinition training_sweep_study(const std::string& name) {
   s.name = sweep.name;
   s.description = sweep.description;
   s.ensemble_flags = false;
+  s.monte_carlo = false;
   s.add_flags = [&sweep, grid](CLI::App& app) {
     auto& g = *grid;
     const auto has = [&](const char* f) { return std::find(sweep.grid_flags.begin(), sweep.grid_flags.end(), f) != sweep.grid_flags.end(); };

@@ -5,6 +5,7 @@
 // ensembles and structured extremes; its worst input is kept as evidence rows and replays with --matrix.
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/csv_number.hpp>
+#include <attnlab/core/machine.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 #include <attnlab/soft/pinv.hpp>
@@ -35,6 +36,11 @@ namespace attnlab {
 void SoftOptions::validate() const {
   if (n < 1) throw std::invalid_argument(text("n must be at least 1 (got ", n, ")"));
   if (d < 1) throw std::invalid_argument(text("d must be at least 1 (got ", d, ")"));
+  // The full kernel of n tokens is n x n; a size beyond memory is refused before anything is allocated.
+  const double kernel_bytes = 8 * double(n) * double(n), memory = physical_memory_bytes();
+  if (kernel_bytes > memory)
+    throw std::invalid_argument(text("n: ", n, " tokens need a ", sig(kernel_bytes / 1e9, 3), " GB kernel, more than this "
+                                     "machine's ", sig(memory / 1e9, 3), " GB"));
   for (Index v : m) {
     if (v < 1) throw std::invalid_argument(text("m must be at least 1 (got ", v, ")"));
     if (v > n) throw std::invalid_argument(text("m must not exceed n = ", n, " (got ", v, ")"));

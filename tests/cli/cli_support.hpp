@@ -75,7 +75,8 @@ struct Run {
 // A study binary running in the background with stdout and stderr captured to files.
 class Child {
  public:
-  Child(const std::string& study, const std::vector<std::string>& args) {
+  // `cwd`: the directory it runs in (empty: the test's own).
+  Child(const std::string& study, const std::vector<std::string>& args, const fs::path& cwd = {}) {
     static int serial = 0;
     const auto stem = fs::temp_directory_path() /
                       ("attnlab_cli_" + std::to_string(::getpid()) + "_" + std::to_string(serial++));
@@ -89,6 +90,7 @@ class Child {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, out_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
     const int rc = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + binary);
@@ -134,7 +136,9 @@ class Child {
 };
 
 // Runs a study binary to completion.
-inline Run run(const std::string& study, const std::vector<std::string>& args) { return Child(study, args).wait(); }
+inline Run run(const std::string& study, const std::vector<std::string>& args, const fs::path& cwd = {}) {
+  return Child(study, args, cwd).wait();
+}
 
 // A CSV as header → column index and rows of fields (RFC 4180 quotes, no embedded newlines).
 struct Csv {

@@ -14,6 +14,8 @@ using namespace attnlab::test::cli;
 namespace {
 
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
+// Studies without Monte-Carlo trials: they take no --trials.
+const std::vector<std::string> training_studies{"train", "k_sweep", "activation_table", "training_norms", "alpha_sweep"};
 const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds",   "relu_scaling",
                                            "periodic_properties", "soft_spectral", "newton_pinv", "soft_complexity",
                                            "verify", "train", "k_sweep", "activation_table", "training_norms",
@@ -73,6 +75,11 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--k", "0"}, {"k"}},
         {s, {"--convention", "sideways"}, {"convention"}},
         {s, {"--precision", "half"}, {"precision"}},
+        {s, {"--backend", "gpu"}, {"backend", "gpu"}},
+        {s, {"--activation", "softmax", "--alpha", "-1"}, {"alpha"}},  // checked though softmax reads no alpha
+        {s, {"--N", "99999999999"}, {"N", "GB"}},                    // refused before any allocation
+        {s, {"--N", "50000000", "--trials", "1"}, {"N", "GB"}},
+        {s, {"--trails", "10"}, {"--trails", "--trials"}},
         {s, {"--backend", "thrust", "--activation", "sinmax"}, {"backend", "thrust", "sinmax", "cpu"}},
         {s, {"--backend", "thrust", "--activation", "softmax+prenorm"}, {"backend", "thrust", "cpu"}},
         {s, {}, {"N"}, "N = [8, 0]\n"},
@@ -90,7 +97,7 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--threads", "-1"}, {"threads"}},
         {s, {"--seed", "-1"}, {"seed"}},
         {s, {"--frobnicate"}, {"--frobnicate"}},
-        {s, {"--backend", "gpu"}, {"backend", "gpu"}},
+        {s, {"--seeed", "3"}, {"--seeed", "--seed"}},  // the closest flag is named
         {s, {"--config", "/nonexistent/attnlab.toml"}, {"config"}},
         {s, {}, {"config"}, "trials = [1\n"},                       // malformed TOML
         {s, {}, {"config", "frobnicate"}, "frobnicate = 1\n"},      // unknown key
@@ -103,6 +110,7 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--m", "0"}, {"m"}},
         {s, {"--n", "64", "--m", "100"}, {"m"}},
         {s, {"--n", "0"}, {"n"}},
+        {s, {"--n", "9999999"}, {"n", "GB"}},
         {s, {"--d", "0"}, {"d"}},
         {s, {"--sampler", "middle"}, {"sampler", "middle"}},
         {s, {"--tokens", "fractal"}, {"tokens", "fractal"}},
@@ -249,27 +257,24 @@ TEST(BadInput, UnwritableOutExitsTwoNamingOut) {
   }
 }
 
-// Every study but the ensemble sweeps runs on the cpu backend only; those need a usable GPU for cuda.
+// Only the ensemble sweeps take --backend, and they need a usable GPU for cuda.
 TEST(BadInput, BackendsAStudyCannotUseAreAClearError) {
   const bool gpu = attnlab::accel::cuda_unavailable_reason().empty();
   for (const auto& study : all_studies) {
     const bool accelerated = std::find(ensemble_studies.begin(), ensemble_studies.end(), study) != ensemble_studies.end();
-    if (!accelerated) {
-      const ScratchDir dir("thrust_backend");
-      const auto r = run(study, {"--quick", "--backend", "thrust", "--out", (dir / "out").string()});
-      expect_one_line_naming(r, study, {"backend", "thrust", "cpu"});
-      EXPECT_FALSE(fs::exists(dir / "out"));
-    }
     if (accelerated && gpu) continue;
     const ScratchDir dir("cuda_backend");
     const auto r = run(study, {"--quick", "--backend", "cuda", "--out", (dir / "out").string()});
-    expect_one_line_naming(r, study, {"backend", "cuda", "cpu"});
+    if (accelerated)
+      expect_one_line_naming(r, study, {"backend", "cuda", "cpu"});
+    else
+      expect_one_line_naming(r, study, {"unknown", "--backend"});
     EXPECT_FALSE(fs::exists(dir / "out"));
   }
 }
 
 TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
-  const std::vector<std::string> common{"--out", "--seed", "--trials", "--threads", "--quick", "--config", "--backend"};
+  const std::vector<std::string> common{"--out", "--seed", "--threads", "--quick", "--config"};
   const std::vector<std::string> ensemble{"--N", "--D", "--d", "--p", "--k", "--sigma-x", "--sigma-t", "--activation",
                                           "--convention", "--precision"};
   for (const auto& study : all_studies) {
@@ -279,8 +284,12 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     auto flags = common;
+    const bool monte_carlo =
+        std::find(training_studies.begin(), training_studies.end(), study) == training_studies.end();
+    EXPECT_EQ(names(r.out, "--trials"), monte_carlo) << "--trials listed only by the Monte-Carlo studies:\n" << r.out;
     if (study == "poly_frobenius" || study == "poly_gradient") {
       flags.insert(flags.end(), ensemble.begin(), ensemble.end());
+      flags.push_back("--backend");
       // --activation lists every registered name and transform.
       for (const auto& info : attnlab::activation_registry()) flags.push_back(info.name);
       for (const char* transform : {"prenorm", "prenorm-released", "qkln"}) flags.push_back(transform);
@@ -288,6 +297,8 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     if (study == "verify") flags.push_back("--claims");
     if (study == "periodic_properties") flags.push_back("--logits-file");
     for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
+    if (std::find(flags.begin(), flags.end(), "--backend") == flags.end())
+      EXPECT_FALSE(names(r.out, "--backend")) << "--backend listed by a cpu-only study:\n" << r.out;
     EXPECT_FALSE(fs::exists(dir / "out"));
   }
 }

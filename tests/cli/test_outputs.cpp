@@ -20,6 +20,29 @@ TEST(StudyOutputs, PolyFrobeniusWritesTheContract) {
   EXPECT_FALSE(fs::exists(dir / ".partial"));
 }
 
+// Without --out a run writes runs/<study>-<hash of its arguments>/ where it is started: the same command finds its
+// folder again (and would resume there), another command gets its own, and --threads does not count.
+TEST(StudyOutputs, DefaultOutputFolderIsNamedByTheArguments) {
+  const ScratchDir dir("default_out");
+  const std::vector<std::string> base{"--quick", "--activation", "poly", "--p", "1", "--k", "1", "--N", "8,16"};
+  auto threads = base, other = base;
+  threads.insert(threads.end(), {"--threads", "1"});
+  other.insert(other.end(), {"--seed", "2"});
+  for (const auto& args : {base, threads, other}) {
+    const auto r = run("poly_frobenius", args, dir.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("poly_frobenius: wrote "), std::string::npos) << "a closing summary: " << r.err;
+  }
+  std::vector<std::string> folders;
+  for (const auto& e : fs::directory_iterator(dir / "runs")) folders.push_back(e.path().filename().string());
+  std::sort(folders.begin(), folders.end());
+  ASSERT_EQ(folders.size(), 2u) << ::testing::PrintToString(folders);
+  for (const auto& f : folders) {
+    EXPECT_EQ(f.rfind("poly_frobenius-", 0), 0u) << f;
+    EXPECT_TRUE(fs::exists(dir / "runs" / f / "poly_frobenius.csv")) << f;
+  }
+}
+
 TEST(StudyOutputs, GridFlagsAreListsAndEachCurveGetsItsOwnFit) {
   const ScratchDir dir("grid");
   const auto r = run("poly_frobenius", {"--quick", "--activation", "poly", "--p", "1", "--k", "1", "--sigma-x",

@@ -120,6 +120,15 @@ std::vector<std::string> train_args(const fs::path& out, const std::string& step
   return {"--quick", "--model", "micro", "--steps", steps, "--checkpoint-every", checkpoint_every, "--seed", "3", "--out", out.string()};
 }
 
+// The warm-up follows --steps unless given: a short run is not refused for the default's 100 steps.
+TEST(Robustness, ShortTrainingRunsWithTheDefaultWarmUp) {
+  const ScratchDir dir("train_short");
+  const auto r = run("train", {"--model", "micro", "--steps", "10", "--train-limit", "256", "--validation", "64",
+                               "--batch", "16", "--eval-every", "5", "--out", (dir / "out").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(dir / "out" / "train.json").find(":warmup=1:"), std::string::npos) << "a tenth of 10 steps";
+}
+
 TEST(Robustness, KilledTrainingResumesToTheUninterruptedCsv) {
   const ScratchDir dir("train_resume");
   const auto killed = dir / "killed", reference = dir / "reference";

@@ -1,21 +1,45 @@
 #pragma once
-// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+// Progress of a run on stderr: on a terminal one line redrawn in place (stage, task, bar, rate, ETA); otherwise
+// (CI logs, pipes) a status line every ten seconds, so that a long run is never silent and a short one prints
+// nothing.
 #include <attnlab/mc/driver.hpp>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace attnlab::io {
 
 class ProgressBar {
  public:
-  ProgressBar();
+  // `status_interval`: how often a status line is written when stderr is not a terminal.
+  explicit ProgressBar(std::string program, std::chrono::milliseconds status_interval = std::chrono::seconds(10));
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
+
+  void stage(std::string what);                // what the run does now, e.g. "claim 3/73 poly.frob_growth"
   ProgressFn task(const std::string& label);  // a callback for one task's trials
 
  private:
-  bool enabled_;
-  std::chrono::steady_clock::time_point last_draw_{};
+  using Clock = std::chrono::steady_clock;
+  std::string line() const;  // the status, under mutex_
+  void draw();               // on a terminal: the status in place, at most ten times a second
+  void heartbeat();
+
+  const std::string program_;
+  const std::chrono::milliseconds status_interval_;
+  const bool terminal_;
+  const Clock::time_point start_ = Clock::now();
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::string stage_, task_;
+  std::uint32_t done_ = 0, total_ = 0;
+  Clock::time_point task_start_{}, last_draw_{};
+  std::thread heartbeat_;
 };
 
 }  // namespace attnlab::io

@@ -21,7 +21,7 @@
 namespace attnlab::io {
 
 struct StudyOptions {
-  std::filesystem::path out = "results";
+  std::filesystem::path out;  // empty: runs/<study>-<hash of the arguments>
   std::uint64_t seed = 1;
   std::int64_t trials = 0;  // 0: the study's default
   int threads = 0;           // 0: every hardware thread
@@ -66,7 +66,8 @@ struct StudyDefinition {
   std::string name;
   std::string description;
   bool ensemble_flags = true;  // --N --D --d --p --k --sigma-x --sigma-t --activation ...
-  bool accelerated = false;    // runs on --backend thrust and cuda too
+  bool accelerated = false;    // takes --backend: runs on thrust and cuda too
+  bool monte_carlo = true;     // takes --trials
   StudyOptions defaults{};
   StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
   std::function<void(CLI::App&)> add_flags{};           // study-specific flags
