@@ -459,13 +459,26 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     app.add_option("--max-iterations", soft->max_iterations, "Newton-Schulz iteration cap")->capture_default_str();
     app.add_option("--matrix", soft->matrix_file,
                    "a square matrix as CSV, pseudo-inverted in place of the generated bottleneck matrices");
+    app.add_option("--tokens-file", soft->tokens_file,
+                   "tokens as CSV, one per row (n rows of d numbers; they set --n and --d), in place of every token "
+                   "ensemble and structured extreme of the claims that draw tokens (landmarks sampled at random); "
+                   "evidence rows label them tokens_file");
   };
-  study.validate = [ids, soft, matches, logits, takes_logits](const StudyOptions&) {
+  study.validate = [ids, soft, matches, logits, takes_logits](const StudyOptions& o) {
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
-    soft->validate();
     soft->load_matrix();
+    const Index n_flag = soft->n, d_flag = soft->d;
+    soft->load_tokens();
+    const auto agrees_with_file = [&](const std::string& flag, Index given, Index read, const std::string& what) {
+      if (!soft->tokens_file.empty() && o.was_given("--" + flag) && given != read)
+        throw std::invalid_argument(text(flag, ": --", flag, " ", given, " disagrees with the ", read, " ", what,
+                                         " of tokens-file '", soft->tokens_file, "' (leave --", flag, " out: the file sets it)"));
+    };
+    agrees_with_file("n", n_flag, soft->n, "tokens");
+    agrees_with_file("d", d_flag, soft->d, "entries per token");
+    soft->validate();  // after the tokens file, which sets n
     if (logits->file.empty()) return;
     if (!std::filesystem::is_regular_file(logits->file))
       throw std::invalid_argument(text("logits-file: cannot read '", logits->file, "'"));

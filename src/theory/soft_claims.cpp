@@ -2,7 +2,8 @@
 // (Prop 1, 2, Fig 5, eq 12, the β rule, non-singular bottlenecks), spectra of softmax and Gaussian-kernel attention
 // (Prop 3 as written and as used, Prop 4), growth of the bottleneck's pseudo-inverse with and without normalisation
 // (Prop 5, 6, Fig 6, eq 15, Lemmas 1, 2), Nyström error and complexity. Each inequality is searched over random
-// ensembles and structured extremes; its worst input is kept as evidence rows and replays with --matrix.
+// ensembles and structured extremes; its worst input is kept as evidence rows and replays with --matrix (its tokens,
+// where the claim's object is tokens, with --tokens-file, which replaces every token set the claims draw).
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/machine.hpp>
@@ -52,10 +53,13 @@ void SoftOptions::validate() const {
   if (max_iterations < 1) throw std::invalid_argument(text("max-iterations must be at least 1 (got ", max_iterations, ")"));
 }
 
-void SoftOptions::load_matrix() {
-  if (matrix_file.empty()) return;
-  std::ifstream in(matrix_file);
-  if (!in) throw std::invalid_argument(text("matrix: cannot read '", matrix_file, "'"));
+namespace {
+
+// The rows of numbers of a CSV file (blank lines skipped), std::invalid_argument naming `what` when it cannot be read or
+// a cell (an empty one included) is not a number; rows are numbered among the non-blank ones.
+std::vector<std::vector<double>> read_number_rows(const std::string& file, const std::string& what) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument(text(what, ": cannot read '", file, "'"));
   std::vector<std::vector<double>> rows;
   for (std::string line; std::getline(in, line);) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -64,13 +68,23 @@ void SoftOptions::load_matrix() {
     for (std::string cell; std::getline(cells, cell, ',');) {
       double v = 0;
       if (!parse_number(cell, v))
-        throw std::invalid_argument(text("matrix: '", cell, "' in row ", rows.size() + 1, " is not a number"));
+        throw std::invalid_argument(text(what, ": '", cell, "' in row ", rows.size() + 1, " is not a number"));
       row.push_back(v);
     }
+    if (line[line.find_last_not_of(" \t\r")] == ',')  // getline drops a trailing empty cell
+      throw std::invalid_argument(text(what, ": '' in row ", rows.size() + 1, " is not a number"));
     rows.push_back(std::move(row));
   }
+  if (rows.empty()) throw std::invalid_argument(text(what, ": '", file, "' is empty"));
+  return rows;
+}
+
+}  // namespace
+
+void SoftOptions::load_matrix() {
+  if (matrix_file.empty()) return;
+  const auto rows = read_number_rows(matrix_file, "matrix");
   const Index m = static_cast<Index>(rows.size());
-  if (m == 0) throw std::invalid_argument(text("matrix: '", matrix_file, "' is empty"));
   matrix.resize(m, m);
   for (Index i = 0; i < m; ++i) {
     if (static_cast<Index>(rows[std::size_t(i)].size()) != m)
@@ -80,6 +94,28 @@ void SoftOptions::load_matrix() {
   }
   if (!matrix.allFinite()) throw std::invalid_argument("matrix: has non-finite entries");
   if (matrix.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("matrix: is zero (no alpha: ||A|| = 0)");
+}
+
+void SoftOptions::load_tokens() {
+  if (tokens_file.empty()) return;
+  if (!matrix_file.empty())
+    throw std::invalid_argument("tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
+  const auto rows = read_number_rows(tokens_file, "tokens-file");
+  const Index count = static_cast<Index>(rows.size()), dim = static_cast<Index>(rows.front().size());
+  file_tokens.resize(count, dim);
+  for (Index i = 0; i < count; ++i) {
+    const auto& row = rows[std::size_t(i)];
+    if (static_cast<Index>(row.size()) != dim)
+      throw std::invalid_argument(text("tokens-file: row ", i + 1, " has ", row.size(), " entries, expected ", dim,
+                                       " (every token has the d entries of row 1)"));
+    for (Index j = 0; j < dim; ++j) {
+      if (!std::isfinite(row[std::size_t(j)]))
+        throw std::invalid_argument(text("tokens-file: row ", i + 1, " has a non-finite entry (", row[std::size_t(j)], ")"));
+      file_tokens(i, j) = row[std::size_t(j)];
+    }
+  }
+  n = count;
+  d = dim;
 }
 
 namespace {
@@ -148,13 +184,39 @@ TokenSpec token_spec(const std::string& kind, Index n, Index d) {
 
 Index grid_side(Index n) { return static_cast<Index>(std::llround(std::sqrt(double(n)))); }
 
-// The bottleneck matrix A (m×m) of `kind` tokens: grids are pooled, the others sampled at random.
-MatrixD bottleneck_matrix(const ClaimContext& ctx, const std::string& kind, Index m, std::uint32_t trial) {
-  const auto spec = token_spec(kind, ctx.soft.n, ctx.soft.d);
-  const MatrixD T = draw_tokens(spec, ctx.seed, trial);
-  const bool grid = spec.kind == TokenEnsemble::grid;
-  const BottleneckSpec b{grid ? Sampler::pool : Sampler::random, m, spec.grid_h, spec.grid_w};
-  return gaussian_kernel(bottleneck_tokens(T, b, ctx.seed + trial), bottleneck_tokens(T, b, ctx.seed + trial));
+// n tokens a claim draws bottlenecks from, labelled for the evidence rows, with how their landmarks are taken.
+struct TokenSet {
+  std::string label;
+  MatrixD T;
+  Sampler sampler = Sampler::random;
+  Index grid_h = 0, grid_w = 0;  // pool: the token grid
+
+  MatrixD landmarks(Index m, std::uint64_t seed) const { return bottleneck_tokens(T, {sampler, m, grid_h, grid_w}, seed); }
+};
+
+constexpr const char* kTokensFile = "tokens_file";
+
+bool has_tokens_file(const ClaimContext& ctx) { return ctx.soft.file_tokens.size() > 0; }
+
+// The token ensembles a claim loops over: --tokens, or the user's --tokens-file alone.
+std::vector<std::string> token_kinds(const ClaimContext& ctx) {
+  return has_tokens_file(ctx) ? std::vector<std::string>{kTokensFile} : ctx.soft.tokens;
+}
+
+// n tokens of `kind` (trial `trial`): grids pooled, the others sampled at random. The user's --tokens-file takes the
+// place of every kind and size, with landmarks sampled at random (a file has no grid).
+TokenSet token_set(const ClaimContext& ctx, const std::string& kind, Index n, std::uint32_t trial) {
+  if (has_tokens_file(ctx)) return {.label = kTokensFile, .T = ctx.soft.file_tokens};
+  const auto spec = token_spec(kind, n, ctx.soft.d);
+  return {.label = kind, .T = draw_tokens(spec, ctx.seed, trial),
+          .sampler = spec.kind == TokenEnsemble::grid ? Sampler::pool : Sampler::random,
+          .grid_h = spec.grid_h, .grid_w = spec.grid_w};
+}
+
+// The bottleneck matrix A (m×m) of the tokens of trial `trial`.
+MatrixD bottleneck_matrix(const ClaimContext& ctx, const TokenSet& tokens, Index m, std::uint32_t trial) {
+  const MatrixD landmarks = tokens.landmarks(m, ctx.seed + trial);
+  return gaussian_kernel(landmarks, landmarks);
 }
 
 std::vector<Index> m_grid(const ClaimContext& ctx, std::vector<Index> full, std::vector<Index> quick) {
@@ -217,22 +279,26 @@ MatrixD row_softmax(MatrixD L) {
 // ---- bound evidence shared by the inequalities ----------------------------------------------------
 
 // One input of an inequality f ≤ g: the ratio f/g, the rounding its computation allows (relative, beyond
-// bound_rounding, per unit of soft_rounding_factor), and the matrix that replays it (empty when too large to keep).
+// bound_rounding, per unit of soft_rounding_factor), the matrix that replays it (empty when too large to keep), and
+// the tokens it was built from where --tokens-file replays it too (empty otherwise).
 struct BoundCase {
   std::string input;
   double ratio = 0;
   double allowance = 0;
   ResultRow row{};
   MatrixD replay{};
+  MatrixD replay_tokens{};
 };
 
 struct BoundEvidence {
   std::vector<BoundCase> cases{};
-  std::string replay_hint;  // what --matrix means for this claim
+  std::string replay_hint;     // what --matrix means for this claim
+  std::string tokens_hint{};   // how --tokens-file replays a case's tokens
   std::vector<Figure> figures{};
 };
 
-// The worst case (net of its rounding allowance) decides; its input is saved as worst_inputs/<id>.csv.
+// The worst case (net of its rounding allowance) decides; its input is saved as worst_inputs/<id>.csv, and its tokens,
+// where kept, as worst_inputs/<id>.tokens.csv.
 ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std::string& id, const std::string& what) {
   if (e.cases.empty()) return {.verdict = Verdict::inconclusive, .detail = "no inputs"};
   const auto net = [&](const BoundCase& c) { return c.ratio / (1 + (c.allowance > 0 ? c.allowance * t(kRoundingFactor) : 0)); };
@@ -252,12 +318,20 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std:
   worst.extra.push_back({"ratio", text(w.ratio)});
   worst.extra.push_back({"file", w.replay.size() > 0 ? file : std::string("not kept (too large)")});
   worst.extra.push_back({"replay", e.replay_hint});
+  const std::string tokens_file = text("worst_inputs/", id, ".tokens.csv");
+  if (w.replay_tokens.size() > 0) {
+    worst.extra.push_back({"worst_tokens", tokens_file});
+    worst.extra.push_back({"tokens_replay", e.tokens_hint});
+    out.files.push_back({tokens_file, matrix_csv(w.replay_tokens)});
+  }
   out.evidence.push_back(worst);
   if (w.replay.size() > 0) out.files.push_back({file, matrix_csv(w.replay)});
   out.detail = text("largest ", what, " ", sig(w.ratio, 6), " at ", w.input, " (", above, " of ", e.cases.size(),
                     " inputs above 1 beyond rounding); ",
                     w.replay.size() > 0 ? text("the worst input is ", file, ", replayed by ", e.replay_hint)
-                                        : std::string("the worst input is too large to keep (regenerate it from its label)"));
+                                        : std::string("the worst input is too large to keep (regenerate it from its label)"),
+                    w.replay_tokens.size() > 0 ? text("; its tokens are ", tokens_file, ", replayed by ", e.tokens_hint)
+                                               : std::string());
   out.figures = e.figures;
   return out;
 }
@@ -282,9 +356,11 @@ ClaimRules<BoundEvidence> bound_rules(std::function<BoundEvidence(const ClaimCon
 std::vector<SoftMatrix> soft_pinv_inputs(const ClaimContext& ctx, const std::vector<Index>& default_m) {
   if (ctx.soft.matrix.size() > 0) return {{"matrix", ctx.soft.matrix.rows(), ctx.soft.matrix}};
   std::vector<SoftMatrix> inputs;
-  for (const auto& kind : ctx.soft.tokens)
+  for (const auto& kind : token_kinds(ctx)) {
+    const auto tokens = token_set(ctx, kind, ctx.soft.n, 0);
     for (Index m : ctx.soft.m.empty() ? default_m : ctx.soft.m)
-      if (m <= ctx.soft.n) inputs.push_back({kind, m, bottleneck_matrix(ctx, kind, m, 0)});
+      if (m <= ctx.soft.n) inputs.push_back({tokens.label, m, bottleneck_matrix(ctx, tokens, m, 0)});
+  }
   return inputs;
 }
 
@@ -292,11 +368,11 @@ namespace {
 
 // ---- Newton–Raphson: Prop 1, Prop 2 -------------------------------------------------------------
 
-// The token ensembles' bottlenecks for each m, then (without --matrix) the structured extremes as bottlenecks:
-// one token (A = [1]) and 16 tokens of each structured kind, all of them landmarks.
+// The token ensembles' bottlenecks for each m, then (without --matrix or --tokens-file) the structured extremes as
+// bottlenecks: one token (A = [1]) and 16 tokens of each structured kind, all of them landmarks.
 std::vector<SoftMatrix> newton_inputs(const ClaimContext& ctx, std::vector<Index> full_m, std::vector<Index> quick_m) {
   auto inputs = soft_pinv_inputs(ctx, ctx.quick ? quick_m : full_m);
-  if (ctx.soft.matrix.size() > 0) return inputs;
+  if (ctx.soft.matrix.size() > 0 || has_tokens_file(ctx)) return inputs;
   const MatrixD one = structured_tokens("identical", 1, ctx.soft.d, ctx.seed);
   inputs.push_back({"one_token", 1, gaussian_kernel(one, one)});
   for (const auto& kind : kStructured) {
@@ -473,7 +549,9 @@ MonotoneEvidence measure_prop2(const ClaimContext& ctx) {
   for (const auto& in : newton_inputs(ctx, {16, 49, 100, 256}, {16, 49}))
     e.cases.push_back(newton_case(in, PinvMethod::newton, ctx.soft.max_iterations, 0));
   // Above the limit α > 2/σ₁² the same iteration diverges: Prop 2's "sufficiently small" matters.
-  e.limit_input = ctx.soft.matrix.size() > 0 ? ctx.soft.matrix : bottleneck_matrix(ctx, ctx.soft.tokens.front(), 16, 0);
+  const auto tokens = token_set(ctx, token_kinds(ctx).front(), ctx.soft.n, 0);
+  e.limit_input = ctx.soft.matrix.size() > 0 ? ctx.soft.matrix
+                                             : bottleneck_matrix(ctx, tokens, std::min<Index>(16, ctx.soft.n), 0);
   e.above_limit = pseudo_inverse(e.limit_input, {PinvMethod::newton, 60, 0, 1.05 * newton_alpha_limit(e.limit_input)});
   return e;
 }
@@ -642,12 +720,14 @@ SingularEvidence measure_nonsingular(const ClaimContext& ctx) {
   SingularEvidence e;
   const std::uint32_t trials = ctx.trials_or(4, 1);
   for (std::uint32_t trial = 0; trial < trials; ++trial)
-    for (const auto& kind : ctx.soft.tokens)
+    for (const auto& kind : token_kinds(ctx)) {
+      const auto tokens = token_set(ctx, kind, ctx.soft.n, trial);
       for (Index m : m_grid(ctx, {16, 49, 100, 256}, {16, 49})) {
         if (m > ctx.soft.n) continue;
-        const VectorD s = singular_values(bottleneck_matrix(ctx, kind, m, trial));
-        e.cases.push_back({text(kind, " trial ", trial), m, s(s.size() - 1) / s(0)});
+        const VectorD s = singular_values(bottleneck_matrix(ctx, tokens, m, trial));
+        e.cases.push_back({text(tokens.label, " trial ", trial), m, s(s.size() - 1) / s(0)});
       }
+    }
   if (ctx.soft.matrix.size() > 0) {
     const VectorD s = singular_values(ctx.soft.matrix);
     e.cases = {{"matrix", ctx.soft.matrix.rows(), s(s.size() - 1) / s(0)}};
@@ -680,7 +760,8 @@ ClaimOutcome judge_nonsingular(const SingularEvidence& e, const Thresholds& t) {
 // ---- Prop 3: softmax self-attention -------------------------------------------------------------
 
 // Token sets for the attention claims: i.i.d. Gaussian tokens at several scales and sizes, then the structured
-// extremes and a single token. K is drawn independently of Q where `cross`.
+// extremes and a single token. K is drawn independently of Q where `cross`. The user's --tokens-file replaces them
+// all (K = Q).
 struct TokenCase {
   std::string input;
   MatrixD Q, K;
@@ -688,6 +769,7 @@ struct TokenCase {
 
 std::vector<TokenCase> attention_token_cases(const ClaimContext& ctx, const std::vector<double>& scales,
                                              const std::vector<Index>& sizes, bool cross) {
+  if (has_tokens_file(ctx)) return {{kTokensFile, ctx.soft.file_tokens, ctx.soft.file_tokens}};
   std::vector<TokenCase> cases;
   for (Index n : sizes)
     for (double scale : scales) {
@@ -782,34 +864,46 @@ ClaimOutcome judge_prop3_literal(const EigenEvidence& e, const Thresholds& t) {
 
 // ||S||_2 ≤ 1, the reading the error-growth argument needs (||XY|| ≤ ||X|| ||Y||), on K = Q and K ≠ Q.
 BoundEvidence measure_prop3_as_used(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.prop3.as_used --matrix <file> (the logits Q K^T/sqrt(d); S is their row softmax)"};
-  const auto add = [&](const std::string& input, const MatrixD& L) {
+  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.prop3.as_used --matrix <file> (the logits Q K^T/sqrt(d); S is their row softmax)",
+                  .tokens_hint = "soft_spectral --claims soft.prop3.as_used --tokens-file <file> (the tokens Q = K)"};
+  // `tokens`: Q where K = Q, which --tokens-file replays; empty otherwise.
+  const auto add = [&](const std::string& input, const MatrixD& L, const MatrixD& tokens) {
     const double norm = spectral_norm_svd(row_softmax(L));
-    e.cases.push_back({input, norm, 0, soft_row("spectral_norm", input, L.rows(), 0, norm), L});
+    const bool keep = L.rows() <= 256;
+    e.cases.push_back({input, norm, 0, soft_row("spectral_norm", input, L.rows(), 0, norm), keep ? L : MatrixD(),
+                       keep ? tokens : MatrixD()});
   };
   if (ctx.soft.matrix.size() > 0) {
-    add("matrix (logits)", ctx.soft.matrix);
+    add("matrix (logits)", ctx.soft.matrix, MatrixD());
     return e;
   }
   const auto sizes = ctx.quick ? std::vector<Index>{16, 64} : std::vector<Index>{16, 64, 256};
-  for (const auto& c : attention_token_cases(ctx, {0.5, 1, 2, 4}, sizes, true)) add(c.input, logits(c.Q, c.K));
+  for (const auto& c : attention_token_cases(ctx, {0.5, 1, 2, 4}, sizes, true))
+    add(c.input, logits(c.Q, c.K), c.Q == c.K ? c.Q : MatrixD());
   return e;
 }
 
 // ---- Prop 4: Gaussian-kernel attention ---------------------------------------------------------
 
 BoundEvidence measure_prop4(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.prop4_gauss_eig --matrix <file> (the kernel S = exp(Q - Q))"};
+  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.prop4_gauss_eig --matrix <file> (the kernel S = exp(Q - Q))",
+                  .tokens_hint = "soft_spectral --claims soft.prop4_gauss_eig --tokens-file <file> (the tokens Q)"};
   Figure fig{.name = "soft_prop4_gauss_eig", .title = "largest eigenvalue of Gaussian-kernel attention over n",
              .xlabel = "n", .ylabel = "lambda_1 / n", .logx = true, .logy = true};
-  const auto add = [&](const std::string& input, const MatrixD& S) {
+  const auto add = [&](const std::string& input, const MatrixD& S, const MatrixD& tokens) {
     const double ratio = spectral_norm(S, {.tolerance = 1e-12}).value / double(S.rows());  // symmetric PSD: λ₁ = σ₁
-    e.cases.push_back({input, ratio, 0, soft_row("lambda1_over_n", input, S.rows(), 0, ratio),
-                       S.rows() <= 256 ? S : MatrixD()});
+    const bool keep = S.rows() <= 256;
+    e.cases.push_back({input, ratio, 0, soft_row("lambda1_over_n", input, S.rows(), 0, ratio), keep ? S : MatrixD(),
+                       keep ? tokens : MatrixD()});
     return ratio;
   };
+  const auto add_tokens = [&](const std::string& input, const MatrixD& T) { return add(input, gaussian_kernel(T, T), T); };
   if (ctx.soft.matrix.size() > 0) {
-    add("matrix (kernel)", ctx.soft.matrix);
+    add("matrix (kernel)", ctx.soft.matrix, MatrixD());
+    return e;
+  }
+  if (has_tokens_file(ctx)) {
+    add_tokens(kTokensFile, ctx.soft.file_tokens);
     return e;
   }
   for (double scale : {0.05, 0.5, 1.0, 2.0}) {
@@ -817,18 +911,13 @@ BoundEvidence measure_prop4(const ClaimContext& ctx) {
     for (Index n : ctx.quick ? std::vector<Index>{64, 256} : std::vector<Index>{64, 256, 1024, 2048}) {
       auto spec = token_spec("gaussian", n, ctx.soft.d);
       spec.scale *= scale;
-      const MatrixD Q = draw_tokens(spec, ctx.seed, 0);
-      s.x.push_back(double(n)), s.y.push_back(add(text("gaussian n=", n, " scale ", scale), gaussian_kernel(Q, Q)));
+      s.x.push_back(double(n)), s.y.push_back(add_tokens(text("gaussian n=", n, " scale ", scale), draw_tokens(spec, ctx.seed, 0)));
     }
     fig.series.push_back(s);
   }
   for (Index n : {Index{16}, Index{64}})
-    for (const auto& kind : kStructured) {
-      const MatrixD T = structured_tokens(kind, n, ctx.soft.d, ctx.seed);
-      add(text(kind, " n=", n), gaussian_kernel(T, T));
-    }
-  const MatrixD one = structured_tokens("identical", 1, ctx.soft.d, ctx.seed);
-  add("one token", gaussian_kernel(one, one));
+    for (const auto& kind : kStructured) add_tokens(text(kind, " n=", n), structured_tokens(kind, n, ctx.soft.d, ctx.seed));
+  add_tokens("one token", structured_tokens("identical", 1, ctx.soft.d, ctx.seed));
   e.figures.push_back(fig);
   return e;
 }
@@ -854,7 +943,9 @@ MatrixD stacked_kernel(const MatrixD& landmarks, const MatrixD& T) {
 }
 
 BoundEvidence measure_eq15(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.eq15 --matrix <file> --m <m of the input label> (the kernel of [bottleneck tokens; tokens])"};
+  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.eq15 --matrix <file> --m <m of the input label> (the kernel of [bottleneck tokens; tokens])",
+                  .tokens_hint = text("soft_spectral --claims soft.eq15 --tokens-file <file> --m <m of the input label> --seed ",
+                                      ctx.seed, " (the tokens; the seed samples the same landmarks)")};
   if (ctx.soft.matrix.size() > 0) {
     if (ctx.soft.m.size() != 1 || ctx.soft.m.front() >= ctx.soft.matrix.rows())
       throw std::invalid_argument("m: soft.eq15 reads --matrix as the kernel of [bottleneck; tokens] and needs one --m "
@@ -865,25 +956,23 @@ BoundEvidence measure_eq15(const ClaimContext& ctx) {
                        ctx.soft.matrix});
     return e;
   }
-  for (const auto& kind : ctx.soft.tokens)
-    for (Index m : m_grid(ctx, {16, 49, 100}, {16, 49})) {
-      const auto spec = token_spec(kind, ctx.soft.n, ctx.soft.d);
-      const MatrixD T = draw_tokens(spec, ctx.seed, 0);
-      const bool grid = spec.kind == TokenEnsemble::grid;
-      const MatrixD landmarks =
-          bottleneck_tokens(T, {grid ? Sampler::pool : Sampler::random, m, spec.grid_h, spec.grid_w}, ctx.seed);
-      const MatrixD M = stacked_kernel(landmarks, T);
-      const double ratio = eq15_ratio(M, m);
-      e.cases.push_back({text(kind, " n=", T.rows(), " m=", m), ratio, 0, soft_row("ratio_to_bound", kind, T.rows(), m, ratio),
-                         M.rows() <= 256 ? M : MatrixD()});
-    }
+  // Tokens whose landmarks were sampled at random replay with --tokens-file (which samples them so); pooled ones do not.
+  const auto add = [&](const TokenSet& tokens, Index m) {
+    const MatrixD M = stacked_kernel(tokens.landmarks(m, ctx.seed), tokens.T);
+    const double ratio = eq15_ratio(M, m);
+    const bool keep = M.rows() <= 256;
+    e.cases.push_back({text(tokens.label, " n=", tokens.T.rows(), " m=", m), ratio, 0,
+                       soft_row("ratio_to_bound", tokens.label, tokens.T.rows(), m, ratio), keep ? M : MatrixD(),
+                       keep && tokens.sampler == Sampler::random ? tokens.T : MatrixD()});
+  };
+  for (const auto& kind : token_kinds(ctx)) {
+    const auto tokens = token_set(ctx, kind, ctx.soft.n, 0);
+    for (Index m : m_grid(ctx, {16, 49, 100}, {16, 49}))
+      if (m <= tokens.T.rows()) add(tokens, m);
+  }
+  if (has_tokens_file(ctx)) return e;
   for (const auto& kind : kStructured)
-    for (Index m : {Index{4}, Index{16}}) {
-      const MatrixD T = structured_tokens(kind, 64, ctx.soft.d, ctx.seed);
-      const MatrixD M = stacked_kernel(bottleneck_tokens(T, {Sampler::random, m}, ctx.seed), T);
-      const double ratio = eq15_ratio(M, m);
-      e.cases.push_back({text(kind, " n=64 m=", m), ratio, 0, soft_row("ratio_to_bound", kind, 64, m, ratio), M});
-    }
+    for (Index m : {Index{4}, Index{16}}) add({.label = kind, .T = structured_tokens(kind, 64, ctx.soft.d, ctx.seed)}, m);
   return e;
 }
 
@@ -1021,13 +1110,14 @@ struct PinvGrowth {
 };
 
 PinvGrowth pinv_growth(const ClaimContext& ctx, const std::string& kind) {
-  PinvGrowth g{.kind = kind};
-  const std::uint32_t trials = ctx.trials_or(24, 3);
+  std::vector<TokenSet> tokens;  // of each trial
+  for (std::uint32_t t = 0; t < ctx.trials_or(24, 3); ++t) tokens.push_back(token_set(ctx, kind, ctx.soft.n, t));
+  PinvGrowth g{.kind = tokens.front().label};
   for (Index m : m_grid(ctx, {4, 9, 16, 25, 36, 49, 64, 100, 144, 196, 256}, {4, 9, 16, 25, 36, 49})) {
     if (m > ctx.soft.n) continue;
     std::vector<double> lp, ln;
-    for (std::uint32_t t = 0; t < trials; ++t) {
-      const MatrixD A = bottleneck_matrix(ctx, kind, m, t);
+    for (std::uint32_t t = 0; t < tokens.size(); ++t) {
+      const MatrixD A = bottleneck_matrix(ctx, tokens[t], m, t);
       const MatrixD pinv = pseudo_inverse(A, {PinvMethod::svd}).inverse;
       lp.push_back(std::log(spectral_norm_svd(pinv)));
       ln.push_back(std::log(spectral_norm_svd(symmetric_normalised(A, pinv))));
@@ -1058,19 +1148,22 @@ struct GrowthEvidence {
   std::vector<ResultRow> rows{};
 };
 
-// Prop 5 (`normalised` false, claimed exponent 2) and Prop 6 (true, claimed 1) on clustered (k-connected) tokens.
+// Prop 5 (`normalised` false, claimed exponent 2) and Prop 6 (true, claimed 1) on clustered (k-connected) tokens, or
+// on the user's tokens file.
 ClaimOutcome judge_pinv_growth(const GrowthEvidence& e, bool normalised, double claimed, const Thresholds& t) {
   const auto& g = e.growth;
   const auto& values = normalised ? g.normalised : g.plain;
   const auto fit = fit_power_law(g.m, values, normalised ? g.normalised_se : g.plain_se);
   ClaimOutcome out{.verdict = growth_verdict(fit, claimed, t), .measured = fit.exponent, .claimed = claimed,
                    .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi, .evidence = e.rows};
-  out.detail = text("fitted exponent of ", normalised ? "||D^-1/2 A+ D^-1/2||_2" : "||A+||_2", " in m for k = 4 clusters "
-                    "(spread 0.1): ", exponent_text(fit), "; values ", sig(values.front(), 3), " to ", sig(values.back(), 3),
+  out.detail = text("fitted exponent of ", normalised ? "||D^-1/2 A+ D^-1/2||_2" : "||A+||_2", " in m for ",
+                    g.kind == kTokensFile ? "the tokens file (landmarks at random)" : "k = 4 clusters (spread 0.1)", ": ",
+                    exponent_text(fit), "; values ", sig(values.front(), 3), " to ", sig(values.back(), 3),
                     normalised ? "" : " (singular values below m eps sigma_1 count as zero, which caps ||A+|| near 1/(m eps))");
   if (!normalised)
     out.figures.push_back({.name = "soft_prop5_pinv_growth",
-                           .title = "||A+||_2 of the bottleneck matrix of clustered (k-connected) tokens",
+                           .title = g.kind == kTokensFile ? "||A+||_2 of the bottleneck matrix of the tokens file"
+                                                          : "||A+||_2 of the bottleneck matrix of clustered (k-connected) tokens",
                            .xlabel = "m", .ylabel = "geometric mean over trials", .logx = true, .logy = true,
                            .series = {{.label = "||A+||_2", .x = g.m, .y = g.plain}}});
   return out;
@@ -1106,17 +1199,20 @@ ClaimRules<GrowthEvidence> pinv_growth_rules(bool normalised, double claimed) {
 struct Fig6Evidence {
   std::vector<PinvGrowth> growth;
   std::vector<ResultRow> rows;
-  VectorD eigenvalues;  // of a pooled m = 49 grid bottleneck, largest first
+  VectorD eigenvalues;  // of a pooled m = 49 grid bottleneck (or the tokens file's), largest first
+  std::string spectrum_of{};
 };
 
 Fig6Evidence measure_fig6(const ClaimContext& ctx) {
   Fig6Evidence e;
-  for (const auto& kind : ctx.soft.tokens) {
+  for (const auto& kind : token_kinds(ctx)) {
     e.growth.push_back(pinv_growth(ctx, kind));
     const auto rows = growth_rows(ctx, e.growth.back());
     e.rows.insert(e.rows.end(), rows.begin(), rows.end());
   }
-  const MatrixD A = bottleneck_matrix(ctx, "grid", std::min<Index>(49, ctx.soft.n), 0);
+  const auto tokens = token_set(ctx, "grid", ctx.soft.n, 0);
+  e.spectrum_of = tokens.label == kTokensFile ? "the tokens file, landmarks at random" : "pooled grid tokens";
+  const MatrixD A = bottleneck_matrix(ctx, tokens, std::min<Index>(49, ctx.soft.n), 0);
   e.eigenvalues = Eigen::SelfAdjointEigenSolver<MatrixD>(A, Eigen::EigenvaluesOnly).eigenvalues().reverse();
   return e;
 }
@@ -1137,7 +1233,8 @@ ClaimOutcome judge_fig6(const Fig6Evidence& e, const Thresholds&) {
     }
     detail += text(" ", g.kind, ": up to ", sig(best_ratio, 3), "x lower;");
   }
-  Figure spectrum{.name = "soft_fig6a_spectrum", .title = "eigenvalues of the bottleneck matrix A (m = 49, pooled grid tokens)",
+  Figure spectrum{.name = "soft_fig6a_spectrum",
+                  .title = text("eigenvalues of the bottleneck matrix A (m = ", e.eigenvalues.size(), ", ", e.spectrum_of, ")"),
                   .xlabel = "index", .ylabel = "eigenvalue", .logy = true, .series = {{.label = "lambda_i(A)"}}};
   const auto& ev = e.eigenvalues;
   for (Index i = 0; i < ev.size(); ++i)
@@ -1153,24 +1250,26 @@ ClaimOutcome judge_fig6(const Fig6Evidence& e, const Thresholds&) {
 
 struct NystromErrorEvidence {
   Index n = 0;
-  std::vector<std::string> samplers;
-  std::vector<std::vector<double>> m, error;  // per sampler
+  std::string tokens;  // their label: grid or tokens_file
+  std::vector<std::string> samplers{};
+  std::vector<std::vector<double>> m{}, error{};  // per sampler
 };
 
+// Grid tokens under each sampler of --sampler, or the user's tokens file under the random sampler (a file has no grid).
 NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
-  NystromErrorEvidence e;
   const Index n = std::min<Index>(ctx.soft.n, ctx.quick ? 256 : 1024);
-  auto spec = token_spec("grid", grid_side(n) * grid_side(n), ctx.soft.d);
-  const MatrixD T = draw_tokens(spec, ctx.seed, 0);
+  auto tokens = token_set(ctx, "grid", grid_side(n) * grid_side(n), 0);
+  const MatrixD& T = tokens.T;
   const MatrixD S = gaussian_kernel(T, T);
   const double normS = spectral_norm_svd(S);
-  e.n = T.rows();
-  for (const auto& name : ctx.soft.samplers) {
+  NystromErrorEvidence e{.n = T.rows(), .tokens = tokens.label};
+  for (const auto& name : has_tokens_file(ctx) ? std::vector<std::string>{to_string(Sampler::random)} : ctx.soft.samplers) {
     e.samplers.push_back(name);
     e.m.emplace_back(), e.error.emplace_back();
+    tokens.sampler = parse_sampler(name);
     for (Index m : m_grid(ctx, {4, 9, 16, 25, 36, 49, 64, 100, 144, 196, 256}, {4, 9, 16, 25, 49})) {
       if (m > T.rows()) continue;
-      const auto f = nystrom_factors(bottleneck_tokens(T, {parse_sampler(name), m, spec.grid_h, spec.grid_w}, ctx.seed), T);
+      const auto f = nystrom_factors(tokens.landmarks(m, ctx.seed), T);
       const MatrixD pinv = pseudo_inverse(f.A, {PinvMethod::svd}).inverse;
       e.m.back().push_back(double(m));
       e.error.back().push_back(spectral_norm_svd(f.P.transpose() * pinv * f.P - S) / normS);
@@ -1181,7 +1280,7 @@ NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
 
 ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds&) {
   ClaimOutcome out;
-  Figure fig{.name = "soft_nystrom_error", .title = "||S_hat - S||_2/||S||_2 against m (grid tokens)", .xlabel = "m",
+  Figure fig{.name = "soft_nystrom_error", .title = text("||S_hat - S||_2/||S||_2 against m (", e.tokens, " tokens)"), .xlabel = "m",
              .ylabel = "relative error", .logx = true, .logy = true};
   bool falls = !e.samplers.empty();
   std::string detail;
@@ -1189,7 +1288,7 @@ ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds
     const auto& m = e.m[s];
     const auto& err = e.error[s];
     for (std::size_t i = 0; i < m.size(); ++i)
-      out.evidence.push_back(soft_row("relative_error", e.samplers[s], e.n, Index(m[i]), err[i]));
+      out.evidence.push_back(soft_row("relative_error", e.samplers[s] + "/" + e.tokens, e.n, Index(m[i]), err[i]));
     const auto fit = fit_power_law(m, err);
     falls = falls && fit.ci_hi < 0;
     if (s == 0 || fit.ci_hi > out.ci_hi) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
@@ -1198,7 +1297,7 @@ ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds
     fig.series.push_back({.label = e.samplers[s], .x = m, .y = err});
   }
   out.verdict = falls ? Verdict::holds : Verdict::violated;
-  out.detail = text("n = ", e.n, " grid tokens, SVD pseudo-inverse; relative spectral error from the smallest to the largest m "
+  out.detail = text("n = ", e.n, " ", e.tokens, " tokens, SVD pseudo-inverse; relative spectral error from the smallest to the largest m "
                     "(holds when the fitted exponent's interval lies below 0 for every sampler; measured: the slowest sampler's "
                     "exponent):", detail);
   out.figures.push_back(fig);
@@ -1346,7 +1445,7 @@ void register_soft_claims(ClaimRegistry& r) {
       " Tokens of unit kernel bandwidth (entries N(0, d^-1/2), d = 64): i.i.d. Gaussian, 4 clusters (spread 0.1), "
       "rank 4, or a smooth 32 x 32 grid; bottlenecks pooled on grids, sampled at random otherwise; then the structured "
       "extremes as bottlenecks: one token, 16 identical tokens, 4 tokens repeated 4 times, tokens shrunk 1e-3 or "
-      "grown 1e3, an outlier. --matrix replaces them all.";
+      "grown 1e3, an outlier. --matrix replaces them all, as bottlenecks; --tokens-file, as tokens (landmarks at random).";
   const std::string newton = "Newton-Schulz (Alg. 2 iteration) for --max-iterations (200) steps without early stop, ";
   r.add(make_claim<NewtonEvidence>(
       {.id = "soft.prop1.alpha_rule", .source = "SOFT Prop 1, App. B",

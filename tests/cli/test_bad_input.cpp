@@ -21,11 +21,13 @@ const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "s
                                            "verify", "train", "k_sweep", "activation_table", "training_norms",
                                            "alpha_sweep"};
 
-// --matrix or --logits-file @name stands for a scratch CSV with this content.
+// --matrix, --tokens-file or --logits-file @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{
     {"@nonfinite", "1,2\n3,nan\n"},   {"@ragged", "1,2,3\n4,5\n"},   {"@zero", "0,0\n0,0\n"},
     {"@logits_inf", "1,2\n\n3,inf\n"}, {"@logits_short", "1,2\n3\n"},
-    {"@logits_text", "0.5,zero\n"},   {"@logits_ok", "0.1,-0.2,3\n"}};
+    {"@logits_text", "0.5,zero\n"},   {"@logits_ok", "0.1,-0.2,3\n"},
+    {"@square", "2,1\n1,2\n"},       {"@blank", "\n \n"},          {"@trailing_comma", "1,2\n3,4,\n"},
+    {"@tokens_ok", "0.1,0.2\n0.3,-0.4\n0.5,0.6\n"}};
 
 struct BadInput {
   std::string study;
@@ -121,6 +123,17 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--matrix", "@nonfinite"}, {"matrix", "non-finite"}},
         {s, {"--matrix", "@ragged"}, {"matrix", "square"}},
         {s, {"--matrix", "@zero"}, {"matrix", "zero"}},
+        {s, {"--tokens-file", "/nonexistent/T.csv"}, {"tokens-file"}},
+        {s, {"--tokens-file", "@blank"}, {"tokens-file", "empty"}},
+        {s, {"--tokens-file", "@ragged"}, {"tokens-file", "row", "2"}},
+        {s, {"--tokens-file", "@logits_text"}, {"tokens-file", "zero", "1"}},
+        {s, {"--tokens-file", "@trailing_comma"}, {"tokens-file", "row", "2"}},
+        {s, {"--tokens-file", "@nonfinite"}, {"tokens-file", "non-finite", "2"}},
+        {s, {"--tokens-file", "@logits_inf"}, {"tokens-file", "non-finite", "2"}},
+        {s, {"--tokens-file", "@tokens_ok", "--matrix", "@square"}, {"tokens-file", "matrix"}},
+        {s, {"--tokens-file", "@tokens_ok", "--n", "64"}, {"n", "tokens-file", "3"}},
+        {s, {"--tokens-file", "@tokens_ok", "--d", "64"}, {"d", "tokens-file", "2"}},
+        {s, {"--tokens-file", "@tokens_ok", "--m", "4"}, {"m", "3"}},  // the file sets n = 3
         {s, {"--claims", "poly.frob_growth"}, {"claims", "poly.frob_growth"}},
     };
     cases.insert(cases.end(), soft.begin(), soft.end());
@@ -296,6 +309,8 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     }
     if (study == "verify") flags.push_back("--claims");
     if (study == "periodic_properties") flags.push_back("--logits-file");
+    if (study == "soft_spectral" || study == "newton_pinv" || study == "soft_complexity")
+      flags.insert(flags.end(), {"--matrix", "--tokens-file"});
     for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
     if (std::find(flags.begin(), flags.end(), "--backend") == flags.end())
       EXPECT_FALSE(names(r.out, "--backend")) << "--backend listed by a cpu-only study:\n" << r.out;

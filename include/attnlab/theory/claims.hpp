@@ -56,10 +56,15 @@ struct SoftOptions {
   int max_iterations = 200;
   std::string matrix_file;                          // a user's square matrix (CSV) in place of the bottlenecks
   MatrixD matrix;                                   // its contents, read by load_matrix()
+  std::string tokens_file;                          // a user's tokens (CSV, one per row) in place of every token set
+  MatrixD file_tokens;                              // its n × d contents, read by load_tokens()
 
   void validate() const;  // throws std::invalid_argument naming the parameter
   // Reads matrix_file: square, finite and not zero (singular is fine), else std::invalid_argument naming "matrix".
   void load_matrix();
+  // Reads tokens_file: rows of equal length, finite; sets n and d from it. Errors (and tokens_file with matrix_file)
+  // are std::invalid_argument naming "tokens-file".
+  void load_tokens();
 };
 
 struct ClaimContext {
@@ -83,7 +88,8 @@ struct ClaimContext {
 
 // The matrices the SOFT pseudo-inverse claims and traces run on: the user's --matrix (labelled "matrix"), or else
 // the bottleneck matrix (trial 0) of each token ensemble of ctx.soft for each m ≤ n of ctx.soft.m (`default_m` when
-// none is given), labelled by the ensemble.
+// none is given), labelled by the ensemble; with --tokens-file, of the user's tokens alone (labelled "tokens_file",
+// landmarks sampled at random).
 struct SoftMatrix {
   std::string label;
   Index m = 0;
