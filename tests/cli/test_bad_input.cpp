@@ -216,7 +216,8 @@ void expect_one_line_naming(const Run& r, const std::string& study, const std::v
 
 class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 
-TEST_P(BadInputTest, ExitsTwoWithOneLineNamingTheParameterAndWritesNothing) {
+// Exit 2, one line naming the parameter, nothing written.
+TEST_P(BadInputTest, RefusedInOneLine) {
   const auto& c = GetParam();
   const ScratchDir dir("bad_input");
   const auto out = dir / "out";
