@@ -364,7 +364,7 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
                                     {{"residual", text(c.residual)}, {"best_relative_error", text(c.best_error / c.pinv_norm)},
                                      {"floor", text(floor)}, {"alpha", text(c.alpha)}, {"rank", text(c.rank)},
                                      {"kappa_kept", text(c.kappa)}, {"sigma_min_over_sigma_1", text(c.sigma_ratio)},
-                                     {"iterations", text(c.iterations)}, {"status", c.status}}));
+                                     {"iterations", text(c.iterations)}, {"pinv_status", c.status}}));
   }
   out.verdict = resolvable == 0 ? Verdict::inconclusive : reached == resolvable ? Verdict::holds : Verdict::violated;
   out.measured = reached;
@@ -940,7 +940,7 @@ BoundEvidence measure_lemma2(const ClaimContext& ctx) {
     const double allowance = double(F.rows()) * kEps * (1 + f) / (1 - f);  // per unit of soft_rounding_factor
     const std::string label = text(input, ", p = ", p == 0 ? "inf" : text(p), ", ||F|| = ", sig(f, 4));
     e.cases.push_back({label, ratio, allowance,
-                       soft_row("inverse_ratio", label, 0, F.rows(), ratio, {{"p", p == 0 ? "inf" : text(p)}}), F});
+                       soft_row("inverse_ratio", label, 0, F.rows(), ratio, {{"norm_p", p == 0 ? "inf" : text(p)}}), F});
   };
   auto samples = symmetric_samples(ctx);
   if (ctx.soft.matrix.size() == 0) {
