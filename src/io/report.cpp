@@ -263,7 +263,7 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
   md += "| claim | source | verdict | measured | claimed | 95% CI |\n|---|---|---|---|---|---|\n";
   for (const auto& c : checked) {
     const auto& o = c.outcome;
-    const bool interval = std::isfinite(o.ci_lo) && std::isfinite(o.ci_hi) && o.ci_lo != o.ci_hi;
+    const bool interval = std::isfinite(o.ci_lo) && std::isfinite(o.ci_hi);
     md += text("| `", c.claim->id, "` | ", c.claim->source, " | ", verdict_cell(o), " | ", cell(o.measured), " | ",
                cell(o.claimed), " | ", interval ? text("[", sig(o.ci_lo), ", ", sig(o.ci_hi), "]") : std::string(),
                " |\n");

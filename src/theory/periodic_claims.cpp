@@ -243,8 +243,7 @@ struct BoundEvidence {
 ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t) {
   const auto& worst = largest(e.cases);
   ClaimOutcome out{.verdict = bound_verdict(worst.value / e.bound, t), .measured = worst.value, .claimed = e.bound};
-  out.ci_lo = out.ci_hi = worst.value;
-  out.detail = text(e.reading, ": largest found ", sig(worst.value, 6), " against ", sig(e.bound, 6), " (ratio ",
+  out.detail = text(e.reading, ": largest found ", sig(worst.value), " against ", sig(e.bound), " (ratio ",
                     sig(worst.value / e.bound, 4), "; ", worst.input, "); ", definition_note(e.function));
   for (const auto& c : e.cases)
     out.evidence.push_back(evidence_row(e.quantity, e.function, c.logits.size(), c.value,
@@ -836,7 +835,7 @@ ClaimOutcome judge_prenorm_saturation(const PrenormSaturationEvidence& e, const 
   const double softmax_last = e.softmax.back().share_below(tau);
   const bool softmax_saturates = softmax_last > t(kSoftmaxSaturates);
   out.verdict = softmax_saturates && worst <= t(kSaturatedShare) ? Verdict::holds : Verdict::violated;
-  out.measured = out.ci_lo = out.ci_hi = worst;
+  out.measured = worst;
   out.detail = text(definition_note(e.function), ", saturation measured ",
                     e.through_prenorm ? "in the gradient reaching the logits x (n|ds_j/dx_j|, through the 1/sigma of "
                                         "the standardisation)"
@@ -1011,7 +1010,7 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
     out.evidence.push_back(evidence_row("score_excursion_outside_0_1", e.functions[i], w.logits.size(), w.value,
                                         {{"input", w.input}, {"rows", text(e.rows[i])}, {"logits", logits_line(w.logits)}}));
   }
-  out.measured = out.ci_lo = out.ci_hi = largest_excursion;
+  out.measured = largest_excursion;
   out.detail = text("largest excursion of a score outside [0, 1] (negative: inside) over the inputs (Gaussian rows at "
                     "scales 0.1..30 and extreme rows at each g's zeros, or the --logits-file rows), paper's and demo.py's "
                     "definitions:", list,
@@ -1079,7 +1078,6 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
     out.evidence.push_back(evidence_row("smallest_mean_g", e.functions[i], s.logits.size(), s.value,
                                         {{"input", s.input}, {"judged", judged ? "yes" : "no"}, {"logits", logits_line(s.logits)}}));
   }
-  out.ci_lo = out.ci_hi = out.measured;
   out.detail = text(e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
                     ": smallest row mean of g over Gaussian rows, extreme rows at g's zeros and a search, or the "
                     "--logits-file rows (",
@@ -1155,7 +1153,6 @@ ClaimOutcome judge_sinmax_value(const SinmaxValueEvidence& e, const Thresholds& 
   const auto& worst = largest(e.largest);
   const bool unstable = share > t(kUnstableRows) || worst.value > t(kUnstableScore);
   ClaimOutcome out{.verdict = unstable ? Verdict::holds : Verdict::violated, .measured = worst.value};
-  out.ci_lo = out.ci_hi = worst.value;
   std::string shares, contrast;
   for (std::size_t i = 0; i < e.unstable_share.size(); ++i) shares += text(" ", sig(e.unstable_share[i], 3));
   for (double v : e.constant_unstable_share) contrast += text(" ", sig(v, 3));

@@ -263,7 +263,7 @@ ConstantEvidence constants(const std::vector<ResultRow>& rows, const std::string
       const auto c = select_curve(rows, quantity, scaled(h, 1.0, g.qk_layernorm).label(), g.name);
       for (const auto& r : c.rows) e.points.push_back({r, pick(exact, double(r.N)), pick(model, double(r.N))});
       const double limit = quantity == "row_sum" ? theory::weight_limits(exact).row_sum : theory::weight_limits(exact).frob2;
-      e.limits += text(" ", g.name, "/", h, " ", sig(limit, 5), ";");
+      e.limits += text(" ", g.name, "/", h, " ", sig(limit), ";");
     }
   return e;
 }
@@ -465,8 +465,8 @@ ConstantEvidence measure_softmax_level(const ClaimContext& ctx) {
       const double row_level = theory::softmax_row_norm2(double(N), sigma);
       e.points.push_back({rows[0], double(N) * row_level, theory::softmax_row_norm2_limit_times_n(sigma)});
     }
-    e.limits += text(" sd ", sigma, ": e^(sd^2) = ", sig(theory::softmax_row_norm2_limit_times_n(sigma), 5), ", N E||p||^2 at N = ",
-                     sizes(ctx.quick).back(), " ", sig(e.points.back().exact, 5), ";");
+    e.limits += text(" sd ", sigma, ": e^(sd^2) = ", sig(theory::softmax_row_norm2_limit_times_n(sigma)), ", N E||p||^2 at N = ",
+                     sizes(ctx.quick).back(), " ", sig(e.points.back().exact), ";");
   }
   return e;
 }

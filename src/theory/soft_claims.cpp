@@ -233,7 +233,6 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std:
   const auto& w = *std::max_element(e.cases.begin(), e.cases.end(),
                                     [&](const BoundCase& a, const BoundCase& b) { return net(a) < net(b); });
   ClaimOutcome out{.verdict = bound_verdict(net(w), t), .measured = w.ratio, .claimed = 1};
-  out.ci_lo = out.ci_hi = w.ratio;
   int above = 0;
   for (const auto& c : e.cases) {
     above += net(c) > 1 + t(kBoundRounding);
@@ -1175,8 +1174,8 @@ NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
 
 ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds&) {
   ClaimOutcome out;
-  Figure fig{.name = "soft_nystrom_error", .title = "||S_hat - S||_2/||S||_2 against m (grid tokens)", .xlabel = "m",
-             .ylabel = "relative error", .logx = true, .logy = true};
+  Figure fig{.name = "soft_nystrom_error", .title = text("||S_hat - S||_2/||S||_2 against m (n = ", e.n, " grid tokens)"),
+             .xlabel = "m (bottleneck length)", .ylabel = "relative spectral error", .logx = true, .logy = true};
   bool falls = !e.samplers.empty();
   std::string detail;
   for (std::size_t s = 0; s < e.samplers.size(); ++s) {

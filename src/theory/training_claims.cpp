@@ -467,7 +467,7 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
       contradicted += o == Outcome::contradicted;
       lines += text("- ", line, ": ", o == Outcome::reproduced ? "reproduced" : o == Outcome::contradicted ? "contradicted" : "unresolved", "\n");
     }
-  out.measured = reproduced, out.claimed = judged, out.ci_lo = out.ci_hi = reproduced;
+  out.measured = reproduced, out.claimed = judged;
   out.verdict = judged == 0 ? Verdict::inconclusive
                 : contradicted > 0 ? Verdict::violated
                 : reproduced == judged ? Verdict::holds
@@ -671,7 +671,7 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
   const bool larger = phi_unscaled > f && jac_unscaled > f;
   const bool brought = level(phi_scaled) && level(jac_scaled);
   out.verdict = larger && brought ? Verdict::holds : Verdict::violated;
-  out.measured = phi_scaled, out.claimed = 1, out.ci_lo = out.ci_hi = phi_scaled;
+  out.measured = phi_scaled, out.claimed = 1;
   out.detail = text("geometric mean over layers and the recorded steps ", from, "..", last, " of the ratio to softmax: x^3 ",
                     sig(phi_unscaled, 3), " (||phi||_F), ", sig(jac_unscaled, 3), " (||J||_F); x^3/sqrtN ",
                     sig(phi_scaled, 3), ", ", sig(jac_scaled, 3), " (\"far larger\": above ", f,
@@ -760,7 +760,7 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
     }
   }
   out.figures = {drift};
-  out.measured = out.ci_lo = out.ci_hi = worst;
+  out.measured = worst;
   out.verdict = std::abs(worst - 1) <= tol ? Verdict::holds : Verdict::inexact;
   out.detail = text("step-0 norms against the i.i.d. prediction (X ~ N(0, 1) for the LayerNorm output, Q, K ~ N(0, ",
                     e.weight_std, "^2) as initialised): worst ratio ", sig(worst, 3), " (holds within ±", tol,
@@ -826,7 +826,6 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   }
   const double n = double(curves.size());
   out.measured = sum / n;
-  out.ci_lo = out.ci_hi = out.measured;
   out.verdict = away > share * n ? Verdict::violated : near_one > share * n ? Verdict::holds : Verdict::inconclusive;
   out.detail = text(near_one, " of ", curves.size(), " (h, N) have a best alpha whose 95% bootstrap interval reaches [",
                     1 - near, ", ", 1 + near, "], ", away, " miss it, the rest are wider than ", widest,
