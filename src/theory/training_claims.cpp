@@ -292,13 +292,16 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   else
     out.verdict = Verdict::holds;
 
-  Figure fit{.name = "k_sweep_best_k", .title = "best k against N (95% bootstrap intervals) and the fitted power law",
-             .xlabel = "N", .ylabel = "best k", .logx = true, .logy = true};
-  Series best_series{.label = "best k (parabola through the best grid point)", .connect = false};
-  Series fitted{.label = text("fit: k* ~ N^", sig(out.measured, 3))};
-  Series root{.label = "sqrt(N) law through the geometric mean"};
+  Figure fit{.name = "k_sweep_best_k",
+             .title = "best k against N (95% bootstrap intervals), the fitted power law (slope: its 95% bootstrap CI)",
+             .xlabel = "N (sequence length, tokens)", .ylabel = "best k", .logx = true, .logy = true};
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
   const double mean_best = std::accumulate(best.begin(), best.end(), 0.0) / double(best.size());
+  // The least-squares line through (log N, log k*) passes through the means.
+  const PowerLawFit law{.exponent = out.measured, .ci_lo = out.ci_lo, .ci_hi = out.ci_hi,
+                        .prefactor = std::pow(10, mean_best - out.measured * mean_log_n), .points = sizes.size()};
+  Series best_series{.label = "best k (parabola through the best grid point)", .connect = false, .fit = SeriesFit{.law = law}};
+  Series root{.label = "sqrt(N) law through the geometric mean"};
   std::string table = "| N | best k | 95% interval | accuracy at best grid k (mean ± sd) | at k = sqrt(N) |\n|---|---|---|---|---|\n";
   std::string per_n;
   for (std::size_t c = 0; c < curves.size(); ++c) {
@@ -309,7 +312,6 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     best_series.y.push_back(std::pow(10, best[c]));
     best_series.lo.push_back(std::pow(10, lo));
     best_series.hi.push_back(std::pow(10, hi));
-    fitted.x.push_back(double(sizes[c])), fitted.y.push_back(std::pow(10, mean_best + out.measured * (log_n[c] - mean_log_n)));
     root.x.push_back(double(sizes[c])), root.y.push_back(std::pow(10, mean_best + 0.5 * (log_n[c] - mean_log_n)));
     const auto top = std::size_t(std::max_element(curves[c].y.begin(), curves[c].y.end(),
                                                   [](const SeedMean& a, const SeedMean& b) { return a.mean < b.mean; }) -
@@ -328,7 +330,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     r.value = {1, 0, std::pow(10, best[c]), 0, std::pow(10, lo), std::pow(10, hi)};
     out.evidence.push_back(r);
   }
-  fit.series = {best_series, fitted, root};
+  fit.series = {best_series, root};
   out.figures = {sweep, fit};
   out.detail = text("best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", curves.front().y.front().seeds,
