@@ -37,6 +37,7 @@ std::string gp_quoted(const std::string& s) {
   return "'" + q + "'";
 }
 
+// A number for the script or the data file; gnuplot skips a NaN point.
 std::string number(double v) {
   if (!std::isfinite(v)) return "NaN";
   char buf[32];

@@ -188,9 +188,10 @@ Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::strin
       s.hi.push_back(std::isfinite(a) && std::isfinite(b) ? std::max(a, b) : ratio);
     }
   }
+  // A verdict none of whose claims has a dot needs no legend entry: its rows' text says it in its colour.
   for (const auto& [verdict, colour] : verdicts) {
     const auto n = std::count_if(checked.begin(), checked.end(), [&](const auto& c) { return c.outcome.verdict == verdict; });
-    if (n == 0) continue;
+    if (by_verdict[verdict].x.empty()) continue;
     auto s = by_verdict[verdict];
     s.label = text(to_string(verdict), " (", n, ")");
     s.colour = colour;

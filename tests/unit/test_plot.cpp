@@ -163,6 +163,10 @@ TEST(Plot, VerdictFigureHasOneRowPerClaim) {
   std::size_t dots = 0;
   for (const auto& s : f.series) dots += s.x.size();
   EXPECT_EQ(dots, 3u) << "no dot without a claimed value or with a negative ratio";
+  std::vector<std::string> legend;
+  for (const auto& s : f.series) legend.push_back(s.label);
+  EXPECT_EQ(legend, (std::vector<std::string>{"holds (2)", "loose (2)", "inconclusive (1)"}))
+      << "one entry per verdict with a dot, counting all its claims";
 
   const auto script = script_of(f);
   const auto [top, bottom] = range_of(script, "y");  // reversed: the first row at the top
