@@ -4,6 +4,7 @@
 #include <attnlab/theory/catalogue.hpp>
 #include <attnlab/theory/verdicts.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -129,6 +130,80 @@ std::string threshold_table(const std::vector<CheckedClaim>& checked) {
 
 }  // namespace
 
+Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::string& name) {
+  // Verdicts in the order a reader scans them, each with a colour of the Okabe-Ito palette.
+  const std::vector<std::pair<Verdict, const char*>> verdicts{
+      {Verdict::holds, "#009E73"}, {Verdict::identity, "#0072B2"}, {Verdict::loose, "#E69F00"},
+      {Verdict::inexact, "#CC79A7"}, {Verdict::violated, "#D55E00"}, {Verdict::inconclusive, "#777777"}};
+  const auto colour_of = [&](Verdict v) {
+    for (const auto& [verdict, colour] : verdicts)
+      if (verdict == v) return std::string(colour);
+    return std::string("#000000");
+  };
+  // The families of the claim catalogue, training claims apart.
+  const std::vector<std::pair<std::string, std::string>> families{
+      {"poly.", "POLY"}, {"relu.", "RELU"}, {"periodic.", "PERIODIC"}, {"soft.", "SOFT"}};
+  const auto family_of = [&](const Claim& c) -> std::string {
+    if (!c.sweep.empty()) return "training";
+    for (const auto& [prefix, family] : families)
+      if (c.id.starts_with(prefix)) return family;
+    return "other";
+  };
+  std::vector<std::string> order;
+  for (const auto& [prefix, family] : families) order.push_back(family);
+  order.insert(order.end(), {"training", "other"});
+
+  Figure f{.name = name,
+           .title = text(checked.size(), " claims: measured / claimed, by family (the verdict and both numbers at the right)"),
+           .xlabel = "measured / claimed, with its 95% CI where there is one (1: as claimed; no dot: nothing claimed, or a "
+                     "ratio of 0 or below)",
+           .logx = true,
+           .xlines = {1.0},
+           .width = 1300};
+  std::map<Verdict, Series> by_verdict;
+  std::size_t longest = 0;
+  double row = 0;
+  for (const auto& family : order) {
+    std::vector<const CheckedClaim*> members;
+    for (const auto& c : checked)
+      if (family_of(*c.claim) == family) members.push_back(&c);
+    if (members.empty()) continue;
+    if (row > 0) f.ylines.push_back(row + 0.5);
+    f.labels.push_back({.x = 0.005, .y = ++row, .text = text(family, " (", members.size(), ")"), .bold = true});
+    for (const auto* c : members) {
+      const auto& o = c->outcome;
+      f.ytics.push_back({++row, c->claim->id});
+      std::string numbers = std::isfinite(o.measured) ? sig(o.measured) : std::string();
+      if (std::isfinite(o.claimed)) numbers += text(numbers.empty() ? "claimed " : " vs ", sig(o.claimed));
+      const std::string right = text(to_string(o.verdict), o.fragile.empty() ? "" : " (fragile)", numbers.empty() ? "" : "  ",
+                                     numbers);
+      longest = std::max(longest, right.size());
+      f.labels.push_back({.x = 1.01, .y = row, .text = right, .colour = colour_of(o.verdict)});
+      const double ratio = o.measured / o.claimed;
+      if (!(std::isfinite(ratio) && ratio > 0)) continue;  // no claimed value, or of another sign: the text says
+      auto& s = by_verdict[o.verdict];
+      s.x.push_back(ratio), s.y.push_back(row);
+      const double a = o.ci_lo / o.claimed, b = o.ci_hi / o.claimed;
+      s.lo.push_back(std::isfinite(a) && std::isfinite(b) ? std::min(a, b) : ratio);
+      s.hi.push_back(std::isfinite(a) && std::isfinite(b) ? std::max(a, b) : ratio);
+    }
+  }
+  // A verdict none of whose claims has a dot needs no legend entry: its rows' text says it in its colour.
+  for (const auto& [verdict, colour] : verdicts) {
+    const auto n = std::count_if(checked.begin(), checked.end(), [&](const auto& c) { return c.outcome.verdict == verdict; });
+    if (by_verdict[verdict].x.empty()) continue;
+    auto s = by_verdict[verdict];
+    s.label = text(to_string(verdict), " (", n, ")");
+    s.colour = colour;
+    s.connect = false;
+    s.x_bars = true;
+    f.series.push_back(std::move(s));
+  }
+  f.height = int(row) * 17 + 110;
+  f.right_margin = int(longest) + 3;
+  return f;
+}
+
 std::string claims_csv(const std::vector<CheckedClaim>& checked) {
   std::string out = "claim_id,source,verdict,measured,claimed,ci_lo,ci_hi,fragile,detail\n";
   const auto number = [](double v) { return std::isfinite(v) ? text(v) : std::string(); };
@@ -189,7 +264,7 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
   md += "| claim | source | verdict | measured | claimed | 95% CI |\n|---|---|---|---|---|---|\n";
   for (const auto& c : checked) {
     const auto& o = c.outcome;
-    const bool interval = std::isfinite(o.ci_lo) && std::isfinite(o.ci_hi) && o.ci_lo != o.ci_hi;
+    const bool interval = std::isfinite(o.ci_lo) && std::isfinite(o.ci_hi);
     md += text("| `", c.claim->id, "` | ", c.claim->source, " | ", verdict_cell(o), " | ", cell(o.measured), " | ",
                cell(o.claimed), " | ", interval ? text("[", sig(o.ci_lo), ", ", sig(o.ci_hi), "]") : std::string(),
                " |\n");

@@ -514,10 +514,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       checked.push_back({claim, claim->check(claims)});
     }
     StudyOutput out;
-    Figure summary{name, "measured / claimed per claim (1 = agreement)", "", "measured / claimed", false, true, {}, {}};
-    Series ratio{"measured / claimed with 95% CI", {}, {}, {}, {}, false};
-    for (std::size_t i = 0; i < checked.size(); ++i) {
-      const auto& c = checked[i];
+    for (const auto& c : checked) {
       for (auto r : c.outcome.evidence) {
         r.study = name;
         r.extra.insert(r.extra.begin(), {"claim_id", c.claim->id});
@@ -525,16 +522,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       }
       out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
       out.files.insert(out.files.end(), c.outcome.files.begin(), c.outcome.files.end());
-      if (std::isfinite(c.outcome.claimed) && c.outcome.claimed != 0 && std::isfinite(c.outcome.measured)) {
-        ratio.x.push_back(double(i + 1));
-        summary.xtics.push_back({double(i + 1), c.claim->id});
-        ratio.y.push_back(c.outcome.measured / c.outcome.claimed);
-        ratio.lo.push_back(c.outcome.ci_lo / c.outcome.claimed);
-        ratio.hi.push_back(c.outcome.ci_hi / c.outcome.claimed);
-      }
     }
-    summary.series.push_back(ratio);
-    out.figures.insert(out.figures.begin(), summary);
+    out.figures.insert(out.figures.begin(), verdict_figure(checked, name));
     if (training->retrain)
       for (const auto& [sweep, rows] : sweeps) out.files.push_back({sweep + ".csv", to_csv(rows)});
     out.files.push_back({"claims.csv", claims_csv(checked)});

@@ -11,6 +11,23 @@ namespace {
 std::string number(double v) { return std::isfinite(v) ? text(v) : ""; }
 std::string count(std::int64_t v) { return v > 0 ? text(v) : ""; }
 
+const std::vector<std::string> kFixedColumns{"study", "quantity", "activation", "convention", "precision", "N", "D",
+                                             "d", "p", "k", "sigma_x", "sigma_t", "trials", "mean", "se", "ci_lo",
+                                             "ci_hi", "count", "nonfinite", "status"};
+
+// An extra named like a fixed column would write a second column of that name, and a repeated extra would
+// lose its second value: both are a study's mistake, refused rather than renamed.
+void check_extras(const ResultRow& r) {
+  for (auto kv = r.extra.begin(); kv != r.extra.end(); ++kv) {
+    if (std::find(kFixedColumns.begin(), kFixedColumns.end(), kv->first) != kFixedColumns.end())
+      throw std::logic_error(text("to_csv: extra column '", kv->first, "' of quantity '", r.quantity,
+                                  "' is a fixed column: set the row's field or choose another name"));
+    if (std::any_of(r.extra.begin(), kv, [&](const auto& earlier) { return earlier.first == kv->first; }))
+      throw std::logic_error(text("to_csv: extra column '", kv->first, "' given twice in a row of quantity '",
+                                  r.quantity, "'"));
+  }
+}
+
 }  // namespace
 
 std::string csv_field(const std::string& s) {
@@ -22,12 +39,13 @@ std::string csv_field(const std::string& s) {
 
 std::string to_csv(const std::vector<ResultRow>& rows) {
   std::vector<std::string> extras;
-  for (const auto& r : rows)
+  for (const auto& r : rows) {
+    check_extras(r);
     for (const auto& [k, v] : r.extra)
       if (std::find(extras.begin(), extras.end(), k) == extras.end()) extras.push_back(k);
-  std::string out =
-      "study,quantity,activation,convention,precision,N,D,d,p,k,sigma_x,sigma_t,trials,mean,se,ci_lo,ci_hi,count,"
-      "nonfinite,status";
+  }
+  std::string out;
+  for (const auto& c : kFixedColumns) out += (out.empty() ? "" : ",") + c;
   for (const auto& e : extras) out += "," + csv_field(e);
   out += "\n";
   for (const auto& r : rows) {
@@ -80,11 +98,12 @@ std::vector<std::string> csv_record(const std::string& csv, std::size_t& pos) {
 }  // namespace
 
 std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& source) {
-  static const std::vector<std::string> fixed{"study", "quantity", "activation", "convention", "precision", "N", "D",
-                                              "d", "p", "k", "sigma_x", "sigma_t", "trials", "mean", "se", "ci_lo",
-                                              "ci_hi", "count", "nonfinite", "status"};
+  const auto& fixed = kFixedColumns;
   std::size_t pos = 0;
   const auto header = csv_record(csv, pos);
+  for (auto name = header.begin(); name != header.end(); ++name)
+    if (std::find(header.begin(), name, *name) != name)
+      throw std::runtime_error(text(source, ": the header names column '", *name, "' twice"));
   std::vector<std::size_t> at(fixed.size());
   for (std::size_t c = 0; c < fixed.size(); ++c) {
     const auto it = std::find(header.begin(), header.end(), fixed[c]);

@@ -308,7 +308,8 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
     r.extra = {{"seed", text(c.seed)}, {"validation", text(g.budget.validation)}, {"steps", text(c.steps)},
                {"function", c.model.activation.name}};
     if (info.uses_alpha) r.extra.push_back({"alpha", text(c.model.activation.alpha)});
-    r.extra.insert(r.extra.end(), p.labels.begin(), p.labels.end());
+    for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
+      if (extra_value(r, label.first).empty()) r.extra.push_back(label);
     if (m.layer > 0)
       r.extra.insert(r.extra.end(), {{"step", text(m.step)}, {"layer", text(m.layer)}, {"tokens", text(c.model.tokens())},
                                      {"weight_std", text(train::kInitWeightStd)}});

@@ -3,9 +3,24 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace attnlab {
+namespace {
+
+// A quantity of attention_quantities() as the axis labels write it.
+std::string describe_quantity(const std::string& quantity) {
+  static const std::map<std::string, std::string> names{
+      {"frob", "||phi(S)||_F"},          {"frob2", "||phi(S)||_F^2"},          {"jac", "||d phi(S)/dS||_F"},
+      {"jac2", "||d phi(S)/dS||_F^2"},   {"qgrad", "||d phi(S)/dQ||_F"},       {"qgrad2", "||d phi(S)/dQ||_F^2"},
+      {"kgrad", "||d phi(S)/dK||_F"},    {"kgrad2", "||d phi(S)/dK||_F^2"},    {"mean_weight", "mean attention weight"},
+      {"row_sum", "row sum of phi(S)"},  {"row_sum2", "squared row sum of phi(S)"}};
+  const auto it = names.find(quantity);
+  return it == names.end() ? quantity : it->second;
+}
+
+}  // namespace
 
 SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
                       const std::function<ProgressFn(const std::string&)>& progress) {
@@ -25,12 +40,19 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
   for (const auto& r : result.rows)
     if (std::find(spec.fitted.begin(), spec.fitted.end(), r.quantity) != spec.fitted.end())
       groups[{r.quantity, r.activation, r.D, r.d, r.sigma_x, r.sigma_t}].push_back(&r);
+  // What each figure's curves share goes in its title; their labels keep only what tells them apart.
+  std::map<std::string, std::set<std::tuple<Index, Index, double, double>>> settings;
+  for (const auto& [key, members] : groups) {
+    const auto& [quantity, activation, D, d, sigma_x, sigma_t] = key;
+    settings[quantity].insert({D, d, sigma_x, sigma_t});
+  }
   std::map<std::string, Figure> figures;
   std::vector<ResultRow> fits;
   for (const auto& [key, members] : groups) {
     const auto& [quantity, activation, D, d, sigma_x, sigma_t] = key;
-    Series s{text(activation, ", D=", D, ", d=", d, sigma_x == 1 && sigma_t == 1 ? "" : text(", sx=", sigma_x, ", st=", sigma_t)),
-             {}, {}, {}, {}, true};
+    const bool shared = settings[quantity].size() == 1;
+    const std::string setting = text("D=", D, ", d=", d, sigma_x == 1 && sigma_t == 1 ? "" : text(", sigma_x=", sigma_x, ", sigma_t=", sigma_t));
+    Series s{.label = shared ? activation : text(activation, ", ", setting)};
     std::vector<double> se;
     bool finite = true;
     for (const auto* r : members) {
@@ -43,23 +65,29 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
     }
     auto& fig = figures[quantity];
     if (fig.name.empty())
-      fig = {quantity == spec.fitted.front() ? spec.study : spec.study + "_" + quantity,
-             text("E ", quantity, " over N (", spec.study, ")"), "N", text(quantity, ": mean with 95% CI"), true, true, {}, {}};
-    fig.series.push_back(s);
-    if (members.size() < 3 || !finite) continue;
-    PowerLawFit fit;
-    try {
-      fit = fit_power_law(s.x, s.y, se);
-    } catch (const std::domain_error&) {
-      continue;  // e.g. one trial per point: no standard errors to weigh the fit
+      fig = {.name = quantity == spec.fitted.front() ? spec.study : spec.study + "_" + quantity,
+             .title = text("E ", describe_quantity(quantity), " against N (", spec.study, shared ? ", " + setting : "",
+                           "; mean over ", spec.trials, " trials)"),
+             .xlabel = "N (sequence length, tokens)",
+             .ylabel = text("E ", describe_quantity(quantity), " with 95% CI"),
+             .logx = true,
+             .logy = true};
+    if (members.size() >= 3 && finite) {
+      try {
+        const auto fit = fit_power_law(s.x, s.y, se);
+        s.fit = SeriesFit{.law = fit};
+        ResultRow row = *members.front();
+        row.quantity = quantity + "_exponent";
+        row.N = 0;
+        row.value = Estimate{static_cast<std::int64_t>(fit.points), 0, fit.exponent, fit.exponent_se, fit.ci_lo, fit.ci_hi};
+        row.extra.push_back({"N_range", text(s.x.front(), "-", s.x.back())});
+        row.extra.push_back({"prefactor", text(fit.prefactor)});
+        fits.push_back(std::move(row));
+      } catch (const std::domain_error&) {
+        // e.g. one trial per point: no standard errors to weigh the fit
+      }
     }
-    ResultRow row = *members.front();
-    row.quantity = quantity + "_exponent";
-    row.N = 0;
-    row.value = Estimate{static_cast<std::int64_t>(fit.points), 0, fit.exponent, fit.exponent_se, fit.ci_lo, fit.ci_hi};
-    row.extra.push_back({"N_range", text(s.x.front(), "-", s.x.back())});
-    row.extra.push_back({"prefactor", text(fit.prefactor)});
-    fits.push_back(std::move(row));
+    fig.series.push_back(std::move(s));
   }
   result.rows.insert(result.rows.end(), fits.begin(), fits.end());
   for (auto& [q, f] : figures) result.figures.push_back(std::move(f));

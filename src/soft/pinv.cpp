@@ -192,8 +192,8 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
     out.inverse = iterate;
     const double limit = newton_alpha_limit(R);
     out.status = rule_status + text("diverged at iteration ", k,
-                                    out.alpha > limit ? text(": alpha = ", out.alpha, " exceeds the convergence limit ",
-                                                             "2/sigma_1^2 = ", limit, shifted ? " of A + sI" : "")
+                                    out.alpha > limit ? text(": alpha = ", sig(out.alpha), " exceeds the convergence limit ",
+                                                             "2/sigma_1^2 = ", sig(limit), shifted ? " of A + sI" : "")
                                                       : std::string());
     return out;
   };

@@ -91,24 +91,24 @@ std::vector<ExtremeRow> extreme_rows(Index n, std::uint64_t seed, std::span<cons
     }
   }
   for (double a : anchors) {
-    add(text("every entry at ", a), VectorD::Constant(n, a));
+    add(text("every entry at ", sig(a)), VectorD::Constant(n, a));
     VectorD straddle(n), half = noise, one = noise, all_but_one = VectorD::Constant(n, a);
     for (Index j = 0; j < n; ++j) straddle[j] = a + (j % 2 ? -1e-6 : 1e-6);
     half.head((n + 1) / 2).setConstant(a);
     one[0] = a;
-    add(text("entries at ", a, " +- 1e-6"), straddle);
-    add(text("half the entries at ", a, ", the rest N(0,1)"), half);
-    add(text("one entry at ", a, ", the rest N(0,1)"), one);
+    add(text("entries at ", sig(a), " +- 1e-6"), straddle);
+    add(text("half the entries at ", sig(a), ", the rest N(0,1)"), half);
+    add(text("one entry at ", sig(a), ", the rest N(0,1)"), one);
     for (double s : {0.1, 1.0, 10.0}) {
       all_but_one[0] = a + s;
-      add(text("all entries at ", a, " but one at +", s), all_but_one);
+      add(text("all entries at ", sig(a), " but one at +", s), all_but_one);
     }
   }
   for (std::size_t i = 0; i < anchors.size(); ++i)
     for (std::size_t k = i + 1; k < anchors.size(); ++k) {
       VectorD x = VectorD::Constant(n, anchors[k]);
       x.head((n + 1) / 2).setConstant(anchors[i]);
-      add(text("half the entries at ", anchors[i], ", half at ", anchors[k]), x);
+      add(text("half the entries at ", sig(anchors[i]), ", half at ", sig(anchors[k])), x);
     }
   return rows;
 }

@@ -137,7 +137,7 @@ ClaimOutcome judge_exponents(const SweepEvidence& e, const Thresholds& t) {
              .title = text(claim.quantity == "frob"        ? "E||h(S)/N^alpha||_F, alpha = 1 and 1/2 (grid init)"
                            : claim.quantity == "row_sum"   ? "row sums sum_j h(S_ij)/N at initialisation (grid init)"
                                                            : "mean attention weight E_ij[h(S_ij)/N] (grid init)"),
-             .xlabel = "N",
+             .xlabel = "N (sequence length, tokens)",
              .ylabel = "mean with 95% CI",
              .logx = true,
              .logy = claim.quantity != "row_sum"};
@@ -170,14 +170,15 @@ ClaimOutcome judge_exponents(const SweepEvidence& e, const Thresholds& t) {
         if (g.name == "init" && h == "relu" && alpha == 1.0)
           out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
         if (g.name == "init" && (h == "relu" || h == "relu2" || h == "gelu"))
-          fig.series.push_back({text(h, "/N^", alpha), c.x, c.y, c.lo, c.hi, true});
+          fig.series.push_back(
+              {.label = text(h, "/N^", alpha), .x = c.x, .y = c.y, .lo = c.lo, .hi = c.hi, .fit = SeriesFit{.law = fit}});
       }
   out.claimed = claimed_exponent(claim.quantity, 1.0);
   if (claim.quantity == "frob") {
     const auto poly = select_curve(e.rows, "frob", poly_reference(false).label(), "init");
     const auto soft = select_curve(e.rows, "frob", softmax_reference(false).label(), "init");
-    fig.series.push_back({"x^3/sqrtN (POLY)", poly.x, poly.y, poly.lo, poly.hi, true});
-    fig.series.push_back({"softmax", soft.x, soft.y, soft.lo, soft.hi, true});
+    fig.series.push_back({.label = "x^3/sqrtN (POLY)", .x = poly.x, .y = poly.y, .lo = poly.lo, .hi = poly.hi});
+    fig.series.push_back({.label = "softmax", .x = soft.x, .y = soft.y, .lo = soft.lo, .hi = soft.hi});
     Series level{.label = "sqrt(E||softmax||_F^2), N(0,1) logits (closed form)"};
     for (const double N : soft.x) {
       level.x.push_back(N);
@@ -263,7 +264,7 @@ ConstantEvidence constants(const std::vector<ResultRow>& rows, const std::string
       const auto c = select_curve(rows, quantity, scaled(h, 1.0, g.qk_layernorm).label(), g.name);
       for (const auto& r : c.rows) e.points.push_back({r, pick(exact, double(r.N)), pick(model, double(r.N))});
       const double limit = quantity == "row_sum" ? theory::weight_limits(exact).row_sum : theory::weight_limits(exact).frob2;
-      e.limits += text(" ", g.name, "/", h, " ", sig(limit, 5), ";");
+      e.limits += text(" ", g.name, "/", h, " ", sig(limit), ";");
     }
   return e;
 }
@@ -328,7 +329,8 @@ ClaimOutcome constant_outcome(const ConstantEvidence& e, const PointJudgement& j
 }
 
 Figure constant_figure(const ConstantEvidence& e, const std::string& name, const std::string& title) {
-  Figure fig{.name = name, .title = title, .xlabel = "N", .ylabel = "Monte-Carlo / exact, 95% CI", .logx = true};
+  Figure fig{.name = name, .title = title, .xlabel = "N (sequence length, tokens)", .ylabel = "Monte-Carlo / exact, 95% CI",
+             .logx = true};
   for (const auto& h : kFunctions) {
     if (h == "identity" && e.quantity == "row_sum") continue;  // exact 0: its z is in the table
     Series s{.label = h};
@@ -465,8 +467,8 @@ ConstantEvidence measure_softmax_level(const ClaimContext& ctx) {
       const double row_level = theory::softmax_row_norm2(double(N), sigma);
       e.points.push_back({rows[0], double(N) * row_level, theory::softmax_row_norm2_limit_times_n(sigma)});
     }
-    e.limits += text(" sd ", sigma, ": e^(sd^2) = ", sig(theory::softmax_row_norm2_limit_times_n(sigma), 5), ", N E||p||^2 at N = ",
-                     sizes(ctx.quick).back(), " ", sig(e.points.back().exact, 5), ";");
+    e.limits += text(" sd ", sigma, ": e^(sd^2) = ", sig(theory::softmax_row_norm2_limit_times_n(sigma)), ", N E||p||^2 at N = ",
+                     sizes(ctx.quick).back(), " ", sig(e.points.back().exact), ";");
   }
   return e;
 }
@@ -482,9 +484,12 @@ ClaimOutcome judge_softmax_level(const ConstantEvidence& e, const Thresholds& t)
                     sig(std::abs(j.worst_z), 3), " at ", j.worst_point, ")",
                     j.unjudged ? text(", ", j.unjudged, " not judged (non-finite or no spread)") : "", " | limits:", e.limits);
   Figure fig{.name = "relu_softmax_level", .title = "E||softmax(A)||_F^2 for A ~ N(0, sd^2): Monte-Carlo and closed form",
-             .xlabel = "N", .ylabel = "E||softmax(A)||_F^2", .logx = true, .logy = true};
+             .xlabel = "N (A is N x N)", .ylabel = "E||softmax(A)||_F^2", .logx = true, .logy = true};
   for (const double sigma : kSoftmaxScales) {
-    Series mc{.label = text("Monte-Carlo, sd ", sigma), .connect = false}, exact{.label = text("closed form, sd ", sigma)};
+    // Each scale's Monte-Carlo points and closed-form line in one colour.
+    const std::string colour = kSeriesColours[fig.series.size() / 2 % std::size(kSeriesColours)];
+    Series mc{.label = text("Monte-Carlo, sd ", sigma), .connect = false, .colour = colour},
+        exact{.label = text("closed form, sd ", sigma), .colour = colour};
     for (const auto& p : e.points)
       if (extra_value(p.row, "logit_sd") == text(sigma)) {
         mc.x.push_back(double(p.row.N));

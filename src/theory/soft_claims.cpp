@@ -305,7 +305,6 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std:
   const auto& w = *std::max_element(e.cases.begin(), e.cases.end(),
                                     [&](const BoundCase& a, const BoundCase& b) { return net(a) < net(b); });
   ClaimOutcome out{.verdict = bound_verdict(net(w), t), .measured = w.ratio, .claimed = 1};
-  out.ci_lo = out.ci_hi = w.ratio;
   int above = 0;
   for (const auto& c : e.cases) {
     above += net(c) > 1 + t(kBoundRounding);
@@ -446,7 +445,7 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
                                     {{"residual", text(c.residual)}, {"best_relative_error", text(c.best_error / c.pinv_norm)},
                                      {"floor", text(floor)}, {"alpha", text(c.alpha)}, {"rank", text(c.rank)},
                                      {"kappa_kept", text(c.kappa)}, {"sigma_min_over_sigma_1", text(c.sigma_ratio)},
-                                     {"iterations", text(c.iterations)}, {"status", c.status}}));
+                                     {"iterations", text(c.iterations)}, {"pinv_status", c.status}}));
   }
   out.verdict = resolvable == 0 ? Verdict::inconclusive : reached == resolvable ? Verdict::holds : Verdict::violated;
   out.measured = reached;
@@ -1035,7 +1034,7 @@ BoundEvidence measure_lemma2(const ClaimContext& ctx) {
     const double allowance = double(F.rows()) * kEps * (1 + f) / (1 - f);  // per unit of soft_rounding_factor
     const std::string label = text(input, ", p = ", p == 0 ? "inf" : text(p), ", ||F|| = ", sig(f, 4));
     e.cases.push_back({label, ratio, allowance,
-                       soft_row("inverse_ratio", label, 0, F.rows(), ratio, {{"p", p == 0 ? "inf" : text(p)}}), F});
+                       soft_row("inverse_ratio", label, 0, F.rows(), ratio, {{"norm_p", p == 0 ? "inf" : text(p)}}), F});
   };
   auto samples = symmetric_samples(ctx);
   if (ctx.soft.matrix.size() == 0) {
@@ -1095,7 +1094,7 @@ ClaimOutcome judge_eq12(const GradientEvidence& e, const Thresholds& t) {
     out.evidence.push_back(soft_row("max_relative_fd_error", "eq12", m, m, err));
   }
   out.verdict = worst <= t(kFdTolerance) ? Verdict::holds : Verdict::violated;
-  out.measured = out.ci_lo = out.ci_hi = worst;
+  out.measured = worst;
   out.detail = text("largest |finite difference - (-Y^T G Y^T)| relative to the gradient's largest entry, m = 3, 8, 20: ",
                     sig(worst, 3), " (central differences, step 1e-6; holds at or below eq12_fd_tolerance)");
   return out;
@@ -1164,8 +1163,8 @@ ClaimOutcome judge_pinv_growth(const GrowthEvidence& e, bool normalised, double 
     out.figures.push_back({.name = "soft_prop5_pinv_growth",
                            .title = g.kind == kTokensFile ? "||A+||_2 of the bottleneck matrix of the tokens file"
                                                           : "||A+||_2 of the bottleneck matrix of clustered (k-connected) tokens",
-                           .xlabel = "m", .ylabel = "geometric mean over trials", .logx = true, .logy = true,
-                           .series = {{.label = "||A+||_2", .x = g.m, .y = g.plain}}});
+                           .xlabel = "m (bottleneck length)", .ylabel = "geometric mean over trials", .logx = true,
+                           .logy = true, .series = {{.label = "||A+||_2", .x = g.m, .y = g.plain, .fit = SeriesFit{.law = fit}}}});
   return out;
 }
 
@@ -1280,8 +1279,8 @@ NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
 
 ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds&) {
   ClaimOutcome out;
-  Figure fig{.name = "soft_nystrom_error", .title = text("||S_hat - S||_2/||S||_2 against m (", e.tokens, " tokens)"), .xlabel = "m",
-             .ylabel = "relative error", .logx = true, .logy = true};
+  Figure fig{.name = "soft_nystrom_error", .title = text("||S_hat - S||_2/||S||_2 against m (n = ", e.n, " ", e.tokens, " tokens)"),
+             .xlabel = "m (bottleneck length)", .ylabel = "relative spectral error", .logx = true, .logy = true};
   bool falls = !e.samplers.empty();
   std::string detail;
   for (std::size_t s = 0; s < e.samplers.size(); ++s) {
@@ -1294,7 +1293,7 @@ ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds
     if (s == 0 || fit.ci_hi > out.ci_hi) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
     detail += text(" ", e.samplers[s], ": ", sig(err.front(), 3), " -> ", sig(err.back(), 3), " (exponent ",
                    sig(fit.exponent, 3), ");");
-    fig.series.push_back({.label = e.samplers[s], .x = m, .y = err});
+    fig.series.push_back({.label = e.samplers[s], .x = m, .y = err, .fit = SeriesFit{.law = fit}});
   }
   out.verdict = falls ? Verdict::holds : Verdict::violated;
   out.detail = text("n = ", e.n, " ", e.tokens, " tokens, SVD pseudo-inverse; relative spectral error from the smallest to the largest m "
@@ -1397,10 +1396,12 @@ ComplexityEvidence measure_complexity(const ClaimContext& ctx) {
 
 ClaimOutcome judge_complexity(const ComplexityEvidence& e, const Thresholds& t) {
   ClaimOutcome out{.claimed = 1};
-  Figure time_fig{.name = "soft_complexity_time", .title = "wall time of attention over n (m = 49, d = 64)", .xlabel = "n",
-                  .ylabel = "seconds", .logx = true, .logy = true};
-  Figure mem_fig{.name = "soft_complexity_memory", .title = "peak memory growth of attention over n (m = 49, d = 64)",
-                 .xlabel = "n", .ylabel = "MiB", .logx = true, .logy = true};
+  Figure time_fig{.name = "soft_complexity_time",
+                  .title = "wall time of attention over n (m = 49, d = 64; lines: fits over the three largest n)",
+                  .xlabel = "n (tokens)", .ylabel = "seconds", .logx = true, .logy = true};
+  Figure mem_fig{.name = "soft_complexity_memory",
+                 .title = "peak memory growth of attention over n (m = 49, d = 64; lines: fits over the three largest n)",
+                 .xlabel = "n (tokens)", .ylabel = "MiB", .logx = true, .logy = true};
   std::string detail;
   bool linear = true, quadratic = true;
   // Fixed costs (m³ pseudo-inverse, process start) dominate small n: fit the largest three sizes.
@@ -1412,8 +1413,11 @@ ClaimOutcome judge_complexity(const ComplexityEvidence& e, const Thresholds& t) 
     }
     const auto ft = fit_power_law(tail(curve->n), tail(curve->seconds));
     const auto fm = fit_power_law(tail(curve->n), tail(curve->megabytes));
-    time_fig.series.push_back({.label = curve->name, .x = curve->n, .y = curve->seconds});
-    mem_fig.series.push_back({.label = curve->name, .x = curve->n, .y = curve->megabytes});
+    const double fitted_from = tail(curve->n).front(), fitted_to = curve->n.back();
+    time_fig.series.push_back({.label = curve->name, .x = curve->n, .y = curve->seconds,
+                               .fit = SeriesFit{.law = ft, .x_lo = fitted_from, .x_hi = fitted_to}});
+    mem_fig.series.push_back({.label = curve->name, .x = curve->n, .y = curve->megabytes,
+                              .fit = SeriesFit{.law = fm, .x_lo = fitted_from, .x_hi = fitted_to}});
     detail += text(" ", curve->name, ": time ~ n^", sig(ft.exponent, 3), ", memory ~ n^", sig(fm.exponent, 3), ";");
     if (curve == &e.nystrom) {
       linear = ft.exponent < t(kComplexityLinear) && fm.exponent < t(kComplexityLinear);

@@ -292,13 +292,16 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   else
     out.verdict = Verdict::holds;
 
-  Figure fit{.name = "k_sweep_best_k", .title = "best k against N (95% bootstrap intervals) and the fitted power law",
-             .xlabel = "N", .ylabel = "best k", .logx = true, .logy = true};
-  Series best_series{.label = "best k (parabola through the best grid point)", .connect = false};
-  Series fitted{.label = text("fit: k* ~ N^", sig(out.measured, 3))};
-  Series root{.label = "sqrt(N) law through the geometric mean"};
+  Figure fit{.name = "k_sweep_best_k",
+             .title = "best k against N (95% bootstrap intervals), the fitted power law (slope: its 95% bootstrap CI)",
+             .xlabel = "N (sequence length, tokens)", .ylabel = "best k", .logx = true, .logy = true};
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
   const double mean_best = std::accumulate(best.begin(), best.end(), 0.0) / double(best.size());
+  // The least-squares line through (log N, log k*) passes through the means.
+  const PowerLawFit law{.exponent = out.measured, .ci_lo = out.ci_lo, .ci_hi = out.ci_hi,
+                        .prefactor = std::pow(10, mean_best - out.measured * mean_log_n), .points = sizes.size()};
+  Series best_series{.label = "best k (parabola through the best grid point)", .connect = false, .fit = SeriesFit{.law = law}};
+  Series root{.label = "sqrt(N) law through the geometric mean"};
   std::string table = "| N | best k | 95% interval | accuracy at best grid k (mean ± sd) | at k = sqrt(N) |\n|---|---|---|---|---|\n";
   std::string per_n;
   for (std::size_t c = 0; c < curves.size(); ++c) {
@@ -309,7 +312,6 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     best_series.y.push_back(std::pow(10, best[c]));
     best_series.lo.push_back(std::pow(10, lo));
     best_series.hi.push_back(std::pow(10, hi));
-    fitted.x.push_back(double(sizes[c])), fitted.y.push_back(std::pow(10, mean_best + out.measured * (log_n[c] - mean_log_n)));
     root.x.push_back(double(sizes[c])), root.y.push_back(std::pow(10, mean_best + 0.5 * (log_n[c] - mean_log_n)));
     const auto top = std::size_t(std::max_element(curves[c].y.begin(), curves[c].y.end(),
                                                   [](const SeedMean& a, const SeedMean& b) { return a.mean < b.mean; }) -
@@ -328,7 +330,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     r.value = {1, 0, std::pow(10, best[c]), 0, std::pow(10, lo), std::pow(10, hi)};
     out.evidence.push_back(r);
   }
-  fit.series = {best_series, fitted, root};
+  fit.series = {best_series, root};
   out.figures = {sweep, fit};
   out.detail = text("best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", curves.front().y.front().seeds,
@@ -467,7 +469,7 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
       contradicted += o == Outcome::contradicted;
       lines += text("- ", line, ": ", o == Outcome::reproduced ? "reproduced" : o == Outcome::contradicted ? "contradicted" : "unresolved", "\n");
     }
-  out.measured = reproduced, out.claimed = judged, out.ci_lo = out.ci_hi = reproduced;
+  out.measured = reproduced, out.claimed = judged;
   out.verdict = judged == 0 ? Verdict::inconclusive
                 : contradicted > 0 ? Verdict::violated
                 : reproduced == judged ? Verdict::holds
@@ -671,7 +673,7 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
   const bool larger = phi_unscaled > f && jac_unscaled > f;
   const bool brought = level(phi_scaled) && level(jac_scaled);
   out.verdict = larger && brought ? Verdict::holds : Verdict::violated;
-  out.measured = phi_scaled, out.claimed = 1, out.ci_lo = out.ci_hi = phi_scaled;
+  out.measured = phi_scaled, out.claimed = 1;
   out.detail = text("geometric mean over layers and the recorded steps ", from, "..", last, " of the ratio to softmax: x^3 ",
                     sig(phi_unscaled, 3), " (||phi||_F), ", sig(jac_unscaled, 3), " (||J||_F); x^3/sqrtN ",
                     sig(phi_scaled, 3), ", ", sig(jac_scaled, 3), " (\"far larger\": above ", f,
@@ -760,7 +762,7 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
     }
   }
   out.figures = {drift};
-  out.measured = out.ci_lo = out.ci_hi = worst;
+  out.measured = worst;
   out.verdict = std::abs(worst - 1) <= tol ? Verdict::holds : Verdict::inexact;
   out.detail = text("step-0 norms against the i.i.d. prediction (X ~ N(0, 1) for the LayerNorm output, Q, K ~ N(0, ",
                     e.weight_std, "^2) as initialised): worst ratio ", sig(worst, 3), " (holds within ±", tol,
@@ -826,7 +828,6 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   }
   const double n = double(curves.size());
   out.measured = sum / n;
-  out.ci_lo = out.ci_hi = out.measured;
   out.verdict = away > share * n ? Verdict::violated : near_one > share * n ? Verdict::holds : Verdict::inconclusive;
   out.detail = text(near_one, " of ", curves.size(), " (h, N) have a best alpha whose 95% bootstrap interval reaches [",
                     1 - near, ", ", 1 + near, "], ", away, " miss it, the rest are wider than ", widest,

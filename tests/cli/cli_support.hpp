@@ -1,6 +1,6 @@
 #pragma once
 // Running the study binaries as a user would: argv without a shell, exit code, stderr, stdout,
-// scratch output folders and a small CSV reader.
+// scratch output folders, a small CSV reader and a strict one for the outputs' hygiene.
 #include "support.hpp"
 
 #include <fcntl.h>
@@ -8,10 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -168,6 +172,89 @@ inline Csv read_csv(const fs::path& file) {
   for (std::size_t i = 0; i < header.size(); ++i) csv.column[header[i]] = i;
   for (std::size_t i = 1; i < lines.size(); ++i) csv.rows.push_back(csv_fields(lines[i]));
   return csv;
+}
+
+// The columns of the outputs that hold numbers: the long-format contract, claims.csv and newton_pinv's traces.
+inline const std::set<std::string>& numeric_columns() {
+  static const std::set<std::string> names{
+      "N", "D", "d", "p", "sigma_x", "sigma_t", "trials", "mean", "se", "ci_lo", "ci_hi", "count", "nonfinite",
+      "measured", "claimed", "m", "iteration", "alpha", "shift", "residual", "residual_shifted", "error",
+      "error_shifted", "iterations", "beta_halvings", "beta_rule_excess", "reference_rank"};
+  return names;
+}
+
+// A number as the outputs write one: the whole field, not NaN (a missing number is an empty field); infinities
+// are numbers (a diverged residual).
+inline bool is_number(const std::string& field) {
+  char* end = nullptr;
+  const double v = std::strtod(field.c_str(), &end);
+  return !field.empty() && end == field.c_str() + field.size() && !std::isnan(v);
+}
+
+// Problems of a CSV read strictly (RFC 4180 with LF or CRLF line ends), one line each; none: empty. Every record has
+// the first record's number of fields; a quote appears only around a whole field (doubled inside it); no header
+// name repeats; numeric columns hold numbers or nothing. A file whose first record is all numbers has no header
+// (a matrix, a row of logits): every field must be a number.
+inline std::vector<std::string> strict_csv_problems(const std::string& csv) {
+  std::vector<std::string> problems;
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> fields(1);
+  std::size_t line = 1;
+  bool quoted = false, closed = false;  // inside quotes; just past a closing quote
+  const auto problem = [&](const std::string& what) { problems.push_back("line " + std::to_string(line) + ": " + what); };
+  for (std::size_t i = 0; i < csv.size(); ++i) {
+    const char c = csv[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < csv.size() && csv[i + 1] == '"') fields.back() += '"', ++i;
+      else if (c == '"') quoted = false, closed = true;
+      else fields.back() += c, line += c == '\n';
+    } else if (c == ',') {
+      fields.emplace_back(), closed = false;
+    } else if (c == '\n' || (c == '\r' && i + 1 < csv.size() && csv[i + 1] == '\n')) {
+      i += c == '\r';
+      records.push_back(std::move(fields)), fields.assign(1, ""), closed = false, ++line;
+    } else if (c == '"') {
+      if (!fields.back().empty() || closed) problem("a quote inside an unquoted field");
+      quoted = true;
+    } else {
+      if (closed) problem("text after a closing quote");
+      fields.back() += c;
+    }
+  }
+  if (quoted) problem("a quoted field never closed");
+  if (fields.size() > 1 || !fields.back().empty()) records.push_back(std::move(fields));
+  if (records.empty()) return {"no records"};
+  const auto& first = records.front();
+  const bool header = !std::all_of(first.begin(), first.end(), is_number);
+  std::set<std::string> seen;
+  for (const auto& name : header ? first : std::vector<std::string>{})
+    if (!seen.insert(name).second) problems.push_back("the header names '" + name + "' twice");
+  for (std::size_t r = 0; r < records.size(); ++r) {
+    const auto& rec = records[r];
+    if (rec.size() != first.size())
+      problems.push_back("record " + std::to_string(r + 1) + " has " + std::to_string(rec.size()) + " fields, the first " +
+                         std::to_string(first.size()));
+    if (header && r == 0) continue;
+    for (std::size_t c = 0; c < rec.size() && c < first.size(); ++c) {
+      const bool numeric = !header || numeric_columns().count(first[c]) > 0;
+      if (numeric && !rec[c].empty() && !is_number(rec[c]))
+        problems.push_back("record " + std::to_string(r + 1) + ": '" + rec[c] + "' in numeric column " +
+                           (header ? first[c] : std::to_string(c + 1)));
+      if (!header && rec[c].empty()) problems.push_back("record " + std::to_string(r + 1) + ": an empty field in numeric data");
+    }
+  }
+  return problems;
+}
+
+// Every CSV under `dir` (recursively) read strictly; there must be at least one.
+inline void expect_strict_csvs(const fs::path& dir) {
+  std::size_t read = 0;
+  for (const auto& name : files_under(dir)) {
+    if (!name.ends_with(".csv")) continue;
+    ++read;
+    for (const auto& p : strict_csv_problems(slurp(dir / name))) ADD_FAILURE() << name << ": " << p;
+  }
+  EXPECT_GT(read, 0u) << "no CSV under " << dir;
 }
 
 }  // namespace attnlab::test::cli

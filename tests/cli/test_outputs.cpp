@@ -18,6 +18,7 @@ TEST(StudyOutputs, PolyFrobeniusWritesTheContract) {
   EXPECT_TRUE(fs::exists(dir / "poly_frobenius.json"));
   EXPECT_NE(slurp(dir / "poly_frobenius.json").find("\"git_sha\""), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / ".partial"));
+  expect_strict_csvs(dir.path);
 }
 
 // Without --out a run writes runs/<study>-<hash of its arguments>/ where it is started: the same command finds its
@@ -73,6 +74,7 @@ TEST(StudyOutputs, ClaimFamilyStudiesWriteTheirClaimsAndTheTable) {
     EXPECT_TRUE(fs::exists(dir / (std::string(study) + ".csv")));
     EXPECT_TRUE(fs::exists(dir / (std::string(study) + ".json")));
     EXPECT_TRUE(fs::exists(dir / figure)) << figure;  // gnuplot is installed by scripts/install-deps
+    expect_strict_csvs(dir.path);
   }
   const ScratchDir dir("table");
   ASSERT_EQ(run("periodic_properties", {"--quick", "--claims", "periodic.property_table", "--out", dir.path.string()}).code, 0);
@@ -124,6 +126,7 @@ TEST(StudyOutputs, SoftStudiesWriteClaimsFiguresAndTakeAMatrix) {
     ASSERT_FALSE(claims.rows.empty());
     for (std::size_t i = 0; i < claims.rows.size(); ++i) EXPECT_EQ(claims.at(i, "claim_id").rfind("soft.", 0), 0u);
     EXPECT_TRUE(fs::exists(dir / figure)) << figure;
+    expect_strict_csvs(dir.path);
   }
   const ScratchDir dir("matrix");
   std::ofstream(dir / "A.csv") << "2,1,0\n1,2,1\n0,1,2\n";  // symmetric positive definite

@@ -52,6 +52,7 @@ TEST(PinvTrace, TraceRunsAndFinalIterateAreWrittenAndCorrect) {
   const auto trace = read_csv(dir / "out" / "newton_pinv_trace.csv");
   const auto runs = read_csv(dir / "out" / "newton_pinv_runs.csv");
   ASSERT_EQ(runs.rows.size(), 3u);
+  expect_strict_csvs(dir / "out");  // the traces, the runs, the saved iterates (headerless matrices)
   for (const std::string method : {"newton", "released", "released-beta"}) {
     SCOPED_TRACE(method);
     const auto steps = rows_where(trace, "method", method);

@@ -65,6 +65,7 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
       }
     EXPECT_EQ(accuracies, points.at(sweep)) << sweep << ": one validation accuracy per point";
     for (const auto& f : figures) EXPECT_TRUE(fs::exists(dir / f)) << f;
+    expect_strict_csvs(dir.path);
     const auto md = slurp(dir / (sweep + ".md"));
     EXPECT_NE(md.find("Produced by `"), std::string::npos) << md;
     EXPECT_NE(md.find("--quick"), std::string::npos) << "the exact command is recorded";

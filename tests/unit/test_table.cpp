@@ -79,3 +79,23 @@ TEST(Table, MalformedCsvNamesLineAndColumn) {
   EXPECT_NE(message_of(header + bad_mean).find("'0.625x' in column mean is not a number"), std::string::npos)
       << message_of(header + bad_mean);
 }
+
+// One column per name: an extra named like a fixed column, or twice in a row, is the study's mistake (to_csv
+// refuses it), and a header naming a column twice is refused when read back.
+TEST(Table, ExtraColumnsNeverDuplicateAColumn) {
+  for (const char* fixed : {"status", "sigma_t", "se", "ci_lo", "p"}) {
+    try {
+      io::to_csv({sample_row("softmax", 0.5, {{"seed", "1"}, {fixed, "x"}})});
+      ADD_FAILURE() << "extra '" << fixed << "' was written beside the fixed column";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + fixed + "' of quantity 'val_accuracy' is a fixed column"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(io::to_csv({sample_row("softmax", 0.5, {{"seed", "1"}, {"seed", "2"}})}), std::logic_error);
+  const auto csv = io::to_csv({sample_row("softmax", 0.5, {{"seed", "1"}})});
+  const auto header = csv.substr(0, csv.find('\n')), line = csv.substr(csv.find('\n'));
+  EXPECT_NE(message_of(header + ",seed" + line.substr(0, line.size() - 1) + ",2\n").find("names column 'seed' twice"),
+            std::string::npos);
+}

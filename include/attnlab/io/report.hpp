@@ -19,6 +19,9 @@ std::string verdict_counts(const std::vector<CheckedClaim>& checked);
 // docs/claims.md: every registered claim by family, the reading scheme, and the claims left out.
 std::string claim_catalogue_markdown();
 std::string claims_csv(const std::vector<CheckedClaim>& checked);
+// verify.png: one row per claim, grouped by family, with measured / claimed and its interval on a log axis where
+// both numbers exist and share a sign, and at the right of every row its verdict and both numbers.
+Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::string& name);
 std::string report_markdown(const std::vector<CheckedClaim>& checked, const nlohmann::json& run);
 
 }  // namespace attnlab::io

@@ -9,11 +9,13 @@
 
 namespace attnlab::io {
 
-// Fixed contract columns, then every extra column in order of first appearance.
+// Fixed contract columns, then every extra column in order of first appearance. An extra named like a fixed
+// column, or twice in one row, throws std::logic_error: every CSV has one column per name.
 std::string to_csv(const std::vector<ResultRow>& rows);
 std::string csv_field(const std::string& s);
 
-// The rows of a CSV written by to_csv (`source` names it in errors: std::runtime_error with the line).
+// The rows of a CSV written by to_csv (`source` names it in errors: std::runtime_error with the line; a header
+// naming a column twice is one).
 std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& source);
 nlohmann::json to_json(const ResultRow& row);
 ResultRow row_from_json(const nlohmann::json& j);
