@@ -403,7 +403,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
 
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
                              bool soft_flags, bool logits_flag,
-                             std::function<void(const ClaimContext&, StudyOutput&)> extend) {
+                             std::function<void(const ClaimContext&, StudyOutput&)> extend,
+                             bool exploratory_on_user_input) {
   StudyDefinition study{.name = std::move(name), .description = std::move(description)};
   study.ensemble_flags = false;
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -487,8 +488,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       if (!takes_logits(id))
         throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
   };
-  study.run = [ids, soft, matches, training, logits, takes_logits, extend, name = study.name](const StudyOptions& o,
-                                                                                             StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, logits, takes_logits, extend, exploratory_on_user_input,
+               name = study.name](const StudyOptions& o, StudyContext& ctx) {
     auto claims = claim_context(o, ctx);
     claims.soft = *soft;
     claims.logits = logits->rows;
@@ -503,6 +504,15 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
         rows = rows_from_csv(read_file(csv), csv.string());
       return rows;
     };
+    // A question about the user's own input, not about the papers: no claim is checked unless --claims names it.
+    if (exploratory_on_user_input && ids->empty() && (!soft->matrix_file.empty() || !soft->tokens_file.empty())) {
+      StudyOutput out;
+      out.config["exploratory"] = true;
+      std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
+                   name.c_str(), soft->matrix_file.empty() ? soft->tokens_file.c_str() : soft->matrix_file.c_str());
+      if (extend) extend(claims, out);
+      return out;
+    }
     std::vector<const Claim*> chosen;
     for (const auto& claim : claim_registry().all())
       if (ids->empty() ? matches(claim.id) && (logits->rows.empty() || claim.judges_logits)
@@ -523,7 +533,7 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
       out.files.insert(out.files.end(), c.outcome.files.begin(), c.outcome.files.end());
     }
-    out.figures.insert(out.figures.begin(), verdict_figure(checked, name));
+    if (!checked.empty()) out.figures.insert(out.figures.begin(), verdict_figure(checked, name));  // no empty box
     if (training->retrain)
       for (const auto& [sweep, rows] : sweeps) out.files.push_back({sweep + ".csv", to_csv(rows)});
     out.files.push_back({"claims.csv", claims_csv(checked)});

@@ -117,8 +117,9 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
   if (!A.allFinite()) throw std::invalid_argument("pinv: the matrix has non-finite entries");
   if (A.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("pinv: the matrix is zero (no alpha: ||A|| = 0)");
   const PinvMethod method = opt.method;
-  const bool fixed = method == PinvMethod::released || method == PinvMethod::released_beta;  // no stopping test
-  if ((fixed || method == PinvMethod::newton_beta) && A.rows() != A.cols())
+  const bool released = method == PinvMethod::released || method == PinvMethod::released_beta;
+  const bool fixed = released && !opt.released_stop_at_tolerance;  // no stopping test
+  if ((released || method == PinvMethod::newton_beta) && A.rows() != A.cols())
     throw std::invalid_argument(text("pinv: ", to_string(method), " needs a square matrix (got ", A.rows(), "x", A.cols(), ")"));
   PinvResult out;
   out.shift = method != PinvMethod::released ? 0.0 : opt.float32_shift ? kReleasedShiftFloat32 : kReleasedShift;
@@ -182,7 +183,7 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
                                            sig(rule.excess, 3), "), iterating from that alpha; ");
   }
   if (method != PinvMethod::nystromformer)
-    X = fixed ? MatrixD(out.alpha * R) : MatrixD(out.alpha * A.transpose());
+    X = released ? MatrixD(out.alpha * R) : MatrixD(out.alpha * A.transpose());
 
   const MatrixD I = MatrixD::Identity(A.rows(), A.rows());
   const bool monitor = opt.trace || (opt.tolerance > 0 && !fixed);  // else only a non-finite iterate counts as divergence

@@ -91,15 +91,22 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
 // The training claims read <--training-results>/<sweep>.csv (default results/, the committed full runs), or
 // with --retrain train their sweeps (quick or full) into <out>.
 // `extend`, when given, adds the study's own outputs once the claims are checked, from the same claim context.
+// <name>.png is left out when no claim has a measured/claimed ratio.
+// `exploratory_on_user_input`: with --matrix or --tokens-file and no --claims the run is exploratory: no claim is
+// checked (no verdicts, claims.csv or report.md), <name>.json records "exploratory": true, and only `extend` writes.
 StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
                              bool soft_flags = false, bool logits_flag = false,
-                             std::function<void(const ClaimContext&, StudyOutput&)> extend = {});
+                             std::function<void(const ClaimContext&, StudyOutput&)> extend = {},
+                             bool exploratory_on_user_input = false);
 
 // claims_study of the SOFT pseudo-inverse claims (`patterns`), plus the traces of every --method on each input of
-// soft_pinv_inputs (the --matrix, or each --tokens bottleneck for each --m, default 49): <name>_trace.csv (one row per
-// iteration: residual and error against A, and against A + sI for the released method) and <name>_runs.csv (one row
-// per run: alpha, the beta rule's n and whether it was met, the final numbers, the status); with --save-iterate each
-// final iterate as <name>_iterate_<method>_<input>_m<m>.csv, at full precision.
+// soft_pinv_inputs (the --matrix, or each --tokens bottleneck for each --m, default min(49, n)): <name>_trace.csv (one
+// row per iteration: residual and error against A, and against A + sI for the released method) and <name>_runs.csv
+// (one row per run: alpha, the beta rule's n and whether it was met, iterations to --tolerance, κ₂, σ_min/σ₁, the rank,
+// the final numbers, the status); with --save-iterate each final iterate as <name>_iterate_<method>_<input>_m<m>.csv,
+// at full precision. On --matrix or --tokens-file without --claims the run is exploratory (no claim is checked):
+// every method runs until --tolerance or --max-iterations (default 1000), a table of the answers goes to stderr and
+// <name>.png (<name>_m<m>.png for several m) draws each method's residual per iteration.
 StudyDefinition pinv_trace_study(std::string name, std::string description, std::vector<std::string> patterns);
 
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).

@@ -36,12 +36,16 @@ struct PinvOptions {
   PinvMethod method = PinvMethod::newton;
   int max_iterations = 0;    // 0: the method's default (100; released and released_beta 20; nystromformer 6)
   double tolerance = 1e-10;  // stop once the iterated matrix's residual falls below it (0: run every iteration);
-                             // the released methods never stop early (they report it in `converged`)
+                             // the released methods stop early only with released_stop_at_tolerance (else they
+                             // report it in `converged`)
   double alpha = 0;          // > 0 overrides the method's α (all but svd and nystromformer); no β rule then runs
   bool trace = true;         // record each iteration's residuals and errors (costs up to four spectral norms)
   bool float32_shift = false;  // released: shift by 0.01f (what the released code adds) instead of 0.01
   int beta_max_halvings = 0;   // 0: the method's cap (newton_beta 64, the paper sets none; released_beta 10)
   double rank_tolerance = 0;   // the reference drops singular values ≤ rank_tolerance·σ₁ (0: max(rows, cols)·ε)
+  // released, released_beta: stop once the iterated matrix's residual is below tolerance, as the others do, instead
+  // of the released code's fixed count (what "how many iterations does it need" asks)
+  bool released_stop_at_tolerance = false;
 
   void validate() const;  // throws std::invalid_argument naming the parameter
 };
