@@ -3,6 +3,8 @@
 // scratch output folders, a small CSV reader and a strict one for the outputs' hygiene.
 #include "support.hpp"
 
+#include <Eigen/Core>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -162,6 +164,19 @@ inline std::vector<std::string> csv_fields(const std::string& line) {
     else fields.back() += c;
   }
   return fields;
+}
+
+// A matrix written as CSV without a header (worst inputs, saved iterates, tokens).
+inline Eigen::MatrixXd read_matrix(const fs::path& file) {
+  std::vector<std::vector<double>> rows;
+  for (const auto& line : lines_of(slurp(file))) {
+    rows.emplace_back();
+    for (const auto& field : csv_fields(line)) rows.back().push_back(std::stod(field));
+  }
+  Eigen::MatrixXd M(Eigen::Index(rows.size()), rows.empty() ? 0 : Eigen::Index(rows[0].size()));
+  for (Eigen::Index i = 0; i < M.rows(); ++i)
+    for (Eigen::Index j = 0; j < M.cols(); ++j) M(i, j) = rows.at(std::size_t(i)).at(std::size_t(j));
+  return M;
 }
 
 inline Csv read_csv(const fs::path& file) {

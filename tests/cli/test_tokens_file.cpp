@@ -29,18 +29,6 @@ std::string matrix_csv(const Matrix& M) {
   return csv;
 }
 
-Matrix read_matrix(const fs::path& file) {
-  std::vector<std::vector<double>> rows;
-  for (const auto& line : lines_of(slurp(file))) {
-    rows.emplace_back();
-    for (const auto& field : csv_fields(line)) rows.back().push_back(std::stod(field));
-  }
-  Matrix M(Eigen::Index(rows.size()), rows.empty() ? 0 : Eigen::Index(rows[0].size()));
-  for (Eigen::Index i = 0; i < M.rows(); ++i)
-    for (Eigen::Index j = 0; j < M.cols(); ++j) M(i, j) = rows.at(std::size_t(i)).at(std::size_t(j));
-  return M;
-}
-
 // The rows of `csv` whose `column` equals `value` for every (column, value).
 std::vector<std::size_t> rows_where(const Csv& csv, const std::vector<std::pair<std::string, std::string>>& match) {
   std::vector<std::size_t> out;
