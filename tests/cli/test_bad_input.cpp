@@ -313,8 +313,9 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     if (study == "soft_spectral" || study == "newton_pinv" || study == "soft_complexity")
       flags.insert(flags.end(), {"--matrix", "--tokens-file"});
     for (const auto& flag : flags) EXPECT_TRUE(names(r.out, flag)) << flag << " missing from --help:\n" << r.out;
-    if (std::find(flags.begin(), flags.end(), "--backend") == flags.end())
+    if (std::find(flags.begin(), flags.end(), "--backend") == flags.end()) {
       EXPECT_FALSE(names(r.out, "--backend")) << "--backend listed by a cpu-only study:\n" << r.out;
+    }
     EXPECT_FALSE(fs::exists(dir / "out"));
   }
 }
