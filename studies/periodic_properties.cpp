@@ -3,9 +3,10 @@
 
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
-      "periodic_properties",
-      "saturation, submergence, poles, prenorm, value stability and the five-property table, from data; "
-      "--logits-file replays saved rows",
-      {"periodic."}, false, true);
+      {.name = "periodic_properties",
+       .description = "saturation, submergence, poles, prenorm, value stability and the five-property table, from "
+                      "data; --logits-file replays saved rows",
+       .patterns = {"periodic."},
+       .logits_flag = true});
   return attnlab::io::run_study(argc, argv, study);
 }

@@ -4,6 +4,6 @@
 int main(int argc, char** argv) {
   const auto study = attnlab::io::ensemble_sweep_study(
       "poly_frobenius", "Frobenius norm of scaled x^p attention and softmax, and of its logit Jacobian, over N",
-      {"frob", "frob2", "jac", "jac2"}, {"frob", "jac"});
+      attnlab::io::poly_grid({"frob", "frob2", "jac", "jac2"}, {"frob", "jac"}));
   return attnlab::io::run_study(argc, argv, study);
 }

@@ -2,9 +2,9 @@
 #include <attnlab/io/study.hpp>
 
 int main(int argc, char** argv) {
-  auto study = attnlab::io::ensemble_sweep_study(
-      "poly_gradient", "Q- and K-gradient norms of scaled x^p attention and softmax over N",
-      {"qgrad", "qgrad2", "kgrad", "kgrad2"}, {"qgrad", "kgrad"});
-  study.defaults.convention = "outside";  // Thm 4.3 differentiates (XQK^TX^T)^p/sqrt(d)
+  auto grid = attnlab::io::poly_grid({"qgrad", "qgrad2", "kgrad", "kgrad2"}, {"qgrad", "kgrad"});
+  grid.defaults.convention = "outside";  // Thm 4.3 differentiates (XQK^TX^T)^p/sqrt(d)
+  const auto study = attnlab::io::ensemble_sweep_study(
+      "poly_gradient", "Q- and K-gradient norms of scaled x^p attention and softmax over N", grid);
   return attnlab::io::run_study(argc, argv, study);
 }

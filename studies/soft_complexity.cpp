@@ -4,7 +4,9 @@
 
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
-      "soft_complexity", "time, memory and reconstruction error of Nystrom attention",
-      {"soft.complexity", "soft.nystrom_error"}, true);
+      {.name = "soft_complexity",
+       .description = "time, memory and reconstruction error of Nystrom attention",
+       .patterns = {"soft.complexity", "soft.nystrom_error"},
+       .soft_flags = true});
   return attnlab::io::run_study(argc, argv, study);
 }

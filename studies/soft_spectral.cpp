@@ -4,9 +4,10 @@
 
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
-      "soft_spectral", "spectral norms and eigenvalues of SOFT's attention and bottleneck matrices",
-      {"soft.prop3.", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized", "soft.eq15",
-       "soft.lemma1", "soft.lemma2", "soft.fig6_spectral"},
-      true);
+      {.name = "soft_spectral",
+       .description = "spectral norms and eigenvalues of SOFT's attention and bottleneck matrices",
+       .patterns = {"soft.prop3.", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized",
+                    "soft.eq15", "soft.lemma1", "soft.lemma2", "soft.fig6_spectral"},
+       .soft_flags = true});
   return attnlab::io::run_study(argc, argv, study);
 }

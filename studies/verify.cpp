@@ -3,6 +3,6 @@
 
 int main(int argc, char** argv) {
   const auto study = attnlab::io::claims_study(
-      "verify", "check every claim of CLAIMS.md and write claims.csv and report.md", {});
+      {.name = "verify", .description = "check every claim of CLAIMS.md and write claims.csv and report.md"});
   return attnlab::io::run_study(argc, argv, study);
 }

@@ -218,7 +218,8 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
         figure.series.push_back({.label = text("tolerance ", sig(tolerance, 3)),
                                  .x = {0.0, double(std::max(last_iteration, 1))}, .y = {tolerance, tolerance}});
       out.figures.push_back(std::move(figure));
-      std::fputs((table + left_out).c_str(), stderr);
+      out.summary += table;
+      std::fputs(left_out.c_str(), stderr);
     }
     out.files.push_back({name + "_trace.csv", steps});
     out.files.push_back({name + "_runs.csv", runs});
@@ -228,7 +229,12 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
                                 {"max_iterations", exploratory ? exploratory_cap : ctx.soft.max_iterations},
                                 {"tolerance", tolerance}};
   };
-  auto study = claims_study(std::move(name), std::move(description), std::move(patterns), true, false, write_traces, true);
+  auto study = claims_study({.name = std::move(name),
+                             .description = std::move(description),
+                             .patterns = std::move(patterns),
+                             .soft_flags = true,
+                             .exploratory_on_user_input = true,
+                             .extend = write_traces});
   study.add_flags = [claim_flags = study.add_flags, trace](CLI::App& app) {
     claim_flags(app);
     for (const char* input : {"--matrix", "--tokens-file"}) {

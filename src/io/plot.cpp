@@ -27,6 +27,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kPointTypes[] = {7, 5, 9, 13, 11, 6, 4};
 constexpr std::size_t kStyles = std::size(kSeriesColours);
 static_assert(std::size(kPointTypes) == kStyles);
+constexpr const char* kReferenceColour = "#666666";
 constexpr std::size_t kDenseCurve = 60;    // a curve of more points is drawn as a line alone: markers would merge
 constexpr std::size_t kUnrotatedTic = 6;  // named ticks longer than this are slanted
 
@@ -278,7 +279,7 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
   gp << tics(f, range.x, range.y);
   for (double v : f.xlines)
     gp << "set arrow from first " << number(v) << ", graph 0 to first " << number(v)
-       << ", graph 1 nohead dt 2 lw 1.5 lc rgb '#666666' back\n";
+       << ", graph 1 nohead dt 2 lw 1.5 lc rgb " << gp_quoted(kReferenceColour) << " back\n";
   for (double v : f.ylines)
     gp << "set arrow from graph 0, first " << number(v) << " to graph 1, first " << number(v)
        << " nohead lw 1 lc rgb '#999999' back\n";
@@ -295,6 +296,7 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
 
   // One data block per series, then one per fitted line.
   std::vector<std::string> elements{"NaN notitle"};  // an empty figure still plots
+  std::vector<std::string> references;
   for (std::size_t i = 0; i < f.series.size(); ++i) {
     const auto& s = f.series[i];
     const bool bars = has_bars(s);
@@ -307,10 +309,15 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
            << number(bars ? bar_end(s.hi[p], at, bar_range, bar_axis) : at) << '\n';
     }
     data << "\n\n";
+    const std::string title = titles[i].empty() ? " notitle" : " title " + gp_quoted(titles[i]);
+    if (s.reference) {  // drawn last, over the data: a guide the data follow would otherwise be hidden
+      references.push_back(text(gp_quoted(data_file), " index ", i, " using 1:2 with lines lw 1.5 dt 2 lc rgb ",
+                                gp_quoted(kReferenceColour), title));
+      continue;
+    }
     const std::string colour = s.colour.empty() ? kSeriesColours[i % kStyles] : s.colour;
     const std::string style = text(" lc rgb ", gp_quoted(colour), " pt ", kPointTypes[i % kStyles], " ps 1 lw 1.5 dt ",
                                    1 + (i / kStyles) % 3);
-    const std::string title = titles[i].empty() ? " notitle" : " title " + gp_quoted(titles[i]);
     if (!drawable(s, f)) {
       elements.push_back("keyentry with points" + style + title);
       continue;
@@ -340,6 +347,7 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     elements.push_back(text(gp_quoted(data_file), " index ", block++, " using 1:2 with lines lw 1.5 lc rgb ", gp_quoted(colour),
                             " notitle"));
   }
+  elements.insert(elements.end(), references.begin(), references.end());
   gp << "plot ";
   for (std::size_t i = 0; i < elements.size(); ++i) gp << (i ? ", \\\n     " : "") << elements[i];
   gp << "\n";

@@ -7,9 +7,7 @@
 #include <cstdio>
 
 namespace attnlab::io {
-namespace {
-
-std::string duration(double seconds) {
+std::string duration_text(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);
   char buffer[32];
   if (s >= 3600)
@@ -18,8 +16,6 @@ std::string duration(double seconds) {
     std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
   return buffer;
 }
-
-}  // namespace
 
 ProgressBar::ProgressBar(std::string program, std::chrono::milliseconds status_interval)
     : program_(std::move(program)),
@@ -56,7 +52,7 @@ ProgressFn ProgressBar::task(const std::string& label) {
 
 std::string ProgressBar::line() const {
   const auto now = Clock::now();
-  std::string s = text(program_, " ", duration(std::chrono::duration<double>(now - start_).count()));
+  std::string s = text(program_, " ", duration_text(std::chrono::duration<double>(now - start_).count()));
   if (!stage_.empty()) s += " | " + stage_;
   if (total_ == 0) return s;
   s += text(" | ", task_, " ");
@@ -69,7 +65,7 @@ std::string ProgressBar::line() const {
   const double elapsed = std::chrono::duration<double>(now - task_start_).count();
   if (done_ > 0 && elapsed > 1) {
     const double rate = done_ / elapsed;
-    s += text(" (", sig(rate, 3), "/s, ETA ", duration((total_ - done_) / rate), ")");
+    s += text(" (", sig(rate, 3), "/s, ETA ", duration_text((total_ - done_) / rate), ")");
   }
   return s;
 }

@@ -102,15 +102,9 @@ std::filesystem::path default_out(const std::string& study, const std::vector<st
   return std::filesystem::path("runs") / (study + "-" + hash);
 }
 
-nlohmann::json resolved_config(const StudyOptions& o, bool ensemble) {
-  nlohmann::json j{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
-                   {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
-  if (ensemble) {
-    j.update({{"N", o.N}, {"D", o.D}, {"d", o.d}, {"p", o.p}, {"k", o.k}, {"alpha", o.alpha}, {"sigma_x", o.sigma_x},
-              {"sigma_t", o.sigma_t}, {"activation", o.activations}, {"convention", o.convention},
-              {"precision", o.precision}});
-  }
-  return j;
+nlohmann::json resolved_config(const StudyOptions& o) {
+  return {{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
+          {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
 }
 
 std::string toml_value(const toml::node& node, const std::string& key) {
@@ -228,6 +222,9 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
                  "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
       ->capture_default_str();
   app.add_option("--precision", o.precision, "float or double")->capture_default_str();
+  app.add_option("--reference-slope", o.reference_slopes,
+                 "slopes s drawn as dashed N^s guide lines on the figures, e.g. 0.5,1")
+      ->delimiter(',');
 }
 
 // The tiled engine never holds an N x N matrix: a trial keeps X (N x D), its projections and their gradients
@@ -259,6 +256,8 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   // Checked whether or not an activation reads it: a value outside the documented range is a typo either way.
   for (double a : o.alpha)
     if (!(a >= 0) || !std::isfinite(a)) throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", a, ")"));
+  for (double s : o.reference_slopes)
+    if (!std::isfinite(s)) throw std::invalid_argument(text("reference-slope must be a finite number (got ", s, ")"));
   for (const auto& e : o.ensembles()) {
     e.validate();
     refuse_what_cannot_fit(e, o.threads > 0 ? o.threads : omp_get_max_threads());
@@ -276,24 +275,69 @@ ClaimContext claim_context(const StudyOptions& o, StudyContext& ctx) {
           [&ctx](const std::string& label) { return ctx.progress->task(label); }};
 }
 
-StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
-                                     std::vector<std::string> fitted) {
+GridSweep poly_grid(std::vector<std::string> quantities, std::vector<std::string> fitted) {
+  GridSweep grid{.quantities = std::move(quantities), .fitted = std::move(fitted)};
+  grid.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
+  grid.defaults.D = {64};
+  grid.defaults.d = {64};
+  grid.defaults.p = {1, 2, 3};
+  grid.defaults.k = {"1", "sqrtN"};
+  grid.defaults.activations = {"poly", "softmax"};
+  grid.quick_defaults.N = {8, 16, 32, 64};
+  grid.quick_defaults.D = {16};
+  grid.quick_defaults.d = {16};
+  return grid;
+}
+
+namespace {
+
+// The flags that set the swept grid: giving one makes a claims study explore it instead of checking claims.
+constexpr const char* kGridFlags[] = {"--N",       "--D",       "--d",          "--p",          "--k",
+                                      "--alpha",   "--sigma-x", "--sigma-t",    "--activation", "--convention",
+                                      "--precision", "--reference-slope"};
+
+bool grid_flag_given(const StudyOptions& o) {
+  return std::any_of(std::begin(kGridFlags), std::end(kGridFlags), [&](const char* f) { return o.was_given(f); });
+}
+
+StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const StudyOptions& o, StudyContext& ctx) {
+  const auto trials = o.trials_or(64, 8);
+  const auto sweep = run_sweep({.study = name,
+                                .ensembles = o.ensembles(),
+                                .activations = o.activation_specs(),
+                                .quantities = grid.quantities,
+                                .fitted = grid.fitted,
+                                .seed = o.seed,
+                                .trials = trials,
+                                .precision = parse_precision(o.precision),
+                                .backend = parse_backend(o.backend),
+                                .reference_slopes = o.reference_slopes},
+                               ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
+  StudyOutput out{.rows = sweep.rows, .figures = sweep.figures};
+  out.config = {{"N", o.N},
+                {"D", o.D},
+                {"d", o.d},
+                {"p", o.p},
+                {"k", o.k},
+                {"alpha", o.alpha},
+                {"sigma_x", o.sigma_x},
+                {"sigma_t", o.sigma_t},
+                {"activation", o.activations},
+                {"convention", o.convention},
+                {"precision", o.precision},
+                {"reference_slopes", o.reference_slopes},
+                {"exploratory", grid_flag_given(o)}};
+  out.summary = sweep_table(sweep.rows, grid.fitted);
+  return out;
+}
+
+}  // namespace
+
+StudyDefinition ensemble_sweep_study(std::string name, std::string description, GridSweep grid) {
   StudyDefinition study{.name = name, .description = std::move(description), .accelerated = true};
-  study.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
-  study.defaults.D = {64};
-  study.defaults.d = {64};
-  study.defaults.p = {1, 2, 3};
-  study.defaults.k = {"1", "sqrtN"};
-  study.defaults.activations = {"poly", "softmax"};
-  study.quick_defaults.N = {8, 16, 32, 64};
-  study.quick_defaults.D = {16};
-  study.quick_defaults.d = {16};
-  study.run = [name, quantities, fitted](const StudyOptions& o, StudyContext& ctx) {
-    const auto sweep = run_sweep({name, o.ensembles(), o.activation_specs(), quantities, fitted, o.seed,
-                                  o.trials_or(64, 8), parse_precision(o.precision), parse_backend(o.backend)},
-                                 ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
-    return StudyOutput{sweep.rows, sweep.figures, {}};
-  };
+  study.defaults = grid.defaults;
+  study.quick_defaults = grid.quick_defaults;
+  study.run = [name, grid](const StudyOptions& o, StudyContext& ctx) { return sweep_output(name, grid, o, ctx); };
   return study;
 }
 
@@ -382,7 +426,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
       drawn(std::uint32_t(i + 1), std::uint32_t(output.figures.size()));
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    auto config = resolved_config(options, study.ensemble_flags);
+    auto config = resolved_config(options);
     config.update(output.config);
     auto meta = run_metadata(study.name, config, wall);
     meta["command"] = options.command;
@@ -393,20 +437,21 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
     checkpoint.remove();
     for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
-    std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s s\n", study.name.c_str(),
-                 output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(), sig(wall, 3).c_str());
+    std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s\n", study.name.c_str(),
+                 output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(),
+                 duration_text(wall).c_str());
+    std::fputs(output.summary.c_str(), stdout);
     return 0;
   } catch (const std::exception& e) {  // past validation: a failure, not bad input
     return fail(e.what(), 1);
   }
 }
 
-StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
-                             bool soft_flags, bool logits_flag,
-                             std::function<void(const ClaimContext&, StudyOutput&)> extend,
-                             bool exploratory_on_user_input) {
-  StudyDefinition study{.name = std::move(name), .description = std::move(description)};
-  study.ensemble_flags = false;
+StudyDefinition claims_study(ClaimsStudySpec spec) {
+  StudyDefinition study{.name = spec.name, .description = spec.description, .ensemble_flags = spec.grid.has_value()};
+  if (spec.grid) study.defaults = spec.grid->defaults, study.quick_defaults = spec.grid->quick_defaults;
+  const auto patterns = spec.patterns;
+  const bool soft_flags = spec.soft_flags, logits_flag = spec.logits_flag;
   auto ids = std::make_shared<std::vector<std::string>>();
   auto soft = std::make_shared<SoftOptions>();
   // A prefix ("relu.") takes the family's sampling claims; the training claims belong to verify and their sweeps.
@@ -465,7 +510,10 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
                    "ensemble and structured extreme of the claims that draw tokens (landmarks sampled at random); "
                    "evidence rows label them tokens_file");
   };
-  study.validate = [ids, soft, matches, logits, takes_logits](const StudyOptions& o) {
+  study.validate = [ids, soft, matches, logits, takes_logits, exploring = spec.grid.has_value()](const StudyOptions& o) {
+    if (exploring && grid_flag_given(o) && !ids->empty())
+      throw std::invalid_argument("claims: each claim is checked on its own grid; grid flags (--N, --activation, ...) "
+                                  "explore instead, without --claims");
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
@@ -488,8 +536,12 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       if (!takes_logits(id))
         throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
   };
-  study.run = [ids, soft, matches, training, logits, takes_logits, extend, exploratory_on_user_input,
-               name = study.name](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, logits, takes_logits, spec](const StudyOptions& o, StudyContext& ctx) {
+    const auto& name = spec.name;
+    if (spec.grid && grid_flag_given(o)) {
+      std::fprintf(stderr, "%s: exploratory run on the grid given: no claims checked, no verdicts\n", name.c_str());
+      return sweep_output(name, *spec.grid, o, ctx);
+    }
     auto claims = claim_context(o, ctx);
     claims.soft = *soft;
     claims.logits = logits->rows;
@@ -505,12 +557,12 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
       return rows;
     };
     // A question about the user's own input, not about the papers: no claim is checked unless --claims names it.
-    if (exploratory_on_user_input && ids->empty() && (!soft->matrix_file.empty() || !soft->tokens_file.empty())) {
+    if (spec.exploratory_on_user_input && ids->empty() && (!soft->matrix_file.empty() || !soft->tokens_file.empty())) {
       StudyOutput out;
       out.config["exploratory"] = true;
       std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
                    name.c_str(), soft->matrix_file.empty() ? soft->tokens_file.c_str() : soft->matrix_file.c_str());
-      if (extend) extend(claims, out);
+      if (spec.extend) spec.extend(claims, out);
       return out;
     }
     std::vector<const Claim*> chosen;
@@ -539,9 +591,8 @@ StudyDefinition claims_study(std::string name, std::string description, std::vec
     out.files.push_back({"claims.csv", claims_csv(checked)});
     const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
     out.files.push_back({"report.md", report_markdown(checked, run)});
-    if (extend) extend(claims, out);
-    std::fprintf(stderr, "%s: %s; report: %s\n", name.c_str(), verdict_counts(checked).c_str(),
-                 (o.out / "report.md").c_str());
+    if (spec.extend) spec.extend(claims, out);
+    out.summary += text(name, ": ", verdict_counts(checked), "; report: ", (o.out / "report.md").string(), "\n");
     return out;
   };
   return study;

@@ -1,5 +1,6 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/table.hpp>
+#include <attnlab/mc/sweep.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -182,6 +183,64 @@ ResultRow row_from_json(const nlohmann::json& j) {
   r.value.ci_hi = num(j.at("ci_hi"));
   r.extra = j.at("extra").get<std::vector<std::pair<std::string, std::string>>>();
   return r;
+}
+
+namespace {
+
+// Rows of cells printed with each column as wide as its widest cell, two spaces apart.
+std::string aligned(const std::vector<std::vector<std::string>>& cells) {
+  std::vector<std::size_t> width;
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) line += row[c] + std::string(width[c] - row[c].size() + 2, ' ');
+    out += "  " + line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+  return out;
+}
+
+std::string interval(const Estimate& e) {
+  return std::isfinite(e.ci_lo) && std::isfinite(e.ci_hi) ? text("[", sig(e.ci_lo), ", ", sig(e.ci_hi), "]") : "";
+}
+
+bool same_curve(const ResultRow& a, const ResultRow& b) {
+  return a.activation == b.activation && a.D == b.D && a.d == b.d && a.sigma_x == b.sigma_x && a.sigma_t == b.sigma_t;
+}
+
+}  // namespace
+
+std::string sweep_table(const std::vector<ResultRow>& rows, const std::vector<std::string>& fitted) {
+  std::string out;
+  for (const auto& quantity : fitted) {
+    std::vector<std::vector<std::string>> cells{{"activation", "D", "d", "sigma_x", "sigma_t", "N", "mean", "95% CI"}};
+    std::vector<const ResultRow*> done;
+    for (const auto& r : rows) {
+      if (r.quantity != quantity ||
+          std::any_of(done.begin(), done.end(), [&](const ResultRow* c) { return same_curve(*c, r); }))
+        continue;
+      done.push_back(&r);
+      bool first = true;
+      for (const auto& point : rows)
+        if (point.quantity == quantity && same_curve(point, r)) {
+          cells.push_back({first ? r.activation : "", first ? text(r.D) : "", first ? text(r.d) : "",
+                           first ? sig(r.sigma_x) : "", first ? sig(r.sigma_t) : "", text(point.N),
+                           sig(point.value.mean), interval(point.value)});
+          first = false;
+        }
+      for (const auto& fit : rows)
+        if (fit.quantity == quantity + "_exponent" && same_curve(fit, r))
+          cells.push_back({"", "", "", "", "", "exponent", sig(fit.value.mean), interval(fit.value)});
+    }
+    if (cells.size() > 1)
+      out += text(quantity, ": E ", describe_quantity(quantity), " against N (exponent: the power of N fitted to the means)\n",
+                  aligned(cells));
+  }
+  return out;
 }
 
 }  // namespace attnlab::io

@@ -2,14 +2,13 @@
 #include <attnlab/mc/sweep.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
 namespace attnlab {
-namespace {
-
-// A quantity of attention_quantities() as the axis labels write it.
 std::string describe_quantity(const std::string& quantity) {
   static const std::map<std::string, std::string> names{
       {"frob", "||phi(S)||_F"},          {"frob2", "||phi(S)||_F^2"},          {"jac", "||d phi(S)/dS||_F"},
@@ -20,7 +19,23 @@ std::string describe_quantity(const std::string& quantity) {
   return it == names.end() ? quantity : it->second;
 }
 
-}  // namespace
+void add_reference_slopes(Figure& f, const std::vector<double>& slopes) {
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
+  for (const auto& s : f.series)
+    for (double x : s.x) x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+  double log_sum = 0;
+  int count = 0;
+  for (const auto& s : f.series)
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      if (s.x[i] == x_lo && s.y[i] > 0 && std::isfinite(s.y[i])) log_sum += std::log(s.y[i]), ++count;
+  if (count == 0 || !(x_hi > x_lo)) return;
+  const double y_lo = std::exp(log_sum / count);
+  for (double slope : slopes)
+    f.series.push_back({.label = text("N^", sig(slope, 3), " (reference)"),
+                        .x = {x_lo, x_hi},
+                        .y = {y_lo, y_lo * std::pow(x_hi / x_lo, slope)},
+                        .reference = true});
+}
 
 SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
                       const std::function<ProgressFn(const std::string&)>& progress) {
@@ -90,7 +105,10 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
     fig.series.push_back(std::move(s));
   }
   result.rows.insert(result.rows.end(), fits.begin(), fits.end());
-  for (auto& [q, f] : figures) result.figures.push_back(std::move(f));
+  for (auto& [q, f] : figures) {
+    add_reference_slopes(f, spec.reference_slopes);
+    result.figures.push_back(std::move(f));
+  }
   return result;
 }
 

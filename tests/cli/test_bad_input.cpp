@@ -150,11 +150,17 @@ std::vector<BadInput> bad_inputs() {
 
   cases.push_back({"newton_pinv", {"--method", "newton,cholesky"}, {"method", "cholesky"}});
   cases.push_back({"newton_pinv", {"--rank-tolerance", "-1"}, {"rank-tolerance"}});
-  for (const auto& s : {"softmax_bounds", "relu_scaling", "periodic_properties", "verify"}) {
-    cases.push_back({s, {"--N", "8"}, {"--N"}});  // no ensemble flags on the claim studies
+  for (const auto& s : {"periodic_properties", "verify"}) {
+    cases.push_back({s, {"--N", "8"}, {"--N"}});  // no grid to explore
     cases.push_back({s, {}, {"config", "N"}, "N = [8]\n"});
-    cases.push_back({s, {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
   }
+  for (const auto& s : {"softmax_bounds", "relu_scaling", "periodic_properties", "verify"})
+    cases.push_back({s, {"--claims", "poly.no_such_claim"}, {"claims", "poly.no_such_claim"}});
+  // A claim is checked on its own grid: grid flags explore instead.
+  cases.push_back({"relu_scaling", {"--claims", "relu.frob", "--N", "8,16"}, {"claims", "grid"}});
+  cases.push_back({"softmax_bounds", {"--claims", "poly.softmax_fro_bound", "--sigma-t", "0.3"}, {"claims", "grid"}});
+  cases.push_back({"relu_scaling", {"--alpha", "-1"}, {"alpha"}});
+  cases.push_back({"poly_frobenius", {"--reference-slope", "nan"}, {"reference-slope"}});
   for (BadInput c : std::vector<BadInput>{
            {"k_sweep", {"--N", "12"}, {"N"}},
            {"k_sweep", {"--N", "2048"}, {"N"}},
@@ -301,9 +307,11 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     const bool monte_carlo =
         std::find(training_studies.begin(), training_studies.end(), study) == training_studies.end();
     EXPECT_EQ(names(r.out, "--trials"), monte_carlo) << "--trials listed only by the Monte-Carlo studies:\n" << r.out;
-    if (study == "poly_frobenius" || study == "poly_gradient") {
+    const bool sweeps = study == "poly_frobenius" || study == "poly_gradient";
+    if (sweeps || study == "relu_scaling" || study == "softmax_bounds") {
       flags.insert(flags.end(), ensemble.begin(), ensemble.end());
-      flags.push_back("--backend");
+      flags.push_back("--reference-slope");
+      if (sweeps) flags.push_back("--backend");
       // --activation lists every registered name and transform.
       for (const auto& info : attnlab::activation_registry()) flags.push_back(info.name);
       for (const char* transform : {"prenorm", "prenorm-released", "qkln"}) flags.push_back(transform);

@@ -58,9 +58,9 @@ std::vector<std::size_t> rows_where(const Csv& csv, const std::string& column, c
   return out;
 }
 
-// The stderr table's line of `method` ("  <method> <answer> ..."); empty when there is none.
+// The closing table's line of `method` ("  <method> <answer> ..."), on stdout; empty when there is none.
 std::string table_line(const Run& r, const std::string& method) {
-  for (const auto& line : r.err_lines())
+  for (const auto& line : lines_of(r.out))
     if (line.rfind("  " + method + " ", 0) == 0) return line;
   return "";
 }
@@ -156,8 +156,9 @@ TEST(PinvQuestion, EveryMethodAnswersOnAUsersKernelMatrix) {
   EXPECT_TRUE(read_csv(dir / "out" / "newton_pinv.csv").rows.empty());
   EXPECT_TRUE(contains(slurp(dir / "out" / "newton_pinv.json"), "\"exploratory\": true"));
   EXPECT_TRUE(contains(r.err, "exploratory")) << r.err;
-  EXPECT_TRUE(contains(r.err, "30 x 30")) << r.err;
-  for (const char* absent : {"holds", "violated", "1024", "m = 49", "grid"}) EXPECT_FALSE(contains(r.err, absent)) << absent << r.err;
+  EXPECT_TRUE(contains(r.out, "30 x 30")) << r.out;
+  for (const char* absent : {"holds", "violated", "1024", "m = 49", "grid"})
+    EXPECT_FALSE(contains(r.err + r.out, absent)) << absent << r.err << r.out;
   if (!contains(r.err, "gnuplot not found")) {
     EXPECT_GT(fs::file_size(dir / "out" / "newton_pinv.png"), 0u);
     EXPECT_FALSE(contains(r.err, "gnuplot failed")) << r.err;
@@ -220,8 +221,8 @@ TEST(PinvQuestion, TokensFileAnswersUnderItsOwnSize) {
   }
   expect_runs_match_traces(runs, read_csv(dir / "out" / "newton_pinv_trace.csv"), 1e-8);
   EXPECT_FALSE(fs::exists(dir / "out" / "claims.csv"));
-  EXPECT_TRUE(contains(r.err, "m = 20 landmarks of your n = 20 tokens")) << r.err;
-  EXPECT_FALSE(contains(r.err, "1024")) << r.err;
+  EXPECT_TRUE(contains(r.out, "m = 20 landmarks of your n = 20 tokens")) << r.out;
+  EXPECT_FALSE(contains(r.err + r.out, "1024")) << r.err << r.out;
 }
 
 // Verdicts stay where they were asked for: the default run judges every claim of the study, and --claims judges the
@@ -245,7 +246,7 @@ TEST(PinvQuestion, DefaultRunAndNamedClaimsStillJudge) {
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(judged, expected);
   EXPECT_FALSE(contains(slurp(dir / "default" / "newton_pinv.json"), "exploratory"));
-  EXPECT_TRUE(contains(r.err, "claims judged")) << r.err;
+  EXPECT_TRUE(contains(r.out, "claims judged")) << r.out;
   // The traces keep the released code's fixed count outside exploratory runs.
   const auto runs = read_csv(dir / "default" / "newton_pinv_runs.csv");
   for (const auto i : rows_where(runs, "method", "released-beta")) EXPECT_EQ(runs.at(i, "iterations"), "20");

@@ -3,6 +3,7 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/plot.hpp>
 #include <attnlab/io/report.hpp>
+#include <attnlab/mc/sweep.hpp>
 
 #include "support.hpp"
 
@@ -91,6 +92,31 @@ TEST(Plot, FittedSlopeAndIntervalAreInTheLegend) {
   first >> x >> y;
   EXPECT_EQ(x, 8);
   EXPECT_TRUE(test::close(y, 0.7 * std::pow(8.0, 0.4987), 1e-9, 0));
+}
+
+// A reference slope N^s runs over the figure's N through the geometric mean of the curves at the smallest N (here
+// sqrt(2 * 4) = 2.83 at N = 8, so 2.83 * 8^0.5 at N = 64), and is drawn last, dashed grey, with its own legend entry
+// and without taking a colour from the data's palette.
+TEST(Plot, ReferenceSlopesRunThroughTheCurvesAtTheSmallestNAndAreDrawnLast) {
+  auto f = sweep_figure();
+  f.series.push_back({.label = "x", .x = {8, 64}, .y = {4, 9}});
+  f.series[0].fit = SeriesFit{.law = {.exponent = 0.5, .ci_lo = 0.4, .ci_hi = 0.6, .prefactor = 0.7}};
+  add_reference_slopes(f, {0.5});
+  ASSERT_EQ(f.series.size(), 3u);
+  const auto& guide = f.series.back();
+  EXPECT_TRUE(guide.reference);
+  EXPECT_EQ(guide.x, (std::vector<double>{8, 64}));
+  ASSERT_EQ(guide.y.size(), 2u);
+  EXPECT_TRUE(test::close(guide.y[0], std::sqrt(8.0), 1e-12, 0));
+  EXPECT_TRUE(test::close(guide.y[1], std::sqrt(8.0) * std::sqrt(8.0), 1e-12, 0));
+  const auto script = script_of(f);
+  const auto last = script.substr(script.rfind("\\\n"));
+  EXPECT_NE(last.find("index 2 using 1:2 with lines lw 1.5 dt 2 lc rgb '#666666' title 'N^0.5 (reference)'"),
+            std::string::npos) << script;
+  EXPECT_NE(script.find("'#D55E00'"), std::string::npos) << "the second curve keeps the palette's second colour";
+  Figure single{.series = {{.label = "one N", .x = {8}, .y = {1}}}};
+  add_reference_slopes(single, {1});
+  EXPECT_EQ(single.series.size(), 1u) << "no line through a single N";
 }
 
 // Okabe-Ito without yellow, a distinct colour for each of the first seven series; the eighth repeats a colour

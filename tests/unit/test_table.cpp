@@ -5,6 +5,7 @@
 #include "support.hpp"
 
 #include <cmath>
+#include <regex>
 #include <stdexcept>
 
 using namespace attnlab;
@@ -98,4 +99,38 @@ TEST(Table, ExtraColumnsNeverDuplicateAColumn) {
   const auto header = csv.substr(0, csv.find('\n')), line = csv.substr(csv.find('\n'));
   EXPECT_NE(message_of(header + ",seed" + line.substr(0, line.size() - 1) + ",2\n").find("names column 'seed' twice"),
             std::string::npos);
+}
+
+// The closing table of a sweep: per fitted quantity, each curve's points in CSV order with four significant digits and
+// its exponent row last; quantities not fitted are left out, and two curves differing only in sigma_t stay apart.
+TEST(Table, SweepTableListsEachCurvesPointsThenItsExponent) {
+  const auto point = [](std::string quantity, Index N, double sigma_t, double mean, double lo, double hi) {
+    ResultRow r;
+    r.quantity = std::move(quantity), r.activation = "softmax", r.N = N, r.D = 64, r.d = 64;
+    r.sigma_x = 1, r.sigma_t = sigma_t;
+    r.value = Estimate{8, 0, mean, 0.1, lo, hi};
+    return r;
+  };
+  const std::vector<ResultRow> rows{point("frob", 16, 0.3, 3.33649, 3.2601, 3.41349),
+                                    point("frob", 32, 0.3, 4.5551, 4.45, 4.66),
+                                    point("frob", 16, 1, 2.5, 2.4, 2.6),
+                                    point("frob2", 16, 0.3, 11.1, 10, 12),
+                                    point("frob_exponent", 0, 0.3, 0.447213, 0.44381, 0.45062)};
+  const auto table = io::sweep_table(rows, {"frob"});
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; at < table.size(); at = next + 1) {
+    next = table.find('\n', at);
+    lines.push_back(table.substr(at, next - at));
+  }
+  ASSERT_EQ(lines.size(), 6u) << table;  // title, header, two points and the exponent of sigma_t 0.3, one point of 1
+  EXPECT_EQ(lines[0].rfind("frob: E ||phi(S)||_F against N", 0), 0u) << table;
+  EXPECT_NE(lines[2].find("softmax"), std::string::npos) << table;
+  EXPECT_TRUE(std::regex_search(lines[2], std::regex(" 16 +3\\.336 +\\[3\\.26, 3\\.413\\]$"))) << table;
+  EXPECT_NE(lines[3].find("4.555"), std::string::npos) << table;
+  EXPECT_TRUE(std::regex_search(lines[4], std::regex("^ +exponent +0\\.4472 +\\[0\\.4438, 0\\.4506\\]$"))) << table;
+  EXPECT_NE(lines[5].find("2.5"), std::string::npos) << table;
+  EXPECT_EQ(table.find("11.1"), std::string::npos) << "frob2 is not fitted:\n" << table;
+  // Columns aligned: every point's N starts where the header's N does.
+  const auto column = lines[1].find(" N ") + 1;
+  for (std::size_t i = 2; i < lines.size(); ++i) EXPECT_NE(std::string("0123456789e").find(lines[i][column]), std::string::npos) << table;
 }

@@ -12,6 +12,9 @@
 
 namespace attnlab::io {
 
+// A duration as people read it: 0m07s, 4m05s, 1h02m.
+std::string duration_text(double seconds);
+
 class ProgressBar {
  public:
   // `status_interval`: how often a status line is written when stderr is not a terminal.

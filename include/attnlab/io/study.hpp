@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct StudyOptions {
   std::vector<std::string> activations;
   std::string convention = "inside";
   std::string precision = "double";
+  std::vector<double> reference_slopes;  // dashed N^s lines on the sweep's figures
   // Filled by run_study: the command line as typed, and the flags it set (e.g. "--N").
   std::string command;
   std::vector<std::string> given;
@@ -60,6 +62,7 @@ struct StudyOutput {
   std::vector<Figure> figures;
   std::vector<std::pair<std::string, std::string>> files;  // extra outputs: name, content
   nlohmann::json config = nlohmann::json::object();         // study-specific settings, merged into <study>.json
+  std::string summary{};  // the answer in a few lines (a table, the verdict counts): stdout, once everything is written
 };
 
 struct StudyDefinition {
@@ -78,26 +81,45 @@ struct StudyDefinition {
 // The claim context of a run: its seed, --quick, --trials, checkpoint cache and progress bar.
 ClaimContext claim_context(const StudyOptions& options, StudyContext& ctx);
 
-// A study that sweeps the ensemble grid (N, D, d) × activations and keeps `quantities`,
-// fitting `fitted` over N; defaults are POLY's grid (D = d = 64, p = 1..3, k = 1, √N).
-StudyDefinition ensemble_sweep_study(std::string name, std::string description, std::vector<std::string> quantities,
-                                     std::vector<std::string> fitted);
+// An ensemble grid (N, D, d, sigmas) × activations to sweep: its defaults, the quantities kept and those fitted over N.
+struct GridSweep {
+  StudyOptions defaults{};
+  StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
+  std::vector<std::string> quantities{};
+  std::vector<std::string> fitted{};
+};
 
-// A study that checks registered claims: those matching `patterns` (an id, or a prefix ending in '.';
-// all claims when empty), or the ones named by --claims. Writes, besides <name>.csv of the evidence,
-// claims.csv, report.md and each claim's figures; <name>.png plots measured/claimed per claim.
-// `soft_flags` adds the SOFT inputs (--n --d --m --sampler --tokens --tolerance --max-iterations);
-// `logits_flag` adds --logits-file, rows of logits for the claims of logit_row_claims().
-// The training claims read <--training-results>/<sweep>.csv (default results/, the committed full runs), or
-// with --retrain train their sweeps (quick or full) into <out>.
-// `extend`, when given, adds the study's own outputs once the claims are checked, from the same claim context.
-// <name>.png is left out when no claim has a measured/claimed ratio.
-// `exploratory_on_user_input`: with --matrix or --tokens-file and no --claims the run is exploratory: no claim is
-// checked (no verdicts, claims.csv or report.md), <name>.json records "exploratory": true, and only `extend` writes.
-StudyDefinition claims_study(std::string name, std::string description, std::vector<std::string> patterns,
-                             bool soft_flags = false, bool logits_flag = false,
-                             std::function<void(const ClaimContext&, StudyOutput&)> extend = {},
-                             bool exploratory_on_user_input = false);
+// POLY's grid: N = 16..1024, D = d = 64, x^p/k for p = 1..3 and k = 1, sqrt(N), and softmax; with --quick
+// N = 8..64, D = d = 16.
+GridSweep poly_grid(std::vector<std::string> quantities, std::vector<std::string> fitted);
+
+// A study that sweeps `grid`: the estimates of its quantities at each point, a power law fitted over N to each
+// curve of its fitted ones, a figure per fitted quantity (with --reference-slope lines), and the table of N, mean,
+// interval and exponent as its summary.
+StudyDefinition ensemble_sweep_study(std::string name, std::string description, GridSweep grid);
+
+// What a claims study checks and which inputs it takes besides --claims.
+struct ClaimsStudySpec {
+  std::string name;
+  std::string description;
+  std::vector<std::string> patterns{};  // claim ids, or prefixes ending in '.'; empty: every claim
+  bool soft_flags = false;   // --n --d --m --sampler --tokens --tolerance --max-iterations --matrix --tokens-file
+  bool logits_flag = false;  // --logits-file: rows of logits for the claims of logit_row_claims()
+  // The grid the study explores when a grid flag (--N, --activation, ...) is given: a sweep, no verdicts.
+  std::optional<GridSweep> grid{};
+  // With --matrix or --tokens-file and no --claims, a question about the user's input: no verdicts, `extend` writes.
+  bool exploratory_on_user_input = false;
+  // The study's own outputs, added once the claims are checked, from the same claim context.
+  std::function<void(const ClaimContext&, StudyOutput&)> extend{};
+};
+
+// A study that checks registered claims: those matching the spec's patterns, or the ones named by --claims.
+// Writes, besides <name>.csv of the evidence, claims.csv, report.md and each claim's figures; <name>.png draws
+// measured/claimed per claim, one row each. The training claims read <--training-results>/<sweep>.csv (default
+// results/, the committed full runs), or with --retrain train their sweeps (quick or full) into <out>.
+// An exploratory run (a grid flag, or the user's --matrix or --tokens-file, without --claims) checks no claim: no
+// verdicts, claims.csv or report.md, and <name>.json records "exploratory": true.
+StudyDefinition claims_study(ClaimsStudySpec spec);
 
 // claims_study of the SOFT pseudo-inverse claims (`patterns`), plus the traces of every --method on each input of
 // soft_pinv_inputs (the --matrix, or each --tokens bottleneck for each --m, default min(49, n)): <name>_trace.csv (one

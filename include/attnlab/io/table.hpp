@@ -18,6 +18,10 @@ std::string csv_field(const std::string& s);
 // naming a column twice is one).
 std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& source);
 nlohmann::json to_json(const ResultRow& row);
+
+// For a reader's terminal: per fitted quantity, each curve's N, mean and 95% interval, then the exponent its
+// "<quantity>_exponent" row fitted over N with its interval; four significant digits, columns aligned.
+std::string sweep_table(const std::vector<ResultRow>& rows, const std::vector<std::string>& fitted);
 ResultRow row_from_json(const nlohmann::json& j);
 
 }  // namespace attnlab::io

@@ -26,6 +26,7 @@ struct Series {
   std::optional<SeriesFit> fit{};
   std::string colour{};  // "#rrggbb"; empty: the next colour of the palette
   bool x_bars = false;   // lo and hi bound x, not y (the rows of a dot plot)
+  bool reference = false;  // a guide, not data: a dashed grey line without points, its colour not taken from the palette
 };
 
 // Text placed on a figure: x as a fraction of the plot's width (1: its right edge), y in data units.
