@@ -1,3 +1,4 @@
+#include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/study.hpp>
 #include <attnlab/io/table.hpp>
@@ -219,7 +220,7 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
                                  .x = {0.0, double(std::max(last_iteration, 1))}, .y = {tolerance, tolerance}});
       out.figures.push_back(std::move(figure));
       out.summary += table;
-      std::fputs(left_out.c_str(), stderr);
+      if (distributed::root()) std::fputs(left_out.c_str(), stderr);
     }
     out.files.push_back({name + "_trace.csv", steps});
     out.files.push_back({name + "_runs.csv", runs});

@@ -17,10 +17,11 @@ std::string duration_text(double seconds) {
   return buffer;
 }
 
-ProgressBar::ProgressBar(std::string program, std::chrono::milliseconds status_interval)
+ProgressBar::ProgressBar(std::string program, std::chrono::milliseconds status_interval, bool shown)
     : program_(std::move(program)),
       status_interval_(status_interval),
-      terminal_(::isatty(STDERR_FILENO) != 0),
+      shown_(shown),
+      terminal_(shown && ::isatty(STDERR_FILENO) != 0),
       heartbeat_([this] { heartbeat(); }) {}
 
 ProgressBar::~ProgressBar() {
@@ -84,6 +85,7 @@ void ProgressBar::draw() {
 }
 
 void ProgressBar::heartbeat() {
+  if (!shown_) return;
   std::unique_lock lock(mutex_);
   for (auto next_status = Clock::now() + status_interval_; !stopping_; next_status += status_interval_) {
     if (terminal_) {

@@ -1,3 +1,4 @@
+#include <attnlab/core/distributed.hpp>
 #include <attnlab/core/machine.hpp>
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
@@ -341,14 +342,32 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
   return study;
 }
 
+namespace {
+
+// A rank other than 0 reads the checkpoint as rank 0 does and never writes it: one process owns each file.
+class ReadOnlyCache final : public ResultCache {
+ public:
+  explicit ReadOnlyCache(ResultCache& cache) : cache_(cache) {}
+  bool find(const std::string& key, std::vector<ResultRow>& rows) override { return cache_.find(key, rows); }
+  void store(const std::string&, const std::vector<ResultRow>&) override {}
+
+ private:
+  ResultCache& cache_;
+};
+
+}  // namespace
+
 int run_study(int argc, char** argv, const StudyDefinition& study) {
   const auto start = std::chrono::steady_clock::now();
+  distributed::init(argc, argv);
+  const bool root = distributed::root();
   StudyOptions options = study.defaults;
   CLI::App app{study.description, study.name};
   add_common_flags(app, options, study);
   if (study.add_flags) study.add_flags(app);
+  // Every rank validates the same arguments alike: rank 0 alone says why they fail.
   const auto fail = [&](const std::string& message, int code) {
-    std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
+    if (root) std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
     return code;
   };
   try {
@@ -395,7 +414,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     if (study.validate) study.validate(options);
     ensure_writable_directory(options.out);  // last: nothing is created for invalid input
   } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+    if (root) std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
     return fail(e.what(), 2);
@@ -406,9 +425,12 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   try {
     if (options.threads > 0) omp_set_num_threads(options.threads);
     JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"), git_description());
-    ProgressBar progress(study.name);
-    StudyContext ctx{&checkpoint, &progress, {}};
+    distributed::barrier();  // every rank has read the checkpoint before rank 0 adds to it: they resume alike
+    ReadOnlyCache reader(checkpoint);
+    ProgressBar progress(study.name, std::chrono::seconds(10), root);
+    StudyContext ctx{root ? static_cast<ResultCache*>(&checkpoint) : &reader, &progress, {}};
     const auto output = study.run(options, ctx);
+    if (!root) return 0;
     if (checkpoint.resumed() > 0)
       std::fprintf(stderr, "%s: resumed %zu finished configurations\n", study.name.c_str(), checkpoint.resumed());
 
@@ -443,6 +465,9 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     std::fputs(output.summary.c_str(), stdout);
     return 0;
   } catch (const std::exception& e) {  // past validation: a failure, not bad input
+    // The other ranks may wait for this one in a collective call: the whole job ends here.
+    if (distributed::size() > 1)
+      distributed::abort(1, text(study.name, ": error on rank ", distributed::rank(), ": ", e.what()));
     return fail(e.what(), 1);
   }
 }
@@ -539,7 +564,8 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
   study.run = [ids, soft, matches, training, logits, takes_logits, spec](const StudyOptions& o, StudyContext& ctx) {
     const auto& name = spec.name;
     if (spec.grid && grid_flag_given(o)) {
-      std::fprintf(stderr, "%s: exploratory run on the grid given: no claims checked, no verdicts\n", name.c_str());
+      if (distributed::root())
+        std::fprintf(stderr, "%s: exploratory run on the grid given: no claims checked, no verdicts\n", name.c_str());
       return sweep_output(name, *spec.grid, o, ctx);
     }
     auto claims = claim_context(o, ctx);
@@ -560,8 +586,9 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
     if (spec.exploratory_on_user_input && ids->empty() && (!soft->matrix_file.empty() || !soft->tokens_file.empty())) {
       StudyOutput out;
       out.config["exploratory"] = true;
-      std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
-                   name.c_str(), soft->matrix_file.empty() ? soft->tokens_file.c_str() : soft->matrix_file.c_str());
+      if (distributed::root())
+        std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
+                     name.c_str(), soft->matrix_file.empty() ? soft->tokens_file.c_str() : soft->matrix_file.c_str());
       if (spec.extend) spec.extend(claims, out);
       return out;
     }

@@ -1,3 +1,4 @@
+#include <attnlab/core/distributed.hpp>
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
@@ -384,32 +385,39 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64
   std::vector<std::optional<PointResult>> results(points.size());
   std::size_t finished = 0, trained = 0;
   const auto progress = progress_bar.task(text(sweep.name, " points"));
+  // Loads point i, or trains it under its lock; false when another process holds the lock.
+  const auto settle = [&](std::size_t i) {
+    const auto key = point_key(sweep, g, points[i]);
+    results[i] = store.load(key);
+    if (!results[i]) {
+      const int lock = store.try_lock(key);
+      if (lock < 0) return false;
+      results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
+      if (!results[i]) {
+        if (!data)
+          data = std::make_unique<train::Dataset>(
+              train::first(train::pad(train::load_fashion_mnist(g.data_dir, true), 32, 32), g.budget.train_limit));
+        results[i] = train_point(sweep, g, points[i], *data);
+        store.store(key, *results[i]);
+        ++trained;
+      }
+      store.unlock(key, lock);
+    }
+    ++finished;
+    if (progress) progress(std::uint32_t(finished), std::uint32_t(points.size()));
+    return true;
+  };
+  // The ranks of an MPI job take points from one queue, so a slow point holds up only its rank; then each rank reads
+  // the points the others settled (and waits for those another job holds).
+  {
+    distributed::WorkQueue queue(points.size());
+    for (auto i = queue.next(); i < points.size(); i = queue.next()) settle(i);
+  }
+  distributed::barrier();
   while (finished < points.size()) {
     bool waiting = false;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (results[i]) continue;
-      const auto key = point_key(sweep, g, points[i]);
-      results[i] = store.load(key);
-      if (!results[i]) {
-        const int lock = store.try_lock(key);
-        if (lock < 0) {
-          waiting = true;
-          continue;
-        }
-        results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
-        if (!results[i]) {
-          if (!data)
-            data = std::make_unique<train::Dataset>(
-                train::first(train::pad(train::load_fashion_mnist(g.data_dir, true), 32, 32), g.budget.train_limit));
-          results[i] = train_point(sweep, g, points[i], *data);
-          store.store(key, *results[i]);
-          ++trained;
-        }
-        store.unlock(key, lock);
-      }
-      ++finished;
-      if (progress) progress(std::uint32_t(finished), std::uint32_t(points.size()));
-    }
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (!results[i]) waiting |= !settle(i);
     if (waiting && finished < points.size()) std::this_thread::sleep_for(std::chrono::seconds(2));
   }
   std::fprintf(stderr, "%s: trained %zu of %zu points here (the others by earlier runs or other processes)\n",

@@ -1,23 +1,31 @@
+#include <attnlab/core/distributed.hpp>
 #include <attnlab/mc/driver.hpp>
 
 #include <omp.h>
+
+#include <algorithm>
 
 namespace attnlab {
 
 std::vector<Estimate> run_trials(std::uint32_t trials, std::size_t observables,
                                  const std::function<void(std::uint32_t, std::span<double>)>& trial,
                                  bool parallel_trials, const ProgressFn& progress) {
-  std::vector<double> values(static_cast<std::size_t>(trials) * observables);
+  // In an MPI job each rank runs its block of trials; every rank then holds every trial's values.
+  const auto block = distributed::block_of(trials, distributed::rank(), distributed::size());
+  const auto first = static_cast<std::int64_t>(block.first), last = static_cast<std::int64_t>(block.last);
+  std::vector<double> mine(static_cast<std::size_t>(last - first) * observables);
   std::uint32_t done = 0;
 #pragma omp parallel for schedule(dynamic) if (parallel_trials)
-  for (std::int64_t t = 0; t < static_cast<std::int64_t>(trials); ++t) {
-    trial(static_cast<std::uint32_t>(t), std::span<double>(values.data() + t * observables, observables));
+  for (std::int64_t t = first; t < last; ++t) {
+    trial(static_cast<std::uint32_t>(t), std::span<double>(mine.data() + (t - first) * observables, observables));
 #pragma omp critical(attnlab_progress)
     {
       ++done;
-      if (progress) progress(done, trials);
+      // The ranks run alike: this rank's share stands for the job's.
+      if (progress) progress(std::min(trials, done * std::uint32_t(distributed::size())), trials);
     }
   }
+  const auto values = distributed::all_blocks(mine, trials, observables);
   std::vector<Estimate> estimates(observables);
   std::vector<double> column(trials);
   for (std::size_t o = 0; o < observables; ++o) {

@@ -4,6 +4,7 @@
 // (Prop 5, 6, Fig 6, eq 15, Lemmas 1, 2), Nyström error and complexity. Each inequality is searched over random
 // ensembles and structured extremes; its worst input is kept as evidence rows and replays with --matrix (its tokens,
 // where the claim's object is tokens, with --tokens-file, which replaces every token set the claims draw).
+#include <attnlab/core/distributed.hpp>
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/machine.hpp>
@@ -1333,6 +1334,7 @@ Cost measure_in_child(Work&& work) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("soft.complexity: fork failed");
   if (pid == 0) {
+    distributed::detach_from_job();  // the parent's MPI job is not the child's
     close(fds[0]);
     omp_set_num_threads(1);
     malloc_trim(0);

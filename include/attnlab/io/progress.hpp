@@ -17,8 +17,10 @@ std::string duration_text(double seconds);
 
 class ProgressBar {
  public:
-  // `status_interval`: how often a status line is written when stderr is not a terminal.
-  explicit ProgressBar(std::string program, std::chrono::milliseconds status_interval = std::chrono::seconds(10));
+  // `status_interval`: how often a status line is written when stderr is not a terminal; `shown` false: nothing is
+  // written (the ranks of an MPI job other than 0).
+  explicit ProgressBar(std::string program, std::chrono::milliseconds status_interval = std::chrono::seconds(10),
+                       bool shown = true);
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
@@ -34,6 +36,7 @@ class ProgressBar {
 
   const std::string program_;
   const std::chrono::milliseconds status_interval_;
+  const bool shown_;
   const bool terminal_;
   const Clock::time_point start_ = Clock::now();
   mutable std::mutex mutex_;

@@ -58,9 +58,9 @@ struct StudyContext {
 };
 
 struct StudyOutput {
-  std::vector<ResultRow> rows;
-  std::vector<Figure> figures;
-  std::vector<std::pair<std::string, std::string>> files;  // extra outputs: name, content
+  std::vector<ResultRow> rows{};
+  std::vector<Figure> figures{};
+  std::vector<std::pair<std::string, std::string>> files{};  // extra outputs: name, content
   nlohmann::json config = nlohmann::json::object();         // study-specific settings, merged into <study>.json
   std::string summary{};  // the answer in a few lines (a table, the verdict counts): stdout, once everything is written
 };
