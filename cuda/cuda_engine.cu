@@ -183,6 +183,9 @@ std::string cuda_device_description() {
 namespace detail {
 
 std::vector<AttentionNormsSquared> cuda_trial_norms(const Problem& p, const Options& o, const Progress& progress) {
+  int devices = 1;
+  check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+  check(cudaSetDevice(o.device % devices), "cudaSetDevice");
   CudaSystem sys;
   auto out = p.single_precision ? engine::trial_norms<CudaSystem, float>(sys, p, o, progress)
                                 : engine::trial_norms<CudaSystem, double>(sys, p, o, progress);

@@ -383,8 +383,9 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
     w.softmax_rows.resize(per_batch * R);
   }
   std::vector<AttentionNormsSquared> out;
-  for (std::uint32_t first = 0; first < p.trials; first += static_cast<std::uint32_t>(per_batch)) {
-    const I nb = std::min<I>(per_batch, p.trials - first);
+  const std::uint32_t end = p.first_trial + p.trials;
+  for (std::uint32_t first = p.first_trial; first < end; first += static_cast<std::uint32_t>(per_batch)) {
+    const I nb = std::min<I>(per_batch, end - first);
     draw_batch(sys, p, first, nb, w);
     project(sys, raw<T>(w.X), raw<T>(w.Q), raw<T>(w.U), nb, N, D, d);
     project(sys, raw<T>(w.X), raw<T>(w.K), raw<T>(w.V), nb, N, D, d);
@@ -414,7 +415,7 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
     }
     out.resize(out.size() + static_cast<std::size_t>(nb * A));
     thrust::copy(w.norms.begin(), w.norms.begin() + nb * A, out.end() - nb * A);
-    if (progress) progress(first + static_cast<std::uint32_t>(nb), p.trials);
+    if (progress) progress(first - p.first_trial + static_cast<std::uint32_t>(nb), p.trials);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+#include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/mc/accelerated.hpp>
 #include <attnlab/mc/attention_mc.hpp>
@@ -80,16 +81,25 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
       parallel_trials, progress);
 }
 
-// The accelerated engines compute every trial first; the estimates then accumulate in trial order as above.
+// The accelerated engines compute every trial of this rank's block first (on GPU rank mod devices); the estimates
+// then accumulate in trial order as above.
 std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const ProgressFn& progress) {
   const auto& e = c.ensemble;
-  const auto norms = accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp,
-                                        accelerated_problem(c), {}, progress);
+  const auto block = distributed::block_of(c.trials, distributed::rank(), distributed::size());
+  auto problem = accelerated_problem(c);
+  problem.first_trial = std::uint32_t(block.first);
+  problem.trials = std::uint32_t(block.last - block.first);
+  const auto norms =
+      problem.trials == 0
+          ? std::vector<AttentionNormsSquared>{}
+          : accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp, problem,
+                               {.device = distributed::rank()}, progress);
   const std::size_t per = attention_quantities().size(), A = c.activations.size();
   return run_trials(
       c.trials, per * A,
       [&](std::uint32_t t, std::span<double> out) {
-        for (std::size_t a = 0; a < A; ++a) observables(norms[t * A + a], double(e.N), out.subspan(a * per, per));
+        for (std::size_t a = 0; a < A; ++a)
+          observables(norms[(t - block.first) * A + a], double(e.N), out.subspan(a * per, per));
       },
       false);
 }

@@ -38,6 +38,7 @@ same() {
 }
 
 same sweep poly_frobenius poly_frobenius.csv -- --quick --N 8,16,32 --trials 9
+same accelerated poly_frobenius poly_frobenius.csv -- --quick --backend thrust --N 8,16,32 --trials 7
 same claims relu_scaling relu_scaling.csv claims.csv -- --quick --claims relu.frob_constant,relu.softmax_frob_level
 same training k_sweep k_sweep.csv -- --quick --seed 4 --steps 4
 

@@ -137,6 +137,21 @@ TEST_P(Accelerated, SlabSizeDoesNotChangeTheResult) {
   for (std::size_t i = 0; i < whole.size(); ++i) expect_close(slabs[i], whole[i], 1e-12);
 }
 
+// A block of trials (an MPI rank's share) is exactly those trials of the whole run: the same streams, bit for bit.
+TEST_P(Accelerated, ABlockOfTrialsEqualsThoseTrialsOfTheWholeRun) {
+  const Case c{{40, 12, 7, 1.0, 1.0}, Precision::float64};
+  auto p = accelerated_problem(config(c, 5, Backend::cpu));
+  const auto whole = accel::trial_norms(GetParam(), p);
+  p.first_trial = 2, p.trials = 2;
+  const auto block = accel::trial_norms(GetParam(), p);
+  const std::size_t A = p.activations.size();
+  ASSERT_EQ(block.size(), 2 * A);
+  for (std::size_t i = 0; i < block.size(); ++i) {
+    EXPECT_EQ(block[i].frob2, whole[2 * A + i].frob2) << i;
+    EXPECT_EQ(block[i].jac2, whole[2 * A + i].jac2) << i;
+  }
+}
+
 // The fused elementwise kernel (cuda) against the slab path that the Thrust engine runs everywhere.
 TEST_P(Accelerated, FusedKernelEqualsTheSlabPath) {
   const Case c{{300, 24, 20, 1.0, 1.0}, Precision::float64};

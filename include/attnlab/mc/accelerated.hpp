@@ -31,16 +31,18 @@ struct Problem {
   std::uint32_t trials = 1;
   bool single_precision = false;  // X, Q, K, the GEMMs and the logits in float; sums in double
   std::vector<ActivationParams> activations;
+  std::uint32_t first_trial = 0;  // the trials are first_trial … first_trial + trials − 1 (a rank's block of a job)
 };
 
 struct Options {
   bool fused = true;               // cuda: elementwise ϕ by the fused tile kernel (false: the slab path)
   std::int64_t slab_elements = 0;  // logits held at once (slab path); 0: the device's default
+  int device = 0;                  // cuda: the GPU, modulo the devices present (an MPI job passes its rank)
 };
 
 using Progress = std::function<void(std::uint32_t done, std::uint32_t total)>;
 
-// Squared norms of trials 0 … trials−1: element t · activations + a. Throws std::runtime_error when
+// Squared norms of trials first_trial … first_trial + trials − 1: element (t − first_trial) · activations + a. Throws std::runtime_error when
 // the device cannot be used (see cuda_unavailable_reason).
 std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& problem, const Options& options = {},
                                                const Progress& progress = {});
