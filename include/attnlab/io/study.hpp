@@ -131,6 +131,10 @@ StudyDefinition claims_study(ClaimsStudySpec spec);
 // <name>.png (<name>_m<m>.png for several m) draws each method's residual per iteration.
 StudyDefinition pinv_trace_study(std::string name, std::string description, std::vector<std::string> patterns);
 
+// Any activation on rows of the user's (--rows R.csv, each row the argument x of phi(x)): activation_rows.csv holds
+// each row's sum, norm and ||J||_F per --activation, values_<activation>.csv the values, one row per input row.
+StudyDefinition activation_rows_study();
+
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.
 int run_study(int argc, char** argv, const StudyDefinition& study);
