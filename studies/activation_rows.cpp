@@ -1,4 +1,4 @@
-// Any registered activation on rows of your own: values, row sums, norms and Jacobian norms per row.
-#include <attnlab/io/study.hpp>
+// The activation_rows study, as defined in src/io/studies.cpp.
+#include <attnlab/io/studies.hpp>
 
-int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::activation_rows_study()); }
+int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::find_study("activation_rows")); }

@@ -1,4 +1,4 @@
-// The activation_table training sweep (see io/training_sweep.hpp): resumable, shareable between processes, --quick for CI.
-#include <attnlab/io/training_sweep.hpp>
+// The activation_table study, as defined in src/io/studies.cpp.
+#include <attnlab/io/studies.hpp>
 
-int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::training_sweep_study("activation_table")); }
+int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::find_study("activation_table")); }

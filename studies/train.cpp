@@ -1,4 +1,4 @@
-// Trains the ViT mini-trainer once: loss, accuracy and attention-norm curves (see io/train_study.hpp).
-#include <attnlab/io/train_study.hpp>
+// The train study, as defined in src/io/studies.cpp.
+#include <attnlab/io/studies.hpp>
 
-int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::train_study()); }
+int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::find_study("train")); }

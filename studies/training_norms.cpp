@@ -1,4 +1,4 @@
-// The training_norms training sweep (see io/training_sweep.hpp): resumable, shareable between processes, --quick for CI.
-#include <attnlab/io/training_sweep.hpp>
+// The training_norms study, as defined in src/io/studies.cpp.
+#include <attnlab/io/studies.hpp>
 
-int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::training_sweep_study("training_norms")); }
+int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::find_study("training_norms")); }

@@ -1,8 +1,4 @@
-// Every registered claim with its verdict: claims.csv, report.md, verify.csv and the figures.
-#include <attnlab/io/study.hpp>
+// The verify study, as defined in src/io/studies.cpp.
+#include <attnlab/io/studies.hpp>
 
-int main(int argc, char** argv) {
-  const auto study = attnlab::io::claims_study(
-      {.name = "verify", .description = "check every claim of CLAIMS.md and write claims.csv and report.md"});
-  return attnlab::io::run_study(argc, argv, study);
-}
+int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::find_study("verify")); }

@@ -17,10 +17,12 @@ std::string duration_text(double seconds) {
   return buffer;
 }
 
-ProgressBar::ProgressBar(std::string program, std::chrono::milliseconds status_interval, bool shown)
+ProgressBar::ProgressBar(std::string program, std::chrono::milliseconds status_interval, bool shown,
+                         ProgressListener listener)
     : program_(std::move(program)),
       status_interval_(status_interval),
       shown_(shown),
+      listener_(std::move(listener)),
       terminal_(shown && ::isatty(STDERR_FILENO) != 0),
       heartbeat_([this] { heartbeat(); }) {}
 
@@ -39,6 +41,7 @@ void ProgressBar::stage(std::string what) {
   stage_ = std::move(what);
   task_.clear();
   total_ = 0;
+  if (listener_) listener_(stage_, task_, 0, 0);
   draw();
 }
 
@@ -47,6 +50,7 @@ ProgressFn ProgressBar::task(const std::string& label) {
     std::lock_guard lock(mutex_);
     if (task_ != label || done < done_) task_ = label, task_start_ = Clock::now();
     done_ = done, total_ = total;
+    if (listener_) listener_(stage_, task_, done_, total_);
     draw();
   };
 }

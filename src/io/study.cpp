@@ -357,9 +357,11 @@ class ReadOnlyCache final : public ResultCache {
 
 }  // namespace
 
-int run_study(int argc, char** argv, const StudyDefinition& study) {
+namespace {
+
+// argv[0] names the program; `hooks`, when given, receive the error line and the progress.
+int run_study_with(const StudyDefinition& study, const std::vector<std::string>& argv, StudyRunHooks* hooks) {
   const auto start = std::chrono::steady_clock::now();
-  distributed::init(argc, argv);
   const bool root = distributed::root();
   StudyOptions options = study.defaults;
   CLI::App app{study.description, study.name};
@@ -367,11 +369,14 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
   if (study.add_flags) study.add_flags(app);
   // Every rank validates the same arguments alike: rank 0 alone says why they fail.
   const auto fail = [&](const std::string& message, int code) {
-    if (root) std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
+    if (hooks)
+      hooks->error = message;
+    else if (root)
+      std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
     return code;
   };
   try {
-    std::vector<std::string> args(argv + 1, argv + argc);
+    std::vector<std::string> args(argv.begin() + 1, argv.end());
     // Vector flags append on repeat, so the config supplies only keys absent from argv.
     {
       StudyOptions probe;
@@ -387,7 +392,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
       }
     }
     options.command = argv[0];
-    for (int i = 1; i < argc; ++i) options.command += " " + shell_word(argv[i]);
+    for (std::size_t i = 1; i < argv.size(); ++i) options.command += " " + shell_word(argv[i]);
     refuse_unknown_flags(app, args);
     const auto given_args = args;
     std::reverse(args.begin(), args.end());
@@ -427,7 +432,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
     JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"), git_description());
     distributed::barrier();  // every rank has read the checkpoint before rank 0 adds to it: they resume alike
     ReadOnlyCache reader(checkpoint);
-    ProgressBar progress(study.name, std::chrono::seconds(10), root);
+    ProgressBar progress(study.name, std::chrono::seconds(10), root && !(hooks && hooks->progress),
+                         hooks ? hooks->progress : ProgressListener{});
     StudyContext ctx{root ? static_cast<ResultCache*>(&checkpoint) : &reader, &progress, {}};
     const auto output = study.run(options, ctx);
     if (!root) return 0;
@@ -470,6 +476,18 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
       distributed::abort(1, text(study.name, ": error on rank ", distributed::rank(), ": ", e.what()));
     return fail(e.what(), 1);
   }
+}
+
+}  // namespace
+
+int run_study(int argc, char** argv, const StudyDefinition& study) {
+  distributed::init(argc, argv);
+  return run_study_with(study, std::vector<std::string>(argv, argv + argc), nullptr);
+}
+
+int run_study(const StudyDefinition& study, std::vector<std::string> args, StudyRunHooks& hooks) {
+  args.insert(args.begin(), study.name);
+  return run_study_with(study, std::move(args), &hooks);
 }
 
 StudyDefinition claims_study(ClaimsStudySpec spec) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -15,12 +16,16 @@ namespace attnlab::io {
 // A duration as people read it: 0m07s, 4m05s, 1h02m.
 std::string duration_text(double seconds);
 
+// Told of every stage and every task's progress, e.g. to forward them to a Python callback.
+using ProgressListener =
+    std::function<void(const std::string& stage, const std::string& task, std::uint32_t done, std::uint32_t total)>;
+
 class ProgressBar {
  public:
   // `status_interval`: how often a status line is written when stderr is not a terminal; `shown` false: nothing is
-  // written (the ranks of an MPI job other than 0).
+  // written (the ranks of an MPI job other than 0, or a caller with a listener).
   explicit ProgressBar(std::string program, std::chrono::milliseconds status_interval = std::chrono::seconds(10),
-                       bool shown = true);
+                       bool shown = true, ProgressListener listener = {});
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
@@ -37,6 +42,7 @@ class ProgressBar {
   const std::string program_;
   const std::chrono::milliseconds status_interval_;
   const bool shown_;
+  const ProgressListener listener_;
   const bool terminal_;
   const Clock::time_point start_ = Clock::now();
   mutable std::mutex mutex_;

@@ -139,4 +139,13 @@ StudyDefinition activation_rows_study();
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.
 int run_study(int argc, char** argv, const StudyDefinition& study);
 
+// For a caller in the same process (the Python module): the error line instead of stderr, and the progress told to
+// a listener instead of drawn.
+struct StudyRunHooks {
+  std::string error{};  // set on a non-zero exit: the line the command line prints after "<study>: error: "
+  ProgressListener progress{};
+};
+// `args` as argv without the program's name.
+int run_study(const StudyDefinition& study, std::vector<std::string> args, StudyRunHooks& hooks);
+
 }  // namespace attnlab::io
