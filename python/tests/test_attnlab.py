@@ -143,3 +143,15 @@ def test_bad_arrays_are_refused_with_a_message(rows, message):
         attnlab.activation("softmax").value(rows)
     with pytest.raises(ValueError, match=message):
         attnlab.pseudo_inverse(rows)
+
+
+def test_the_readmes_python_snippet_runs(tmp_path, monkeypatch):
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
+    section = readme[readme.index("## Use from Python"):]
+    snippet = section[section.index("```python") + len("```python"):section.index("```", section.index("```python") + 9)]
+    monkeypatch.chdir(tmp_path)  # the studies' default output folders go to runs/ here, not into the clone
+    scope = {}
+    exec(compile(snippet, "README.md (Use from Python)", "exec"), scope)
+    assert scope["phi"].shape == (4, 16)
+    assert list(scope["verdicts"]["claim_id"]) == ["poly.softmax_fro_bound"]
+    assert not scope["curves"].empty

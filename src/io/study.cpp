@@ -355,10 +355,6 @@ class ReadOnlyCache final : public ResultCache {
   ResultCache& cache_;
 };
 
-}  // namespace
-
-namespace {
-
 // argv[0] names the program; `hooks`, when given, receive the error line and the progress.
 int run_study_with(const StudyDefinition& study, const std::vector<std::string>& argv, StudyRunHooks* hooks) {
   const auto start = std::chrono::steady_clock::now();
