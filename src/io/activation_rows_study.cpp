@@ -1,4 +1,5 @@
 #include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/machine.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
 #include <attnlab/io/study.hpp>
@@ -70,6 +71,7 @@ StudyDefinition activation_rows_study() {
   study.validate = [input](const StudyOptions&) {
     if (!std::filesystem::is_regular_file(input->file))
       throw std::invalid_argument(text("rows: cannot read '", input->file, "'"));
+    refuse_numbers_file_too_large(input->file, "rows");
     input->rows = parse_logits_rows(read_file(input->file), "rows", 2);
     if (!(input->alpha >= 0) || !std::isfinite(input->alpha))
       throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", input->alpha, ")"));

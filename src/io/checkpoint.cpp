@@ -1,5 +1,6 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/checkpoint.hpp>
+#include <attnlab/io/files.hpp>
 #include <attnlab/io/table.hpp>
 
 #include <fcntl.h>
@@ -17,7 +18,7 @@ JsonlCheckpoint::JsonlCheckpoint(std::filesystem::path file, std::string version
   while (std::getline(in, line)) {
     try {
       const auto j = nlohmann::json::parse(line);
-      if (j.at("version") != version_) continue;
+      if (!intact(j) || j.at("version") != version_) continue;  // damaged, or another build's: recomputed
       std::vector<ResultRow> rows;
       for (const auto& r : j.at("rows")) rows.push_back(row_from_json(r));
       const auto key = j.at("key").get<std::string>();
@@ -42,7 +43,7 @@ void JsonlCheckpoint::store(const std::string& key, const std::vector<ResultRow>
   std::lock_guard lock(mutex_);
   nlohmann::json j{{"version", version_}, {"key", key}, {"rows", nlohmann::json::array()}};
   for (const auto& r : rows) j["rows"].push_back(to_json(r));
-  const std::string line = j.dump() + "\n";
+  const std::string line = sealed(std::move(j)).dump() + "\n";
   std::filesystem::create_directories(file_.parent_path());
   const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   const bool written = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&

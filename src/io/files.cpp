@@ -1,3 +1,4 @@
+#include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
 
@@ -5,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -26,15 +28,46 @@ void write_atomically(const std::filesystem::path& path, const std::string& cont
   while (written < content.size()) {
     const auto n = ::write(fd, content.data() + written, content.size() - written);
     if (n < 0) {
+      const int error = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(errno)));
+      throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(error)));
     }
     written += static_cast<std::size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  // A full disk may only show here; the previous file stays until the new one is complete.
+  const int synced = ::fsync(fd) == 0 ? 0 : errno;
+  const int closed = ::close(fd) == 0 ? 0 : errno;
+  if (synced != 0 || closed != 0) {
+    const int error = synced != 0 ? synced : closed;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(error)));
+  }
   std::filesystem::rename(tmp, path);
+}
+
+namespace {
+
+// The checksum of a record's fields other than "checksum", over their canonical dump (sorted keys, shortest
+// round-trip numbers: the same bytes after a write and a read).
+std::string checksum_of(nlohmann::json record) {
+  record.erase("checksum");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_string(record.dump())));
+  return hex;
+}
+
+}  // namespace
+
+nlohmann::json sealed(nlohmann::json record) {
+  record["checksum"] = checksum_of(record);
+  return record;
+}
+
+bool intact(const nlohmann::json& record) {
+  if (!record.is_object()) return false;
+  const auto it = record.find("checksum");
+  return it != record.end() && it->is_string() && *it == checksum_of(record);
 }
 
 void ensure_writable_directory(const std::filesystem::path& dir) {

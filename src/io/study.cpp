@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -477,6 +478,8 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
 }  // namespace
 
 int run_study(int argc, char** argv, const StudyDefinition& study) {
+  // A file size limit (ulimit -f) then fails the write with EFBIG, reported with the file's name, instead of a signal.
+  std::signal(SIGXFSZ, SIG_IGN);
   distributed::init(argc, argv);
   return run_study_with(study, std::vector<std::string>(argv, argv + argc), nullptr);
 }
@@ -570,6 +573,7 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
     if (logits->file.empty()) return;
     if (!std::filesystem::is_regular_file(logits->file))
       throw std::invalid_argument(text("logits-file: cannot read '", logits->file, "'"));
+    refuse_numbers_file_too_large(logits->file, "logits-file");
     logits->rows = parse_logits_rows(read_file(logits->file), "logits-file", 2);
     for (const auto& id : *ids)
       if (!takes_logits(id))

@@ -230,10 +230,12 @@ StudyDefinition train_study() {
     if (std::filesystem::exists(state)) {
       try {
         trainer.restore(read_file(state));
+        std::fprintf(stderr, "train: resumed at step %ld\n", trainer.step());
+      } catch (const train::CorruptStateError& e) {
+        ctx.warnings.push_back(text(state.string(), ": ", e.what(), "; trained from step 0 instead"));
       } catch (const std::runtime_error& e) {
         throw std::runtime_error(text(state.string(), ": ", e.what(), "; remove it or choose another --out"));
       }
-      std::fprintf(stderr, "train: resumed at step %ld\n", trainer.step());
     }
     const auto progress = ctx.progress->task(text("train ", config.model.activation.label()));
     while (!trainer.done()) {

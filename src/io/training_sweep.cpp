@@ -331,7 +331,7 @@ class PointStore {
     if (!fs::exists(path)) return std::nullopt;
     try {
       const auto j = nlohmann::json::parse(read_file(path));
-      if (j.at("key") != key) return std::nullopt;
+      if (!intact(j) || j.at("key") != key) return std::nullopt;  // damaged or another point's: trained again
       PointResult result;
       result.diverged_at = j.at("diverged_at").get<long>();
       for (const auto& m : j.at("measurements"))
@@ -363,7 +363,7 @@ class PointStore {
     for (const auto& m : result.measurements)
       measurements.push_back({m.quantity, std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json(), m.step, m.layer});
     const nlohmann::json j{{"key", key}, {"diverged_at", result.diverged_at}, {"measurements", measurements}};
-    write_atomically(file(key, ".json"), j.dump() + "\n");
+    write_atomically(file(key, ".json"), sealed(j).dump() + "\n");
   }
 
  private:

@@ -59,6 +59,7 @@ namespace {
 // The rows of numbers of a CSV file (blank lines skipped), std::invalid_argument naming `what` when it cannot be read or
 // a cell (an empty one included) is not a number; rows are numbered among the non-blank ones.
 std::vector<std::vector<double>> read_number_rows(const std::string& file, const std::string& what) {
+  refuse_numbers_file_too_large(file, what);
   std::ifstream in(file);
   if (!in) throw std::invalid_argument(text(what, ": cannot read '", file, "'"));
   std::vector<std::vector<double>> rows;

@@ -1,3 +1,4 @@
+#include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/train/trainer.hpp>
 
@@ -125,7 +126,7 @@ const Evaluation& Trainer::record_validation() {
 namespace {
 
 constexpr std::uint64_t kStateMagic = 0x3174617473746976;  // "vitstat1"
-constexpr std::uint32_t kStateVersion = 1;
+constexpr std::uint32_t kStateVersion = 2;  // 2: a checksum of the state ends it
 
 struct Writer {
   std::string bytes;
@@ -196,10 +197,18 @@ std::string Trainer::save() const {
   }
   w.put(std::uint64_t(validations_.size()));
   for (const auto& e : validations_) w.put(std::int64_t(e.step)), w.put(e.loss), w.put(e.accuracy);
+  w.put(hash_string(w.bytes));
   return w.bytes;
 }
 
-void Trainer::restore(const std::string& bytes) {
+void Trainer::restore(const std::string& sealed_bytes) {
+  // Checked before anything is read: a damaged count or size must never reach an allocation.
+  constexpr std::size_t kChecksum = sizeof(std::uint64_t);
+  if (sealed_bytes.size() < kChecksum) throw CorruptStateError("checkpoint: truncated (no checksum)");
+  const std::string bytes = sealed_bytes.substr(0, sealed_bytes.size() - kChecksum);
+  std::uint64_t checksum = 0;
+  std::memcpy(&checksum, sealed_bytes.data() + bytes.size(), kChecksum);
+  if (checksum != hash_string(bytes)) throw CorruptStateError("checkpoint: checksum mismatch (truncated or damaged)");
   Reader r{bytes};
   if (r.get<std::uint64_t>() != kStateMagic) throw std::runtime_error("checkpoint: not a ViT training state (wrong magic)");
   if (const auto v = r.get<std::uint32_t>(); v != kStateVersion)

@@ -81,25 +81,31 @@ struct Run {
 // A study binary running in the background with stdout and stderr captured to files.
 class Child {
  public:
-  // `cwd`: the directory it runs in (empty: the test's own).
-  Child(const std::string& study, const std::vector<std::string>& args, const fs::path& cwd = {}) {
+  // `cwd`: the directory it runs in (empty: the test's own); `file_size_blocks` > 0: no file it writes may grow past
+  // that many 512-byte blocks (`ulimit -f` of /bin/sh), as on a disk that fills up.
+  Child(const std::string& study, const std::vector<std::string>& args, const fs::path& cwd = {},
+        long file_size_blocks = 0) {
     static int serial = 0;
     const auto stem = fs::temp_directory_path() /
                       ("attnlab_cli_" + std::to_string(::getpid()) + "_" + std::to_string(serial++));
     out_file_ = stem.string() + ".out";
     err_file_ = stem.string() + ".err";
     const std::string binary = std::string(ATTNLAB_STUDIES_DIR) + "/" + study;
-    std::vector<char*> argv{const_cast<char*>(binary.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    std::vector<std::string> words{binary};
+    if (file_size_blocks > 0)
+      words = {"/bin/sh", "-c", "ulimit -f " + std::to_string(file_size_blocks) + " && exec \"$0\" \"$@\"", binary};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, out_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-    const int rc = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid_, words.front().c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + binary);
+    if (rc != 0) throw std::runtime_error("cannot start " + words.front());
   }
   ~Child() {
     if (!reaped_) {

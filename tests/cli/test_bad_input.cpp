@@ -3,10 +3,12 @@
 #include "cli_support.hpp"
 
 #include <attnlab/attention/activation.hpp>
+#include <attnlab/core/machine.hpp>
 #include <attnlab/mc/accelerated.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 
 using namespace attnlab::test::cli;
@@ -324,6 +326,35 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     if (std::find(flags.begin(), flags.end(), "--backend") == flags.end()) {
       EXPECT_FALSE(names(r.out, "--backend")) << "--backend listed by a cpu-only study:\n" << r.out;
     }
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A numbers file as large as the machine's memory (sparse: it takes no disk) is refused from its size alone, before a
+// byte is read: parsed, it would need up to four times that.
+TEST(BadInput, NumbersFilesLargerThanMemoryAllowsAreRefusedBeforeTheyAreRead) {
+  const ScratchDir dir("huge_numbers_file");
+  const auto huge = dir / "huge.csv";
+  { std::ofstream(huge) << "1,2\n"; }
+  fs::resize_file(huge, static_cast<std::uintmax_t>(attnlab::physical_memory_bytes()));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+      {"newton_pinv", {"--matrix", huge.string()}},
+      {"soft_spectral", {"--tokens-file", huge.string()}},
+      {"periodic_properties", {"--logits-file", huge.string()}},
+      {"activation_rows", {"--rows", huge.string()}},
+  };
+  for (const auto& [study, args] : cases) {
+    SCOPED_TRACE(study);
+    auto full = args;
+    full.insert(full.end(), {"--out", (dir / "out").string()});
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = run(study, full);
+    expect_one_line_naming(r, study, {"huge.csv", "GB", args[0].substr(2)});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20)) << "the file was read";
     EXPECT_FALSE(fs::exists(dir / "out"));
   }
 }

@@ -142,6 +142,7 @@ TEST(Robustness, KilledTrainingResumesToTheUninterruptedCsv) {
   ASSERT_EQ(r.signal, SIGKILL) << "train finished before its first checkpoint could be seen: " << r.err;
   ASSERT_TRUE(fs::exists(state));
   EXPECT_FALSE(fs::exists(killed / "train.csv"));
+  const std::string saved = slurp(state);
 
   const auto resumed = run("train", train_args(killed, "20"));
   ASSERT_EQ(resumed.code, 0) << resumed.err;
@@ -151,12 +152,19 @@ TEST(Robustness, KilledTrainingResumesToTheUninterruptedCsv) {
   EXPECT_FALSE(slurp(reference / "train.csv").empty());
   EXPECT_TRUE(slurp(killed / "train.csv") == slurp(reference / "train.csv")) << "the resumed run's train.csv differs";
   EXPECT_FALSE(fs::exists(state)) << "the state outlived a finished run";
-  // A state left by another configuration is not silently reused.
-  fs::create_directories(state.parent_path());
-  fs::copy_file(dir / "reference" / "train.csv", state);
-  const auto other = run("train", train_args(killed, "20"));
-  EXPECT_EQ(other.code, 1);
-  EXPECT_NE(other.err.find("train.state: checkpoint: not a ViT training state"), std::string::npos) << other.err;
+  // The same state with one byte flipped (a weight's) or cut short fails its checksum: the run says so, trains from
+  // step 0 and ends where the uninterrupted run did. (A valid state of another configuration is refused: test_train.)
+  for (const std::string damaged : {saved.substr(0, saved.size() / 2) + char(saved[saved.size() / 2] ^ 0x04) +
+                                        saved.substr(saved.size() / 2 + 1),
+                                    saved.substr(0, saved.size() - 100)}) {
+    fs::create_directories(state.parent_path());
+    std::ofstream(state, std::ios::binary) << damaged;
+    const auto retrained = run("train", train_args(killed, "20"));
+    ASSERT_EQ(retrained.code, 0) << retrained.err;
+    EXPECT_NE(retrained.err.find("train.state: checkpoint: checksum mismatch"), std::string::npos) << retrained.err;
+    EXPECT_EQ(retrained.err.find("resumed at step"), std::string::npos) << retrained.err;
+    EXPECT_TRUE(slurp(killed / "train.csv") == slurp(reference / "train.csv")) << "the retrained run's train.csv differs";
+  }
 }
 
 // A diverging run stops with one line naming the step and keeps the last good checkpoint.
@@ -174,3 +182,31 @@ TEST(Robustness, NonFiniteLossStopsTrainingAndKeepsTheCheckpoint) {
 }
 
 }  // namespace
+
+// A disk that fills up mid-run (writes limited to 1 KB by `ulimit -f`): the run exits 1 with one line naming the
+// file it could not write, the outputs of the previous run stay as they were with no temporary file beside them,
+// and once there is room again the same command completes with the outputs of a run that never failed.
+TEST(Robustness, AFullDiskLeavesThePreviousOutputsAndTheRerunCompletes) {
+  const ScratchDir dir("full_disk");
+  const auto args = [&](const fs::path& out, const char* seed) {
+    return std::vector<std::string>{"--quick", "--N", "8,16,32", "--trials", "5", "--seed", seed, "--out", out.string()};
+  };
+  ASSERT_EQ(run("poly_frobenius", args(dir / "out", "1")).code, 0);
+  std::map<std::string, std::string> before;
+  for (const auto& f : files_under(dir / "out")) before[f] = slurp(dir / "out" / f);
+
+  const auto failed = Child("poly_frobenius", args(dir / "out", "2"), {}, 2).wait();
+  EXPECT_EQ(failed.code, 1) << failed.err;
+  const auto lines = failed.err_lines();
+  ASSERT_EQ(lines.size(), 1u) << failed.err;
+  EXPECT_EQ(lines[0].rfind("poly_frobenius: error: cannot ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find((dir / "out").string()), std::string::npos) << "names the file: " << lines[0];
+  for (const auto& [name, content] : before) EXPECT_TRUE(slurp(dir / "out" / name) == content) << name << " changed";
+  for (const auto& f : files_under(dir / "out"))
+    EXPECT_EQ(f.find(".tmp."), std::string::npos) << f << " left behind";
+
+  const auto rerun = run("poly_frobenius", args(dir / "out", "2"));
+  ASSERT_EQ(rerun.code, 0) << rerun.err;
+  ASSERT_EQ(run("poly_frobenius", args(dir / "fresh", "2")).code, 0);
+  EXPECT_TRUE(slurp(dir / "out" / "poly_frobenius.csv") == slurp(dir / "fresh" / "poly_frobenius.csv"));
+}

@@ -95,6 +95,31 @@ TEST(TrainingSweeps, ThreadCountDoesNotChangeAByte) {
   EXPECT_TRUE(slurp(dir / "1" / "alpha_sweep.csv") == slurp(dir / "2" / "alpha_sweep.csv"));
 }
 
+// A finished point whose file was damaged on disk (one digit of a measurement changed, or the file cut short) fails
+// its checksum: that point alone is trained again, and the CSV is the undamaged sweep's.
+TEST(TrainingSweeps, DamagedPointIsTrainedAgainNotTrusted) {
+  const ScratchDir dir("sweep_damaged");
+  ASSERT_EQ(run("k_sweep", sweep_args(dir / "out")).code, 0);
+  const std::string reference = slurp(dir / "out" / "k_sweep.csv");
+  std::vector<fs::path> points;
+  for (const auto& e : fs::directory_iterator(dir / "out" / ".partial" / "k_sweep"))
+    if (e.path().extension() == ".json") points.push_back(e.path());
+  ASSERT_EQ(points.size(), 12u);
+  std::sort(points.begin(), points.end());
+  std::string text = slurp(points[0]);
+  const auto at = text.find_first_of("123456789", text.find("\"measurements\""));
+  ASSERT_NE(at, std::string::npos);
+  text[at] = text[at] == '9' ? '8' : char(text[at] + 1);
+  std::ofstream(points[0], std::ios::trunc) << text;
+  const std::string whole = slurp(points[1]);
+  std::ofstream(points[1], std::ios::trunc) << whole.substr(0, whole.size() / 2);
+
+  const auto rerun = run("k_sweep", sweep_args(dir / "out"));
+  ASSERT_EQ(rerun.code, 0) << rerun.err;
+  EXPECT_EQ(trained_here(rerun), 2) << rerun.err;
+  EXPECT_TRUE(slurp(dir / "out" / "k_sweep.csv") == reference) << "the CSV after retraining the damaged points differs";
+}
+
 // Killed while training, the sweep keeps the finished points and the claim of the dead process is taken over.
 TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   const ScratchDir dir("sweep_resume");

@@ -2,6 +2,7 @@
 // Fashion-MNIST, padding, the split, epoch orders, batches; the optimiser's schedule; a run that learns,
 // resumes exactly from a saved state, does not depend on the thread count, and stops on a non-finite loss.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/train/data.hpp>
 #include <attnlab/train/optim.hpp>
@@ -292,7 +293,19 @@ TEST(TrainLoop, ResumedRunEndsWithTheSameWeightsAndRecords) {
   Trainer other(tiny_run(10), halves(64, 3), halves(32, 4));
   EXPECT_TRUE(fails_with([&] { other.restore(state); }, "another configuration"));
   EXPECT_TRUE(fails_with([&] { resumed.restore(state.substr(0, state.size() - 3)); }, "truncated"));
-  EXPECT_TRUE(fails_with([&] { resumed.restore("x" + state.substr(1)); }, "magic"));
+  // Another magic under a valid checksum (the payload resealed): rejected by what it says, not by its checksum.
+  std::string magic = "x" + state.substr(1, state.size() - 9);
+  const auto seal = attnlab::hash_string(magic);
+  magic.append(reinterpret_cast<const char*>(&seal), sizeof seal);
+  EXPECT_TRUE(fails_with([&] { resumed.restore(magic); }, "magic"));
+  // One bit flipped anywhere (a weight, a count, the checksum itself) is detected and nothing is restored.
+  for (const std::size_t at : {std::size_t(12), state.size() / 2, state.size() - 20, state.size() - 1}) {
+    std::string flipped = state;
+    flipped[at] = char(flipped[at] ^ 0x10);
+    Trainer fresh(tiny_run(9), halves(64, 3), halves(32, 4));
+    EXPECT_THROW(fresh.restore(flipped), attnlab::train::CorruptStateError) << "byte " << at;
+    EXPECT_EQ(fresh.step(), 0) << "byte " << at;
+  }
 }
 
 TEST(TrainLoop, SameNumbersForAnyThreadCount) {

@@ -25,6 +25,11 @@ struct TrainConfig {
   void validate() const;
 };
 
+// A saved state whose bytes do not match their checksum (truncated or damaged): not restored, never trusted.
+struct CorruptStateError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A training step whose loss or gradient is not finite (the run diverged).
 struct NonFiniteError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -57,8 +62,9 @@ class Trainer {
   // Evaluates the validation set and keeps the result with the run's records (and its state).
   const Evaluation& record_validation();
 
-  // The run's state (step, parameters, optimiser moments, records so far) with a magic number, a version
-  // and a fingerprint of the configuration; restore() rejects a state from another configuration.
+  // The run's state (step, parameters, optimiser moments, records so far) with a magic number, a version, a
+  // fingerprint of the configuration and a checksum; restore() rejects a state from another configuration
+  // (std::runtime_error) and a damaged one (CorruptStateError), leaving the trainer as it was.
   std::string save() const;
   void restore(const std::string& bytes);
   const std::vector<StepRecord>& records() const { return records_; }
