@@ -114,7 +114,7 @@ TEST(Plot, ReferenceSlopesRunThroughTheCurvesAtTheSmallestNAndAreDrawnLast) {
   EXPECT_NE(last.find("index 2 using 1:2 with lines lw 1.5 dt 2 lc rgb '#666666' title 'N^0.5 (reference)'"),
             std::string::npos) << script;
   EXPECT_NE(script.find("'#D55E00'"), std::string::npos) << "the second curve keeps the palette's second colour";
-  Figure single{.series = {{.label = "one N", .x = {8}, .y = {1}}}};
+  Figure single{.name = "single", .series = {{.label = "one N", .x = {8}, .y = {1}}}};
   add_reference_slopes(single, {1});
   EXPECT_EQ(single.series.size(), 1u) << "no line through a single N";
 }
