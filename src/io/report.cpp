@@ -190,7 +190,7 @@ Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::strin
   }
   // A verdict none of whose claims has a dot needs no legend entry: its rows' text says it in its colour.
   for (const auto& [verdict, colour] : verdicts) {
-    const auto n = std::count_if(checked.begin(), checked.end(), [&](const auto& c) { return c.outcome.verdict == verdict; });
+    const auto n = std::count_if(checked.begin(), checked.end(), [v = verdict](const auto& c) { return c.outcome.verdict == v; });
     if (by_verdict[verdict].x.empty()) continue;
     auto s = by_verdict[verdict];
     s.label = text(to_string(verdict), " (", n, ")");

@@ -2,6 +2,7 @@
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
+#include <attnlab/io/sweep_point.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/io/train_study.hpp>
 #include <attnlab/io/training_sweep.hpp>
@@ -252,17 +253,6 @@ std::string point_key(const Sweep& sweep, const Grid& g, const Point& p) {
 // What one training run measured: quantities with their step and layer (norms), and where it diverged.
 // Points store only this; the labels (activation, N, seed, ...) are added when the sweep assembles its rows,
 // so a new column never retrains anything.
-struct Measurement {
-  std::string quantity;
-  double value = 0;
-  long step = -1;  // -1: the end of the run
-  Index layer = 0; // 0: not a per-layer quantity
-};
-struct PointResult {
-  std::vector<Measurement> measurements;
-  long diverged_at = -1;  // the step whose loss or gradient was not finite; -1: none
-};
-
 // Trains one point. A run whose loss or gradient turns non-finite stops there and is evaluated with its last
 // finite parameters.
 PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset& data) {
@@ -328,19 +318,7 @@ class PointStore {
 
   std::optional<PointResult> load(const std::string& key) const {
     const auto path = file(key, ".json");
-    if (!fs::exists(path)) return std::nullopt;
-    try {
-      const auto j = nlohmann::json::parse(read_file(path));
-      if (!intact(j) || j.at("key") != key) return std::nullopt;  // damaged or another point's: trained again
-      PointResult result;
-      result.diverged_at = j.at("diverged_at").get<long>();
-      for (const auto& m : j.at("measurements"))
-        result.measurements.push_back({m.at(0).get<std::string>(), m.at(1).is_null() ? std::nan("") : m.at(1).get<double>(),
-                                       m.at(2).get<long>(), m.at(3).get<Index>()});
-      return result;
-    } catch (const nlohmann::json::exception&) {
-      return std::nullopt;  // written in another format: trained again
-    }
+    return fs::exists(path) ? read_point_record(read_file(path), key) : std::nullopt;
   }
   // The lock of the point, or -1 when another live process holds it.
   int try_lock(const std::string& key) const {
@@ -359,11 +337,7 @@ class PointStore {
     ::close(fd);
   }
   void store(const std::string& key, const PointResult& result) const {
-    nlohmann::json measurements = nlohmann::json::array();
-    for (const auto& m : result.measurements)
-      measurements.push_back({m.quantity, std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json(), m.step, m.layer});
-    const nlohmann::json j{{"key", key}, {"diverged_at", result.diverged_at}, {"measurements", measurements}};
-    write_atomically(file(key, ".json"), sealed(j).dump() + "\n");
+    write_atomically(file(key, ".json"), point_record(key, result));
   }
 
  private:

@@ -154,28 +154,12 @@ std::string logits_line(const VectorD& logits) {
 
 std::vector<VectorD> parse_logits_rows(const std::string& csv, const std::string& what, Index min_entries) {
   std::vector<VectorD> rows;
-  std::istringstream in(csv);
-  int line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::vector<double> row;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) {
-      double v = 0;
-      if (!parse_number(cell, v) || !std::isfinite(v))
-        throw std::invalid_argument(
-            text(what, ": '", cell, "' on line ", line_number, " is not a finite number"));
-      row.push_back(v);
-    }
-    if (line[line.find_last_not_of(" \t\r")] == ',')  // getline drops a trailing empty cell
-      throw std::invalid_argument(text(what, ": line ", line_number, " ends with an empty cell"));
+  for (const auto& row : parse_number_rows(csv, what)) {
     if (Index(row.size()) < min_entries)
       throw std::invalid_argument(
-          text(what, ": line ", line_number, " has ", row.size(), " entries, a row needs at least ", min_entries));
+          text(what, ": row ", rows.size() + 1, " has ", row.size(), " entries, a row needs at least ", min_entries));
     rows.push_back(Eigen::Map<const VectorD>(row.data(), Index(row.size())));
   }
-  if (rows.empty()) throw std::invalid_argument(text(what, ": no rows of logits"));
   return rows;
 }
 

@@ -56,29 +56,14 @@ void SoftOptions::validate() const {
 
 namespace {
 
-// The rows of numbers of a CSV file (blank lines skipped), std::invalid_argument naming `what` when it cannot be read or
-// a cell (an empty one included) is not a number; rows are numbered among the non-blank ones.
+// The rows of numbers of a CSV file; std::invalid_argument naming `what` when it cannot be read or parsed.
 std::vector<std::vector<double>> read_number_rows(const std::string& file, const std::string& what) {
   refuse_numbers_file_too_large(file, what);
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(text(what, ": cannot read '", file, "'"));
-  std::vector<std::vector<double>> rows;
-  for (std::string line; std::getline(in, line);) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::vector<double> row;
-    std::stringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) {
-      double v = 0;
-      if (!parse_number(cell, v))
-        throw std::invalid_argument(text(what, ": '", cell, "' in row ", rows.size() + 1, " is not a number"));
-      row.push_back(v);
-    }
-    if (line[line.find_last_not_of(" \t\r")] == ',')  // getline drops a trailing empty cell
-      throw std::invalid_argument(text(what, ": '' in row ", rows.size() + 1, " is not a number"));
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) throw std::invalid_argument(text(what, ": '", file, "' is empty"));
-  return rows;
+  std::ifstream in(file, std::ios::binary);
+  if (!in || !std::filesystem::is_regular_file(file)) throw std::invalid_argument(text(what, ": cannot read '", file, "'"));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return parse_number_rows(bytes.str(), what);
 }
 
 }  // namespace

@@ -707,7 +707,7 @@ IidEvidence measure_iid(const ClaimContext& ctx) {
     e.weight_std = extra_number(*r, "weight_std");
     AttentionMcConfig mc{{Index(extra_number(*r, "tokens")), r->D, r->d, 1.0, e.weight_std}, {spec}, ctx.seed,
                          ctx.trials_or(64, 8), Precision::float64, "verify"};
-    const auto predicted = cached(ctx.cache, cache_key(mc), [&] { return run_attention_norms(mc, ctx.progress_for(text("iid ", label))); });
+    const auto predicted = cached(ctx.cache, cache_key(mc), [&, &label = label] { return run_attention_norms(mc, ctx.progress_for(text("iid ", label))); });
     auto& p = e.predicted[label];
     for (const auto& row : predicted) {
       if (row.quantity == "frob") p.phi = row.value.mean;
@@ -747,7 +747,7 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
       last_step[std::get<1>(k)] = std::max(last_step[std::get<1>(k)], std::get<2>(k));
     }
     for (auto& [layer, s] : series) {
-      const auto at = [&](const NormTable& m, long step) {
+      const auto at = [&, &label = label, layer = layer](const NormTable& m, long step) {
         const auto it = m.find({label, layer, step});
         if (it == m.end()) throw std::runtime_error(text("training results: no norm of ", label, ", layer ", layer, " at step ", step));
         return it->second;

@@ -1,3 +1,4 @@
+#include <attnlab/core/machine.hpp>
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/train/data.hpp>
@@ -24,7 +25,15 @@ std::vector<std::uint8_t> read_bytes(const std::filesystem::path& path) {
   std::vector<std::uint8_t> out;
   std::uint8_t buffer[1 << 16];
   int got = 0;
-  while ((got = gzread(f, buffer, sizeof buffer)) > 0) out.insert(out.end(), buffer, buffer + got);
+  // A gzip stream can expand a thousandfold: stopped before it outgrows the memory it would need twice over.
+  const double limit = physical_memory_bytes() / 4;
+  while ((got = gzread(f, buffer, sizeof buffer)) > 0) {
+    out.insert(out.end(), buffer, buffer + got);
+    if (double(out.size()) > limit) {
+      gzclose(f);
+      throw std::runtime_error(text(path.string(), ": decompresses to more than a quarter of this machine's memory"));
+    }
+  }
   int error = Z_OK;
   const std::string message = gzerror(f, &error);  // a copy: the text lives in f, freed by gzclose
   gzclose(f);
@@ -32,6 +41,9 @@ std::vector<std::uint8_t> read_bytes(const std::filesystem::path& path) {
     throw std::runtime_error(text(path.string(), ": corrupt gzip stream (", message, ")"));
   return out;
 }
+
+// Larger sides than any image dataset has, and small enough that C·H·W never overflows.
+constexpr std::uint32_t kMaxSide = 1 << 16;
 
 std::uint32_t big_endian(const std::vector<std::uint8_t>& b, std::size_t at) {
   return std::uint32_t{b[at]} << 24 | std::uint32_t{b[at + 1]} << 16 | std::uint32_t{b[at + 2]} << 8 | b[at + 3];
@@ -46,7 +58,12 @@ std::vector<std::uint32_t> idx_header(const std::vector<std::uint8_t>& b, std::u
     throw std::runtime_error(text(path.string(), ": wrong magic ", big_endian(b, 0), " (expected ", magic, ", idx", dims == 3 ? "3 images" : "1 labels", ")"));
   std::vector<std::uint32_t> sizes;
   std::size_t expected = 1;
-  for (int d = 0; d < dims; ++d) sizes.push_back(big_endian(b, 4 + 4 * std::size_t(d))), expected *= sizes.back();
+  bool overflow = false;
+  for (int d = 0; d < dims; ++d) {
+    sizes.push_back(big_endian(b, 4 + 4 * std::size_t(d)));
+    overflow |= __builtin_mul_overflow(expected, std::size_t{sizes.back()}, &expected);
+  }
+  if (overflow) throw std::runtime_error(text(path.string(), ": header sizes whose product overflows 64 bits"));
   if (b.size() != header + expected)
     throw std::runtime_error(text(path.string(), ": truncated or oversized (", b.size() - header, " data bytes, header says ", expected, ")"));
   return sizes;
@@ -57,6 +74,9 @@ std::vector<std::uint32_t> idx_header(const std::vector<std::uint8_t>& b, std::u
 Dataset read_idx(const std::filesystem::path& images, const std::filesystem::path& labels) {
   const auto ib = read_bytes(images), lb = read_bytes(labels);
   const auto is = idx_header(ib, 0x803, 3, images), ls = idx_header(lb, 0x801, 1, labels);
+  if (is[0] == 0) throw std::runtime_error(text(images.string(), ": holds no images"));
+  if (is[1] == 0 || is[2] == 0 || is[1] > kMaxSide || is[2] > kMaxSide)
+    throw std::runtime_error(text(images.string(), ": images of ", is[1], "x", is[2], " pixels (each side must be 1 to ", kMaxSide, ")"));
   if (is[0] != ls[0])
     throw std::runtime_error(text(images.string(), " has ", is[0], " images but ", labels.string(), " has ", ls[0], " labels"));
   Dataset d;

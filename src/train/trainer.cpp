@@ -163,9 +163,14 @@ struct Reader {
     std::memcpy(out.data(), bytes.data() + at, out.size_bytes());
     at += out.size_bytes();
   }
-  std::string get_string() {
+  // A count of items of at least `bytes_each` bytes, checked against what is left before anything is allocated.
+  std::size_t count(std::size_t bytes_each) {
     const auto n = get<std::uint64_t>();
-    need(n);
+    if (n > (bytes.size() - at) / bytes_each) throw std::runtime_error("checkpoint: a count exceeds the bytes left");
+    return std::size_t(n);
+  }
+  std::string get_string() {
+    const auto n = count(1);
     std::string s = bytes.substr(at, n);
     at += n;
     return s;
@@ -221,14 +226,14 @@ void Trainer::restore(const std::string& sealed_bytes) {
   r.get_span(std::span<float>(parameters));
   r.get_span(std::span<float>(m));
   r.get_span(std::span<float>(v));
-  std::vector<StepRecord> records(r.get<std::uint64_t>());
+  std::vector<StepRecord> records(r.count(5 * sizeof(double) + sizeof(std::uint64_t)));
   for (auto& rec : records) {
     rec.step = r.get<std::int64_t>();
     rec.lr = r.get<double>(), rec.loss = r.get<double>(), rec.accuracy = r.get<double>(), rec.grad_norm = r.get<double>();
-    rec.norms.resize(r.get<std::uint64_t>());
+    rec.norms.resize(r.count(2 * sizeof(double)));
     for (auto& n : rec.norms) n.phi = r.get<double>(), n.jacobian = r.get<double>();
   }
-  std::vector<Evaluation> validations(r.get<std::uint64_t>());
+  std::vector<Evaluation> validations(r.count(3 * sizeof(double)));
   for (auto& e : validations) e.step = r.get<std::int64_t>(), e.loss = r.get<double>(), e.accuracy = r.get<double>();
   if (r.at != bytes.size()) throw std::runtime_error("checkpoint: trailing bytes");
   std::copy(parameters.begin(), parameters.end(), model_.parameters().begin());

@@ -106,6 +106,14 @@ TEST(TrainData, IdxErrorsNameTheFileAndTheProblem) {
   write_file(dir.path / "seven", more, true);
   EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "seven", dir.path / "l"); }, "7 images but"));
   EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "missing", dir.path / "l"); }, "missing: cannot open"));
+  // Headers whose sizes are nonsense, refused before the images are used (the first was found by tests/fuzz/idx.cpp:
+  // no images of 2³²−1 × 2³²−1 pixels overflowed C·H·W).
+  write_file(dir.path / "empty", big_endian(0x803) + big_endian(0) + big_endian(0xffffffff) + big_endian(0xffffffff), false);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "empty", dir.path / "l"); }, "empty: holds no images"));
+  write_file(dir.path / "wide", big_endian(0x803) + big_endian(1) + big_endian(1) + big_endian(65537) + std::string(65537, 'x'), false);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "wide", dir.path / "l"); }, "wide: images of 1x65537 pixels"));
+  write_file(dir.path / "overflow", big_endian(0x803) + big_endian(0xffffffff) + big_endian(0xffffffff) + big_endian(0xffffffff), false);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "overflow", dir.path / "l"); }, "overflow: header sizes whose product overflows"));
 }
 
 // Debian's dataset-fashion-mnist (scripts/install-deps installs it): 60,000 + 10,000 images of 28 × 28,

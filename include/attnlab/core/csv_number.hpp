@@ -1,7 +1,8 @@
 #pragma once
-// Numbers in CSV cells, read strictly.
+// Numbers in CSV cells and files of them, read strictly.
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace attnlab {
 
@@ -15,5 +16,9 @@ inline bool parse_number(const std::string& cell, double& value) {
   }
   return used > 0 && cell.find_first_not_of(" \t\r", used) == std::string::npos;
 }
+
+// The rows of finite numbers of a CSV text (blank lines skipped; rows may differ in length). A cell that is empty or not
+// a finite number, a line ending in a comma, or no row at all throws std::invalid_argument "<what>: …" naming the line.
+std::vector<std::vector<double>> parse_number_rows(const std::string& csv, const std::string& what);
 
 }  // namespace attnlab

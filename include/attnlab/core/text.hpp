@@ -21,4 +21,17 @@ inline std::string sig(double v, int digits = 4) {
   return out.str();
 }
 
+// Bytes from a file, fit to quote in a one-line error: control and non-ASCII bytes as \xNN, cut after `max` characters.
+inline std::string excerpt(const std::string& bytes, std::size_t max = 40) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  std::size_t i = 0;
+  for (; i < bytes.size() && out.size() < max; ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7f) out += char(c);
+    else out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+  }
+  return i < bytes.size() ? out + "..." : out;
+}
+
 }  // namespace attnlab
