@@ -19,13 +19,13 @@ std::optional<PointResult> read_point_record(const std::string& bytes, const std
     const auto j = nlohmann::json::parse(bytes);
     if (!intact(j) || j.at("key") != key) return std::nullopt;
     PointResult result;
-    result.diverged_at = j.at("diverged_at").get<long>();
+    result.diverged_at = integer_field<long>(j.at("diverged_at"));
     for (const auto& m : j.at("measurements"))
       result.measurements.push_back({m.at(0).get<std::string>(), m.at(1).is_null() ? std::nan("") : m.at(1).get<double>(),
-                                     m.at(2).get<long>(), m.at(3).get<Index>()});
+                                     integer_field<long>(m.at(2)), integer_field<Index>(m.at(3))});
     return result;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;  // written in another format
+  } catch (const std::exception&) {
+    return std::nullopt;  // written in another format (nlohmann's errors) or with fields out of range
   }
 }
 

@@ -1,4 +1,5 @@
 #include <attnlab/core/text.hpp>
+#include <attnlab/io/files.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/mc/sweep.hpp>
 
@@ -167,16 +168,16 @@ ResultRow row_from_json(const nlohmann::json& j) {
   r.activation = j.at("activation");
   r.convention = j.at("convention");
   r.precision = j.at("precision");
-  r.N = j.at("N");
-  r.D = j.at("D");
-  r.d = j.at("d");
-  r.p = j.at("p");
+  r.N = integer_field<Index>(j.at("N"));
+  r.D = integer_field<Index>(j.at("D"));
+  r.d = integer_field<Index>(j.at("d"));
+  r.p = integer_field<int>(j.at("p"));
   r.k = j.at("k");
   r.sigma_x = num(j.at("sigma_x"));
   r.sigma_t = num(j.at("sigma_t"));
-  r.trials = j.at("trials");
-  r.value.count = j.at("count");
-  r.value.nonfinite = j.at("nonfinite");
+  r.trials = integer_field<std::int64_t>(j.at("trials"));
+  r.value.count = integer_field<std::int64_t>(j.at("count"));
+  r.value.nonfinite = integer_field<std::int64_t>(j.at("nonfinite"));
   r.value.mean = num(j.at("mean"));
   r.value.se = num(j.at("se"));
   r.value.ci_lo = num(j.at("ci_lo"));

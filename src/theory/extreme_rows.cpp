@@ -154,12 +154,8 @@ std::string logits_line(const VectorD& logits) {
 
 std::vector<VectorD> parse_logits_rows(const std::string& csv, const std::string& what, Index min_entries) {
   std::vector<VectorD> rows;
-  for (const auto& row : parse_number_rows(csv, what)) {
-    if (Index(row.size()) < min_entries)
-      throw std::invalid_argument(
-          text(what, ": row ", rows.size() + 1, " has ", row.size(), " entries, a row needs at least ", min_entries));
+  for (const auto& row : parse_number_rows(csv, what, std::size_t(std::max<Index>(min_entries, 1))))
     rows.push_back(Eigen::Map<const VectorD>(row.data(), Index(row.size())));
-  }
   return rows;
 }
 

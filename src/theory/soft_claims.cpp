@@ -79,7 +79,6 @@ void SoftOptions::load_matrix() {
                                        " (the matrix must be square)"));
     for (Index j = 0; j < m; ++j) matrix(i, j) = rows[std::size_t(i)][std::size_t(j)];
   }
-  if (!matrix.allFinite()) throw std::invalid_argument("matrix: has non-finite entries");
   if (matrix.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("matrix: is zero (no alpha: ||A|| = 0)");
 }
 
@@ -95,11 +94,7 @@ void SoftOptions::load_tokens() {
     if (static_cast<Index>(row.size()) != dim)
       throw std::invalid_argument(text("tokens-file: row ", i + 1, " has ", row.size(), " entries, expected ", dim,
                                        " (every token has the d entries of row 1)"));
-    for (Index j = 0; j < dim; ++j) {
-      if (!std::isfinite(row[std::size_t(j)]))
-        throw std::invalid_argument(text("tokens-file: row ", i + 1, " has a non-finite entry (", row[std::size_t(j)], ")"));
-      file_tokens(i, j) = row[std::size_t(j)];
-    }
+    for (Index j = 0; j < dim; ++j) file_tokens(i, j) = row[std::size_t(j)];
   }
   n = count;
   d = dim;

@@ -175,13 +175,13 @@ TEST(LogitsFile, RowsRoundTripAndBadCellsNameTheirLine) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message("1,2\n3,x\n"), "logits-file: 'x' on line 2 is not a finite number");
-  EXPECT_EQ(message("1,nan\n"), "logits-file: 'nan' on line 1 is not a finite number");
-  EXPECT_EQ(message("1,,2\n"), "logits-file: '' on line 1 is not a finite number");
-  EXPECT_EQ(message("1,2,\n"), "logits-file: line 1 ends with an empty cell");
+  EXPECT_EQ(message("1,2\n3,x\n"), "logits-file: 'x' in row 2 (line 2) is not a number");
+  EXPECT_EQ(message("1,nan\n"), "logits-file: 'nan' in row 1 (line 1) is non-finite");
+  EXPECT_EQ(message("1,,2\n"), "logits-file: '' in row 1 (line 1) is not a number");
+  EXPECT_EQ(message("1,2,\n"), "logits-file: row 1 (line 1) ends with an empty cell");
   // A hostile cell is quoted printable and short: control bytes escaped, cut after 40 characters.
-  EXPECT_EQ(message("1,\x01y\r\n"), "logits-file: '\\x01y\\x0d' on line 1 is not a finite number");
-  EXPECT_EQ(message(std::string(100, 'z')), "logits-file: '" + std::string(40, 'z') + "...' on line 1 is not a finite number");
-  EXPECT_EQ(message("\n\n"), "logits-file: no rows of numbers");
-  EXPECT_EQ(message("1,2\n\n3\n", 2), "logits-file: row 2 has 1 entries, a row needs at least 2");
+  EXPECT_EQ(message("1,\x01y\r\n"), "logits-file: '\\x01y\\x0d' in row 1 (line 1) is not a number");
+  EXPECT_EQ(message(std::string(100, 'z')), "logits-file: '" + std::string(40, 'z') + "...' in row 1 (line 1) is not a number");
+  EXPECT_EQ(message("\n\n"), "logits-file: empty (no rows of numbers)");
+  EXPECT_EQ(message("1,2\n\n3\n", 2), "logits-file: row 2 (line 3) has 1 entries, a row needs at least 2");
 }

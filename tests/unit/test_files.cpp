@@ -2,6 +2,7 @@
 // the Monte-Carlo checkpoint recomputes such a configuration instead of trusting it.
 #include <attnlab/io/checkpoint.hpp>
 #include <attnlab/io/files.hpp>
+#include <attnlab/io/sweep_point.hpp>
 
 #include "support.hpp"
 
@@ -26,6 +27,23 @@ TEST(Files, SealedRecordsSurviveAWriteAndReadAndDetectAnyChange) {
   unsealed.erase("checksum");
   EXPECT_FALSE(io::intact(unsealed));
   EXPECT_FALSE(io::intact(nlohmann::json::array({1, 2})));
+}
+
+// Found by tests/fuzz/sweep_point.cpp: a sealed point whose step was -2e21 reached nlohmann's float-to-long
+// conversion (undefined behaviour).
+TEST(Files, IntegerFieldsOutsideTheirTypeAreRefusedNotConverted) {
+  EXPECT_EQ(io::integer_field<int>(nlohmann::json(-5)), -5);
+  EXPECT_EQ(io::integer_field<long>(nlohmann::json(std::uint64_t{1} << 62)), long{1} << 62);
+  EXPECT_THROW(io::integer_field<long>(nlohmann::json(-2e21)), std::out_of_range);
+  EXPECT_THROW(io::integer_field<long>(nlohmann::json(3.0)), std::out_of_range);
+  EXPECT_THROW(io::integer_field<int>(nlohmann::json(std::int64_t{1} << 40)), std::out_of_range);
+  EXPECT_THROW(io::integer_field<long>(nlohmann::json(std::uint64_t{1} << 63)), std::out_of_range);
+  io::PointResult result;
+  result.measurements = {{"val_accuracy", 0.5, 10, 1}};
+  auto record = nlohmann::json::parse(io::point_record("key", result));
+  ASSERT_TRUE(io::read_point_record(io::sealed(record).dump(), "key").has_value());
+  record["measurements"][0][2] = -2e21;
+  EXPECT_FALSE(io::read_point_record(io::sealed(record).dump(), "key").has_value());
 }
 
 TEST(Files, CheckpointRecomputesALineWhoseDigitsChangedOnDisk) {

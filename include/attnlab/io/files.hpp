@@ -3,7 +3,10 @@
 // checksum, so that state read back after a crash or from a damaged disk is verified before it is trusted.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace attnlab::io {
@@ -16,6 +19,21 @@ void write_atomically(const std::filesystem::path& path, const std::string& cont
 nlohmann::json sealed(nlohmann::json record);
 // True when `record` carries the checksum of its other fields: false for a truncated, bit-flipped or unsealed one.
 bool intact(const nlohmann::json& record);
+
+// An integer field of a record read back: a JSON integer within T's range, else std::out_of_range (nlohmann converts
+// a float such as -2e21 to an integer with undefined behaviour, and narrows a large integer silently).
+template <class T>
+T integer_field(const nlohmann::json& field) {
+  if (field.is_number_unsigned()) {
+    const auto v = field.get<std::uint64_t>();
+    if (v <= std::uint64_t(std::numeric_limits<T>::max())) return T(v);
+  } else if (field.is_number_integer()) {
+    const auto v = field.get<std::int64_t>();
+    if (v >= std::int64_t(std::numeric_limits<T>::min()) && (v < 0 || std::uint64_t(v) <= std::uint64_t(std::numeric_limits<T>::max())))
+      return T(v);
+  }
+  throw std::out_of_range("record: an integer field holds " + field.dump());
+}
 
 // Creates `dir` if needed and proves it writable; throws std::invalid_argument naming --out.
 void ensure_writable_directory(const std::filesystem::path& dir);

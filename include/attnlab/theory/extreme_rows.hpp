@@ -47,9 +47,7 @@ RowSearch search_rows(Index n, const RowFunction& objective, std::uint64_t seed,
 // A row as one CSV line with 17 significant digits (read back exactly by parse_logits_line).
 std::string logits_line(const VectorD& logits);
 
-// Rows of logits from CSV text, one row per line (blank lines skipped); throws std::invalid_argument naming
-// `what` and the line for a cell that is not a finite number, a row of fewer than min_entries entries, and
-// text without rows.
+// Rows of logits from CSV text, one row per line (blank lines skipped): parse_number_rows as vectors.
 std::vector<VectorD> parse_logits_rows(const std::string& csv, const std::string& what, Index min_entries = 1);
 
 }  // namespace attnlab
