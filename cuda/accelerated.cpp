@@ -1,5 +1,6 @@
 #include "backends.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace attnlab::accel {
@@ -19,15 +20,29 @@ void require_cuda() {
 
 }  // namespace
 
-std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o, const Progress& progress) {
-  validate(p);
-  if (device == Device::thrust_omp) return detail::omp_trial_norms(p, o, progress);
+Engine::Engine(Device device) {
+  if (device == Device::thrust_omp) {
+    state_ = detail::omp_engine();
+    return;
+  }
 #if defined(ATTNLAB_HAVE_CUDA)
   require_cuda();
-  return detail::cuda_trial_norms(p, o, progress);
+  state_ = detail::cuda_engine();
 #else
   throw std::runtime_error(cuda_unavailable_reason());
 #endif
+}
+
+Engine::~Engine() = default;
+
+std::vector<AttentionNormsSquared> Engine::trial_norms(const Problem& p, const Options& o, const Progress& progress) {
+  validate(p);
+  return state_->trial_norms(p, o, progress);
+}
+
+std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o, const Progress& progress) {
+  validate(p);
+  return Engine(device).trial_norms(p, o, progress);
 }
 
 Sample draw(Device device, const Problem& p, std::uint32_t trial) {
@@ -54,9 +69,21 @@ SpectralResult gaussian_kernel_norm(Device device, const std::vector<double>& Q,
 #endif
 }
 
+std::string cuda_unavailable_reason() { return cuda_status().reason; }
+
+std::string cuda_skip_reason(const CudaStatus& status, bool require_gpu) {
+  const bool expected = status.availability == CudaAvailability::not_built || status.availability == CudaAvailability::no_device;
+  return expected && !require_gpu ? status.reason : std::string();
+}
+
+std::string cuda_skip_reason() {
+  const char* require = std::getenv("ATTNLAB_REQUIRE_GPU");
+  return cuda_skip_reason(cuda_status(), require && std::string(require) == "1");
+}
+
 #if !defined(ATTNLAB_HAVE_CUDA)
-std::string cuda_unavailable_reason() {
-  return "backend cuda is not built in this binary (no CUDA compiler was found at configure time)";
+CudaStatus cuda_status() {
+  return {CudaAvailability::not_built, "backend cuda is not built in this binary (no CUDA compiler was found at configure time)"};
 }
 
 std::string cuda_device_description() { throw std::runtime_error(cuda_unavailable_reason()); }

@@ -3,11 +3,14 @@
 // O(N·(D + d)) memory. Compiled with -fmad=false: the Philox/Box–Muller arithmetic must round exactly as
 // on the CPU; the tile GEMM asks for its fused multiply-adds explicitly.
 #include "backends.hpp"
+#include "no_throw_release.hpp"
 #include "thrust_engine.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <thrust/system/cuda/execution_policy.h>
+#include <thrust/mr/allocator.h>
+#include <thrust/system/cuda/memory_resource.h>
 #include <thrust/system/cuda/vector.h>
 
 #include <string>
@@ -26,20 +29,27 @@ void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cublas: ") + what + ": " + cublasGetStatusString(s));
 }
 
+// CUDA's version numbers: 12080 is 12.8.
+std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
 constexpr int kTile = 64;     // rows and columns of logits per block
 constexpr int kDepth = 16;    // head dimensions staged in shared memory at a time
 constexpr int kThreads = 256;  // 16 × 16 threads, each owning a 4 × 4 block of the tile
+constexpr int kResidentDepth = 64;  // up to this d, a block's rows of U are staged once for all its column tiles
+// Row padding of the staged tiles: a warp stores 16 depths × 2 rows, on distinct banks for 4-byte T only with 2.
+template <class T>
+constexpr int kPad = sizeof(T) == 4 ? 2 : 1;
 
 // Per-row statistics of ϕ over columns [split·span, (split + 1)·span) for a 64-row tile of one trial:
 // the 64 × 64 logit tiles are built in registers from U and V staged through shared memory, evaluated,
 // and reduced at once. Each row's 16 partial sums are combined by a fixed butterfly, so the result is
-// deterministic.
+// deterministic. Two blocks per SM at least: the generic power would otherwise take 162 registers (one block).
 template <class T, Elementwise F, int P>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     fused_elementwise(const T* __restrict__ U, const T* __restrict__ V, const double* __restrict__ x2,
                       const double* __restrict__ v2, int N, int d, int span, ActivationParams a,
                       engine::RowStats* __restrict__ partial) {
-  __shared__ T Us[kDepth][kTile + 1], Vs[kDepth][kTile + 1];
+  __shared__ T Us[kResidentDepth][kTile + kPad<T>], Vs[kDepth][kTile + kPad<T>];
   const I t = blockIdx.z;
   const int splits = gridDim.y, split = blockIdx.y, row0 = blockIdx.x * kTile;
   U += t * N * d;
@@ -48,21 +58,32 @@ __global__ void __launch_bounds__(kThreads)
   v2 += t * N;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int c_begin = split * span, c_end = min(N, c_begin + span);
+  // Depths k0 … k0 + kDepth − 1 of the block's rows of U into Us[offset + k].
+  const auto stage_u = [&](int k0, int offset) {
+    for (int e = threadIdx.x; e < kTile * kDepth; e += kThreads) {
+      const int r = e / kDepth, k = e % kDepth, gk = k0 + k, gr = row0 + r;
+      Us[offset + k][r] = gr < N && gk < d ? U[static_cast<I>(gr) * d + gk] : T(0);
+    }
+  };
+  const bool resident = d <= kResidentDepth;
+  if (resident)
+    for (int k0 = 0; k0 < d; k0 += kDepth) stage_u(k0, k0);
   double acc[4][5] = {};
   for (int c0 = c_begin; c0 < c_end; c0 += kTile) {
     T m[4][4] = {};
     for (int k0 = 0; k0 < d; k0 += kDepth) {
+      if (!resident) stage_u(k0, 0);
       for (int e = threadIdx.x; e < kTile * kDepth; e += kThreads) {
-        const int r = e / kDepth, k = e % kDepth, gk = k0 + k, gr = row0 + r, gc = c0 + r;
-        Us[k][r] = gr < N && gk < d ? U[static_cast<I>(gr) * d + gk] : T(0);
+        const int r = e / kDepth, k = e % kDepth, gk = k0 + k, gc = c0 + r;
         Vs[k][r] = gc < c_end && gk < d ? V[static_cast<I>(gc) * d + gk] : T(0);
       }
       __syncthreads();
+      const int u_depth = resident ? k0 : 0;
 #pragma unroll
       for (int k = 0; k < kDepth; ++k) {
         T u[4], v[4];
 #pragma unroll
-        for (int r = 0; r < 4; ++r) u[r] = Us[k][ty + 16 * r];
+        for (int r = 0; r < 4; ++r) u[r] = Us[u_depth + k][ty + 16 * r];
 #pragma unroll
         for (int c = 0; c < 4; ++c) v[c] = Vs[k][tx + 16 * c];
 #pragma unroll
@@ -106,21 +127,18 @@ __global__ void __launch_bounds__(kThreads)
 
 struct CudaSystem {
   template <class T>
-  using vector = thrust::cuda::vector<T>;
+  using vector =
+      thrust::cuda::vector<T, thrust::mr::stateless_resource_allocator<T, engine::NoThrowRelease<thrust::cuda::memory_resource>>>;
   static constexpr bool has_fused = true;
   static constexpr I default_slab_elements = I{1} << 27;  // 1 GB of double logits
   static constexpr I max_batch = 65535;                     // grid.z of the fused kernel
 
-  cublasHandle_t blas = nullptr;
-  int multiprocessors = 1;
+  cublasHandle_t blas = nullptr;  // made by the first GEMM: drawing samples and SOFT's kernel need none
 
-  CudaSystem() {
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
-    check(cublasCreate(&blas), "cublasCreate");
+  CudaSystem() = default;
+  ~CudaSystem() {
+    if (blas) cublasDestroy(blas);
   }
-  ~CudaSystem() { cublasDestroy(blas); }
   CudaSystem(const CudaSystem&) = delete;
   CudaSystem& operator=(const CudaSystem&) = delete;
 
@@ -128,6 +146,7 @@ struct CudaSystem {
 
   template <class T>
   void gemm(const engine::GemmArgs<T>& g) {
+    if (!blas) check(cublasCreate(&blas), "cublasCreate");
     const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
     const auto n = [](I v) { return static_cast<int>(v); };
     if constexpr (std::is_same_v<T, double>)
@@ -140,12 +159,11 @@ struct CudaSystem {
             "SgemmStridedBatched");
   }
 
-  // Row statistics of elementwise ϕ for every row of nb trials, columns split so the grid fills the device.
+  // Row statistics of elementwise ϕ for every row of nb trials, columns split by fused_column_splits(N).
   template <class T>
   void fused_elementwise_rows(const ActivationParams& a, I nb, I N, I d, engine::Workspace<CudaSystem, T>& w) {
-    const I tiles = (N + kTile - 1) / kTile, wanted = I{16} * multiprocessors;
-    const I splits_wanted = std::clamp<I>((wanted + tiles * nb - 1) / (tiles * nb), 1, tiles);
-    const I span = (tiles + splits_wanted - 1) / splits_wanted * kTile, splits = (N + span - 1) / span;
+    static_assert(kFusedSplitColumns % kTile == 0);
+    const I tiles = (N + kTile - 1) / kTile, span = kFusedSplitColumns, splits = fused_column_splits(N);
     if (static_cast<I>(w.partial.size()) < nb * splits * N) w.partial.resize(nb * splits * N);
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(nb));
     with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
@@ -162,36 +180,64 @@ struct CudaSystem {
 
 }  // namespace
 
-std::string cuda_unavailable_reason() {
+CudaStatus cuda_status() {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);  // 0: no driver is installed
+  cudaRuntimeGetVersion(&runtime);
+  if (driver == 0) return {CudaAvailability::no_device, "backend cuda: no NVIDIA driver on this machine"};
   int count = 0;
-  if (const auto e = cudaGetDeviceCount(&count); e != cudaSuccess)
-    return std::string("backend cuda: no usable CUDA device (") + cudaGetErrorString(e) + ")";
-  if (count == 0) return "backend cuda: no CUDA device on this machine";
-  return {};
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
+    return {CudaAvailability::no_device, "backend cuda: no CUDA device on this machine"};
+  if (e != cudaSuccess)
+    return {CudaAvailability::fault, std::string("backend cuda: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) +
+                                         " (driver " + version(driver) + ", runtime " + version(runtime) + ")"};
+  for (int device = 0; device < count; ++device) {
+    cudaDeviceProp prop{};
+    if (const auto pe = cudaGetDeviceProperties(&prop, device); pe != cudaSuccess)
+      return {CudaAvailability::fault, std::string("backend cuda: device ") + std::to_string(device) + ": " + cudaGetErrorString(pe)};
+    if (prop.major < 8)
+      return {CudaAvailability::fault, std::string("backend cuda: ") + prop.name + " is sm_" + std::to_string(prop.major) +
+                                           std::to_string(prop.minor) + "; this build has kernels for sm_80 and later"};
+  }
+  return {CudaAvailability::usable, {}};
 }
 
 std::string cuda_device_description() {
   if (const auto why = cuda_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
-  int device = 0;
+  int device = 0, driver = 0, runtime = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+  check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
-         std::to_string(prop.multiProcessorCount) + " SMs)";
+         std::to_string(prop.multiProcessorCount) + " SMs, driver " + version(driver) + ", runtime " + version(runtime) + ")";
 }
 
 namespace detail {
 
-std::vector<AttentionNormsSquared> cuda_trial_norms(const Problem& p, const Options& o, const Progress& progress) {
-  int devices = 1;
-  check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-  check(cudaSetDevice(o.device % devices), "cudaSetDevice");
-  CudaSystem sys;
-  auto out = p.single_precision ? engine::trial_norms<CudaSystem, float>(sys, p, o, progress)
-                                : engine::trial_norms<CudaSystem, double>(sys, p, o, progress);
-  check(cudaDeviceSynchronize(), "trial_norms");
-  return out;
-}
+// The GPU is Options::device modulo the devices present (an MPI job passes its rank); the handle and buffers belong to
+// it, and are made again if a call names another.
+struct CudaSession final : EngineState {
+  int device = -1;
+  std::unique_ptr<engine::Session<CudaSystem>> session;
+  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
+    int devices = 1;
+    check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    if (o.device % devices != device) {
+      session.reset();
+      device = o.device % devices;
+      check(cudaSetDevice(device), "cudaSetDevice");
+      session = std::make_unique<engine::Session<CudaSystem>>();
+    }
+    auto out = session->trial_norms(p, o, progress);
+    check(cudaDeviceSynchronize(), "trial_norms");
+    return out;
+  }
+};
+
+std::unique_ptr<EngineState> cuda_engine() { return std::make_unique<CudaSession>(); }
 
 Sample cuda_draw(const Problem& p, std::uint32_t trial) {
   CudaSystem sys;

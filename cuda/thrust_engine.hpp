@@ -8,6 +8,8 @@
 // are processed in slabs of R rows whose logits are held column-major (R×N), so memory stays
 // O(R·N) and N×N is never formed unless R = N. Every reduction runs in a fixed order (one functor
 // call per output, columns in fixed chunks), so results do not depend on the thread count.
+#include "backends.hpp"
+
 #include <attnlab/core/rng.hpp>
 #include <attnlab/mc/accelerated.hpp>
 
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace attnlab::accel::engine {
@@ -196,23 +199,23 @@ struct CombineSoftmaxChunks {
   }
 };
 
-// The slab's logits become probabilities s_ij = e^{c·m_ij − max_i}/Z_i, in place.
+// The slab's logits become probabilities s_ij = e^{c·m_ij − max_i}/Z_i, in double (in place where T is double).
 template <class T>
 struct Probabilities {
-  T* M;
+  const T* M;
+  double* S;
   I R, N;
   double c;
   const SoftmaxSums* rows;
   ATTNLAB_HD void operator()(I idx) const {
     const I i = idx % R, t = idx / (R * N);
     const SoftmaxSums& s = rows[t * R + i];
-    M[idx] = static_cast<T>(::exp(c * static_cast<double>(M[idx]) - s.max) / s.z);
+    S[idx] = ::exp(c * static_cast<double>(M[idx]) - s.max) / s.z;
   }
 };
 
-template <class T>
 struct Square {
-  T* M;
+  double* M;
   ATTNLAB_HD void operator()(I idx) const { M[idx] = M[idx] * M[idx]; }
 };
 
@@ -223,58 +226,85 @@ struct Augmented {
   const T *V, *X;
   const double *v2, *x2;
   I d, D;
-  T* out;
+  double* out;
   ATTNLAB_HD void operator()(I idx) const {
     const I W = d + D + 2, c = idx % W, row = idx / W;
-    out[idx] = c < d ? V[row * d + c] : c < d + D ? X[row * D + c - d] : static_cast<T>(c == d + D ? v2[row] : x2[row]);
+    out[idx] = c < d ? static_cast<double>(V[row * d + c]) : c < d + D ? static_cast<double>(X[row * D + c - d])
+                                                                        : (c == d + D ? v2[row] : x2[row]);
   }
 };
 
 // Softmax rows from G1 = S·[V|X|v2|x2] and G2 = (S∘S)·[…] (col-major R × W per trial):
-// Σ_j s_j² ‖v_j − v̄_i‖² = Σ_j s_j² ‖v_j‖² − 2 v̄_i·Σ_j s_j² v_j + ‖v̄_i‖² Σ_j s_j², and the same for x.
-template <class T>
+// Σ_j s_j² ‖v_j − v̄_i‖² = Σ_j s_j² ‖v_j‖² − 2 v̄_i·Σ_j s_j² v_j + ‖v̄_i‖² Σ_j s_j², and the same for x. The terms
+// nearly cancel where one token holds most of the weight, so G1 and G2 are always double: in float their rounding
+// would swamp the spread.
 struct SoftmaxRows {
-  const T *G1, *G2;
+  const double *G1, *G2;
   const SoftmaxSums* sums;
   I R, d, D, r0, N;
   RowStats* rows;  // [t·N + r0 + i]
   ATTNLAB_HD void operator()(I idx) const {
     const I i = idx % R, t = idx / R, W = d + D + 2;
-    const T *g1 = G1 + t * R * W + i, *g2 = G2 + t * R * W + i;
+    const double *g1 = G1 + t * R * W + i, *g2 = G2 + t * R * W + i;
     const SoftmaxSums& s = sums[idx];
     const double s2 = s.a2 / (s.z * s.z), s3 = s.a3 / (s.z * s.z * s.z);
     const auto spread = [&](I first, I width, I norm_column) {
       double cross = 0, mean2 = 0;
       for (I col = first; col < first + width; ++col) {
-        const double mean = static_cast<double>(g1[col * R]);
-        cross += mean * static_cast<double>(g2[col * R]);
+        const double mean = g1[col * R];
+        cross += mean * g2[col * R];
         mean2 += mean * mean;
       }
-      const double v = static_cast<double>(g2[norm_column * R]) - 2 * cross + mean2 * s2;
+      const double v = g2[norm_column * R] - 2 * cross + mean2 * s2;
       return v > 0 ? v : 0.0;
     };
     rows[t * N + r0 + i] = {1.0, s2, s2 - 2 * s3 + s2 * s2, spread(0, d, d + D), spread(d, D, d + D + 1)};
   }
 };
 
-// One trial's squared norms from its rows, summed in row order.
-struct CombineRows {
+// A trial's squared norms from its rows: rows in blocks of kRowBlock, each block summed in row order by one call
+// (so N = 65,536 is 256 parallel sums, not one serial one), then the blocks in block order. A fixed order: the
+// result does not depend on the thread count or the device.
+constexpr I kRowBlock = 256;
+
+struct CombineRowBlocks {
   const RowStats* rows;
   const double *x2, *u2;
-  I N;
+  I N, blocks;
   double c2;  // squared logit scale
-  AttentionNormsSquared* out;
-  I activations, activation;
-  ATTNLAB_HD void operator()(I t) const {
+  AttentionNormsSquared* out;  // [t·blocks + b]
+  ATTNLAB_HD void operator()(I idx) const {
+    const I b = idx % blocks, t = idx / blocks;
+    const I end = (b + 1) * kRowBlock < N ? (b + 1) * kRowBlock : N;
     AttentionNormsSquared n;
-    for (I i = 0; i < N; ++i) {
-      const RowStats& r = rows[t * N + i];
+    for (I i = t * N + b * kRowBlock; i < t * N + end; ++i) {
+      const RowStats& r = rows[i];
       n.frob2 += r.frob2;
       n.jac2 += r.jac2;
       n.sum += r.sum;
       n.row_sum2 += r.sum * r.sum;
-      n.qgrad2 += c2 * x2[t * N + i] * r.q;
-      n.kgrad2 += c2 * u2[t * N + i] * r.k;
+      n.qgrad2 += c2 * x2[i] * r.q;
+      n.kgrad2 += c2 * u2[i] * r.k;
+    }
+    out[idx] = n;
+  }
+};
+
+struct CombineBlocks {
+  const AttentionNormsSquared* blocks_of;  // [t·blocks + b]
+  I blocks;
+  AttentionNormsSquared* out;
+  I activations, activation;
+  ATTNLAB_HD void operator()(I t) const {
+    AttentionNormsSquared n;
+    for (I b = 0; b < blocks; ++b) {
+      const AttentionNormsSquared& s = blocks_of[t * blocks + b];
+      n.frob2 += s.frob2;
+      n.jac2 += s.jac2;
+      n.sum += s.sum;
+      n.row_sum2 += s.row_sum2;
+      n.qgrad2 += s.qgrad2;
+      n.kgrad2 += s.kgrad2;
     }
     out[t * activations + activation] = n;
   }
@@ -293,11 +323,11 @@ T* raw(V& v) {
 // Every buffer of one batch, allocated once.
 template <class Sys, class T>
 struct Workspace {
-  typename Sys::template vector<T> X, Q, K, U, V, slab, augmented, G1, G2;
-  typename Sys::template vector<double> x2, u2, v2;
+  typename Sys::template vector<T> X, Q, K, U, V, slab;
+  typename Sys::template vector<double> x2, u2, v2, probabilities, augmented, G1, G2;  // probabilities: float only
   typename Sys::template vector<RowStats> partial, rows;
   typename Sys::template vector<SoftmaxSums> softmax_partial, softmax_rows;
-  typename Sys::template vector<AttentionNormsSquared> norms;
+  typename Sys::template vector<AttentionNormsSquared> row_blocks, norms;
 };
 
 template <class Sys, class T>
@@ -330,23 +360,25 @@ template <class Sys, class T>
 void slab_rows_softmax(Sys& sys, const ActivationParams& a, I nb, I N, I D, I d, I R, I r0, I chunk,
                        Workspace<Sys, T>& w) {
   const I chunks = (N + chunk - 1) / chunk, W = d + D + 2;
-  T* S = raw<T>(w.slab);
-  for_each_index(sys, nb * chunks * R, SoftmaxChunk<T>{S, R, N, chunk, chunks, a.logit_scale, raw<SoftmaxSums>(w.softmax_partial)});
+  const T* M = raw<T>(w.slab);
+  double* S = std::is_same_v<T, double> ? reinterpret_cast<double*>(raw<T>(w.slab)) : raw<double>(w.probabilities);
+  for_each_index(sys, nb * chunks * R, SoftmaxChunk<T>{M, R, N, chunk, chunks, a.logit_scale, raw<SoftmaxSums>(w.softmax_partial)});
   for_each_index(sys, nb * R, CombineSoftmaxChunks{raw<SoftmaxSums>(w.softmax_partial), R, chunks, raw<SoftmaxSums>(w.softmax_rows)});
-  for_each_index(sys, nb * R * N, Probabilities<T>{S, R, N, a.logit_scale, raw<SoftmaxSums>(w.softmax_rows)});
+  for_each_index(sys, nb * R * N, Probabilities<T>{M, S, R, N, a.logit_scale, raw<SoftmaxSums>(w.softmax_rows)});
   // G = S·A with S col-major R×N and A = augmented, row-major N×W (col-major W×N, transposed).
-  const auto times_augmented = [&](T* G) {
-    sys.gemm(GemmArgs<T>{false, true, R, W, N, T(1), S, R, R * N, raw<T>(w.augmented), W, N * W, T(0), G, R, R * W, nb});
+  const auto times_augmented = [&](double* G) {
+    sys.gemm(GemmArgs<double>{false, true, R, W, N, 1.0, S, R, R * N, raw<double>(w.augmented), W, N * W, 0.0, G, R, R * W, nb});
   };
-  times_augmented(raw<T>(w.G1));
-  for_each_index(sys, nb * R * N, Square<T>{S});
-  times_augmented(raw<T>(w.G2));
+  times_augmented(raw<double>(w.G1));
+  for_each_index(sys, nb * R * N, Square{S});
+  times_augmented(raw<double>(w.G2));
   for_each_index(sys, nb * R,
-                 SoftmaxRows<T>{raw<T>(w.G1), raw<T>(w.G2), raw<SoftmaxSums>(w.softmax_rows), R, d, D, r0, N, raw<RowStats>(w.rows)});
+                 SoftmaxRows{raw<double>(w.G1), raw<double>(w.G2), raw<SoftmaxSums>(w.softmax_rows), R, d, D, r0, N, raw<RowStats>(w.rows)});
 }
 
 template <class Sys, class T>
-std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const Options& o, const Progress& progress) {
+std::vector<AttentionNormsSquared> trial_norms(Sys& sys, Workspace<Sys, T>& w, const Problem& p, const Options& o,
+                                               const Progress& progress) {
   const I N = p.N, D = p.D, d = p.d, A = static_cast<I>(p.activations.size()), W = d + D + 2;
   const I budget = o.slab_elements > 0 ? o.slab_elements : Sys::default_slab_elements;
   // Whole trials per slab while N² fits the budget; otherwise one trial at a time in slabs of rows.
@@ -360,7 +392,6 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
     any_softmax |= a.softmax;
     any_slab |= !fused(a);
   }
-  Workspace<Sys, T> w;
   w.X.resize(per_batch * N * D);
   w.Q.resize(per_batch * D * d);
   w.K.resize(per_batch * D * d);
@@ -370,12 +401,15 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
   w.u2.resize(per_batch * N);
   w.v2.resize(per_batch * N);
   w.rows.resize(per_batch * N);
+  const I row_blocks = (N + kRowBlock - 1) / kRowBlock;
+  w.row_blocks.resize(per_batch * row_blocks);
   w.norms.resize(per_batch * A);
   if (any_slab) {
     w.slab.resize(per_batch * R * N);
     w.partial.resize(per_batch * chunks * R);
   }
   if (any_softmax) {
+    if constexpr (std::is_same_v<T, float>) w.probabilities.resize(per_batch * R * N);
     w.augmented.resize(per_batch * N * W);
     w.G1.resize(per_batch * R * W);
     w.G2.resize(per_batch * R * W);
@@ -393,7 +427,7 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
     for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.U), d, raw<double>(w.u2)});
     for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.V), d, raw<double>(w.v2)});
     if (any_softmax)
-      for_each_index(sys, nb * N * W, Augmented<T>{raw<T>(w.V), raw<T>(w.X), raw<double>(w.v2), raw<double>(w.x2), d, D, raw<T>(w.augmented)});
+      for_each_index(sys, nb * N * W, Augmented<T>{raw<T>(w.V), raw<T>(w.X), raw<double>(w.v2), raw<double>(w.x2), d, D, raw<double>(w.augmented)});
     for (I ai = 0; ai < A; ++ai) {
       const auto& a = p.activations[static_cast<std::size_t>(ai)];
       if (fused(a)) {
@@ -410,8 +444,11 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
             slab_rows_elementwise(sys, a, nb, N, rows, r0, chunk, w);
         }
       }
-      for_each_index(sys, nb, CombineRows{raw<RowStats>(w.rows), raw<double>(w.x2), raw<double>(w.u2), N,
-                                          a.logit_scale * a.logit_scale, raw<AttentionNormsSquared>(w.norms), A, ai});
+      for_each_index(sys, nb * row_blocks,
+                     CombineRowBlocks{raw<RowStats>(w.rows), raw<double>(w.x2), raw<double>(w.u2), N, row_blocks,
+                                      a.logit_scale * a.logit_scale, raw<AttentionNormsSquared>(w.row_blocks)});
+      for_each_index(sys, nb, CombineBlocks{raw<AttentionNormsSquared>(w.row_blocks), row_blocks,
+                                            raw<AttentionNormsSquared>(w.norms), A, ai});
     }
     out.resize(out.size() + static_cast<std::size_t>(nb * A));
     thrust::copy(w.norms.begin(), w.norms.begin() + nb * A, out.end() - nb * A);
@@ -419,6 +456,17 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, const Problem& p, const
   }
   return out;
 }
+
+// A System and the buffers of both precisions, kept across calls of accel::Engine (buffers only grow).
+template <class Sys>
+struct Session final : detail::EngineState {
+  Sys sys;
+  Workspace<Sys, float> single;
+  Workspace<Sys, double> dual;
+  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
+    return p.single_precision ? engine::trial_norms(sys, single, p, o, progress) : engine::trial_norms(sys, dual, p, o, progress);
+  }
+};
 
 template <class Sys, class T>
 Sample draw(Sys& sys, const Problem& p, std::uint32_t trial) {

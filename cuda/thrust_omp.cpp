@@ -24,11 +24,7 @@ struct OmpSystem {
 
 }  // namespace
 
-std::vector<AttentionNormsSquared> omp_trial_norms(const Problem& p, const Options& o, const Progress& progress) {
-  OmpSystem sys;
-  return p.single_precision ? engine::trial_norms<OmpSystem, float>(sys, p, o, progress)
-                            : engine::trial_norms<OmpSystem, double>(sys, p, o, progress);
-}
+std::unique_ptr<EngineState> omp_engine() { return std::make_unique<engine::Session<OmpSystem>>(); }
 
 Sample omp_draw(const Problem& p, std::uint32_t trial) {
   OmpSystem sys;

@@ -10,6 +10,7 @@
 #include <attnlab/io/study.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/io/training_sweep.hpp>
+#include <attnlab/mc/accelerated.hpp>
 #include <attnlab/mc/sweep.hpp>
 #include <attnlab/theory/claims.hpp>
 #include <attnlab/theory/extreme_rows.hpp>
@@ -105,8 +106,10 @@ std::filesystem::path default_out(const std::string& study, const std::vector<st
 }
 
 nlohmann::json resolved_config(const StudyOptions& o) {
-  return {{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
-          {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
+  nlohmann::json config{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
+                        {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
+  if (o.backend == "cuda") config["device"] = accel::cuda_device_description();
+  return config;
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {

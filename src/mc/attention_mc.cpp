@@ -159,6 +159,7 @@ std::string cache_key(const AttentionMcConfig& c) {
   std::string key = text(c.study, '|', c.ensemble.describe(), "|seed=", c.seed, "|trials=", c.trials, '|',
                          to_string(c.precision));
   if (c.backend != Backend::cpu) key += "|backend=" + to_string(c.backend);  // cpu keys predate backends
+  if (c.backend == Backend::cuda) key += "|device=" + accel::cuda_device_description();
   for (const auto& a : c.activations) key += '|' + a.key();
   return key;
 }
