@@ -297,15 +297,7 @@ struct CombineBlocks {
   I activations, activation;
   ATTNLAB_HD void operator()(I t) const {
     AttentionNormsSquared n;
-    for (I b = 0; b < blocks; ++b) {
-      const AttentionNormsSquared& s = blocks_of[t * blocks + b];
-      n.frob2 += s.frob2;
-      n.jac2 += s.jac2;
-      n.sum += s.sum;
-      n.row_sum2 += s.row_sum2;
-      n.qgrad2 += s.qgrad2;
-      n.kgrad2 += s.kgrad2;
-    }
+    for (I b = 0; b < blocks; ++b) n += blocks_of[t * blocks + b];
     out[t * activations + activation] = n;
   }
 };

@@ -538,7 +538,7 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       if (!takes_logits(id))
         throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
   };
-  study.run = [ids, soft, matches, training, logits, takes_logits, spec](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [ids, soft, matches, training, logits, spec](const StudyOptions& o, StudyContext& ctx) {
     const auto& name = spec.name;
     if (spec.grid && grid_flag_given(o)) {
       if (distributed::root())

@@ -47,6 +47,10 @@ const std::vector<std::string>& attention_quantities() {
   return names;
 }
 
+bool is_gradient_quantity(const std::string& quantity) {
+  return quantity.starts_with("qgrad") || quantity.starts_with("kgrad");
+}
+
 namespace {
 
 // Per-trial observables from the squared norms of each activation, in attention_quantities() order.
@@ -73,10 +77,11 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
   return run_trials(
       c.trials, per * resolved.size(),
       [&](std::uint32_t t, std::span<double> out) {
-        EnsembleSample<T> s;
+        thread_local EnsembleSample<T> s;  // storage reused: no allocation in the trial loop once warm
         draw_ensemble(e, c.seed, t, s);
         for (std::size_t a = 0; a < resolved.size(); ++a)
-          observables(attention_norms_streamed(s.X, s.Q, s.K, resolved[a]), double(e.N), out.subspan(a * per, per));
+          observables(attention_norms_streamed(s.X, s.Q, s.K, resolved[a], {}, c.gradients), double(e.N),
+                      out.subspan(a * per, per));
       },
       parallel_trials, progress);
 }
@@ -120,6 +125,7 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
     const auto& act = c.activations[a];
     const bool poly = find_activation(act.name).uses_p;
     for (std::size_t q = 0; q < names.size(); ++q) {
+      if (!c.gradients && is_gradient_quantity(names[q])) continue;
       ResultRow r;
       r.study = c.study;
       r.quantity = names[q];
@@ -161,6 +167,7 @@ std::string cache_key(const AttentionMcConfig& c) {
   if (c.backend != Backend::cpu) key += "|backend=" + to_string(c.backend);  // cpu keys predate backends
   if (c.backend == Backend::cuda) key += "|device=" + accel::cuda_device_description();
   for (const auto& a : c.activations) key += '|' + a.key();
+  if (!c.gradients) key += "|no-gradients";
   return key;
 }
 

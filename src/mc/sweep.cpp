@@ -41,7 +41,8 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
                       const std::function<ProgressFn(const std::string&)>& progress) {
   SweepResult result;
   for (const auto& e : spec.ensembles) {
-    const AttentionMcConfig config{e, spec.activations, spec.seed, spec.trials, spec.precision, spec.study, spec.backend};
+    const AttentionMcConfig config{e, spec.activations, spec.seed, spec.trials, spec.precision, spec.study, spec.backend,
+                                   std::any_of(spec.quantities.begin(), spec.quantities.end(), is_gradient_quantity)};
     auto rows = cached(cache, cache_key(config), [&] {
       return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{});
     });

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -93,7 +94,10 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     kx = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
     kv = kx.cwiseProduct((2 * inv_d - st.v2.array() * inv_d * inv_d).matrix());
   }
-  std::vector<double> rq(static_cast<std::size_t>(nr), 0.0), rk(rq), rs(rq);
+  thread_local std::vector<double> rq, rk, rs;  // capacity kept: no allocation once warm
+  rq.assign(static_cast<std::size_t>(nr), 0.0);
+  rk.assign(static_cast<std::size_t>(nr), 0.0);
+  rs.assign(static_cast<std::size_t>(nr), 0.0);
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
     const Index nc = std::min(tile.cols(), st.N - c0);
     auto t = tile.topLeftCorner(nr, nc);
@@ -176,10 +180,11 @@ double qk_layernorm_k_spread(const RowJacobian& J, const VectorD& m, const Matri
 }
 
 // One block of full rows for row-normalised ϕ or any ϕ with prenorm (a row needs all its logits), from
-// each row's structured Jacobian: Σ_j ‖Σ_l J_jl w_l‖² = ‖J W‖_F² for W = V (Q side) and X (K side).
+// each row's structured Jacobian: Σ_j ‖Σ_l J_jl w_l‖² = ‖J W‖_F² for W = V (Q side) and X (K side), with `gradients`.
 template <class T>
 AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const MatrixD& Xt, const VectorD& xt2,
-                                const Streamed<T>& st, const Activation& a, Index r0, Index nr, Matrix<T>& tile) {
+                                const Streamed<T>& st, const Activation& a, bool gradients, Index r0, Index nr,
+                                Matrix<T>& tile) {
   const double c = logit_scale(a), inv_d = 1.0 / double(Vd.cols());
   auto t = tile.topLeftCorner(nr, st.N);
   t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
@@ -200,6 +205,7 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
     acc.sum += row_sum;
     acc.row_sum2 += row_sum * row_sum;
   }
+  if (!gradients) return acc;
   const std::span<const RowJacobian> rows(J.data(), J.size());
   const VectorD spread_v = frob2_times(rows, Vd, st.v2);
   const VectorD spread_x = st.qk_layernorm ? VectorD() : frob2_times(rows, Xd, st.x2);
@@ -225,7 +231,9 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
 template <class T, class Block>
 AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols, const Block& block) {
   const Index blocks = (N + block_rows - 1) / block_rows;
-  std::vector<AttentionNormsSquared> partial(static_cast<std::size_t>(blocks));
+  thread_local std::vector<AttentionNormsSquared> partial_buffer;  // the calling thread's; shared by the team below
+  auto& partial = partial_buffer;
+  partial.assign(static_cast<std::size_t>(blocks), {});
 #pragma omp parallel if (!omp_in_parallel() && blocks > 1)
   {
     auto& tile = tile_buffer<T>(block_rows, tile_cols);
@@ -236,15 +244,77 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
     }
   }
   AttentionNormsSquared total;  // summed in block order: identical for any thread count
-  for (const auto& p : partial) {
-    total.frob2 += p.frob2;
-    total.jac2 += p.jac2;
-    total.qgrad2 += p.qgrad2;
-    total.kgrad2 += p.kgrad2;
-    total.sum += p.sum;
-    total.row_sum2 += p.row_sum2;
-  }
+  for (const auto& p : partial) total += p;
   return total;
+}
+
+constexpr double kNegligible = 230;
+
+// Softmax without its gradients, on the elementwise tile path, from sums streamed across the column tiles (rescaled
+// when a row's maximum grows). With e_j = exp(x_j − max) the maximum's e is 1; over the other entries R = Σe,
+// A2 = Σe², A3 = Σe³ and Z = 1 + R, so that ‖s‖² = (1 + A2)/Z² and
+//   ‖diag(s) − ssᵀ‖_F² = (R² + Z²A2 − 2Z·A3 + 2A2 + A2²)/Z⁴,
+// the sum of Σ_j s_j²(1 − s_j)² and Σ_{j≠l} s_j²s_l² with 1 − s_max = R/Z: nothing cancels when a row is one-hot
+// (expanding Σs² − 2Σs³ + (Σs²)² would leave rounding of 1 where the answer is near 0). Row sums are 1. Entries more
+// than kNegligible below their row's maximum count as 0 (e < 1e-99).
+template <class T>
+AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, Index nr, Matrix<T>& tile) {
+  struct RowSums {
+    double max = -std::numeric_limits<double>::infinity(), R = 0, A2 = 0, A3 = 0;
+  };
+  thread_local std::vector<RowSums> rows;  // capacity kept: no allocation once warm
+  thread_local std::vector<double> shifted;
+  rows.assign(static_cast<std::size_t>(nr), RowSums{});
+  shifted.resize(static_cast<std::size_t>(tile.cols()));
+  double* e = shifted.data();  // x − max, then its exp, for one row of a tile
+  for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
+    const Index nc = std::min(tile.cols(), st.N - c0);
+    tile.topLeftCorner(nr, nc).noalias() = st.U.middleRows(r0, nr) * st.V.middleRows(c0, nc).transpose();
+    for (Index i = 0; i < nr; ++i) {
+      auto& row = rows[static_cast<std::size_t>(i)];
+      const T* m = tile.data() + i * tile.cols();
+      double tile_max = -std::numeric_limits<double>::infinity();
+#pragma omp simd reduction(max : tile_max)
+      for (Index j = 0; j < nc; ++j) tile_max = std::max(tile_max, c * static_cast<double>(m[j]));
+      const double mx = std::max(row.max, tile_max);
+      // Three passes: GCC 12 calls the vector exp only from a loop with nothing else in it. The clamp keeps the
+      // vector exp off its scalar path for underflowing arguments, and e³ normal.
+#pragma omp simd
+      for (Index j = 0; j < nc; ++j) e[j] = std::max(c * static_cast<double>(m[j]) - mx, -kNegligible);
+#pragma omp simd
+      for (Index j = 0; j < nc; ++j) e[j] = vmath::exp(e[j]);
+      double e1 = 0, e2 = 0, e3 = 0, at_max = 0;
+#pragma omp simd reduction(+ : e1, e2, e3, at_max)
+      for (Index j = 0; j < nc; ++j) {
+        const double x = c * static_cast<double>(m[j]);
+        const bool other = x < mx && x - mx > -kNegligible;
+        e1 += other ? e[j] : 0.0;
+        e2 += other ? e[j] * e[j] : 0.0;
+        e3 += other ? e[j] * e[j] * e[j] : 0.0;
+        at_max += x < mx ? 0.0 : 1.0;
+      }
+      double ties = at_max;  // entries equal to the maximum other than the maximum itself (each e = 1)
+      if (mx > row.max) {  // the maximum is in this tile: the previous one joins the others with e = exp(old − new)
+        const double r = std::exp(row.max - mx);
+        row.R = (row.R + 1) * r;
+        row.A2 = (row.A2 + 1) * r * r;
+        row.A3 = (row.A3 + 1) * r * r * r;
+        row.max = mx;
+        ties -= 1;
+      }
+      row.R += e1 + ties;
+      row.A2 += e2 + ties;
+      row.A3 += e3 + ties;
+    }
+  }
+  AttentionNormsSquared acc;
+  for (const auto& [max, R, A2, A3] : rows) {
+    const double Z = 1 + R, Z2 = Z * Z;
+    acc.frob2 += (1 + A2) / Z2;
+    acc.jac2 += (R * R + Z2 * A2 - 2 * Z * A3 + 2 * A2 + A2 * A2) / (Z2 * Z2);
+  }
+  acc.sum = acc.row_sum2 = static_cast<double>(nr);
+  return acc;
 }
 
 template <class T>
@@ -262,21 +332,31 @@ AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const Elementwise
 
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
-                                               const Activation& activation, TileShape tile) {
+                                               const Activation& activation, TileShape tile, bool gradients) {
   const auto& st = prepare(X, Q, K, activation.transforms);
   const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
   if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile);
-  const MatrixD Xd = X.template cast<double>(), Vd = st.V.template cast<double>();
-  MatrixD Xt;  // qk-layernorm: x_l/σ_l, σ_l of the raw k_l
+  const auto* row = std::get_if<RowActivation>(&activation.fn);
+  if (!gradients && row && row->fn == RowNormalised::softmax && !activation.transforms.prenorm) {
+    const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
+    return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
+      return softmax_rows<T>(st, row->logit_scale, r0, nr, buf);
+    });
+  }
+  MatrixD Xd, Vd, Xt;  // Xt with qk-layernorm: x_l/σ_l, σ_l of the raw k_l
   VectorD xt2;
-  if (st.qk_layernorm) {
+  if (gradients) {
+    Xd = X.template cast<double>();
+    Vd = st.V.template cast<double>();
+  }
+  if (gradients && st.qk_layernorm) {
     Xt = st.v_isigma.asDiagonal() * Xd;
     xt2 = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
   }
   // Row blocks hold whole rows and several block-sized work matrices: keep a block near 1 MB.
   const Index rows = std::clamp<Index>((Index{1} << 17) / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
-    return row_block<T>(Xd, Vd, Xt, xt2, st, activation, r0, nr, buf);
+    return row_block<T>(Xd, Vd, Xt, xt2, st, activation, gradients, r0, nr, buf);
   });
 }
 
@@ -301,8 +381,8 @@ RowNorms softmax_matrix_norms(const MatrixD& A) {
 }
 
 template AttentionNormsSquared attention_norms_streamed(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&,
-                                                        const Activation&, TileShape);
+                                                        const Activation&, TileShape, bool);
 template AttentionNormsSquared attention_norms_streamed(const Matrix<double>&, const Matrix<double>&,
-                                                        const Matrix<double>&, const Activation&, TileShape);
+                                                        const Matrix<double>&, const Activation&, TileShape, bool);
 
 }  // namespace attnlab

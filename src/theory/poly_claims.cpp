@@ -15,8 +15,6 @@
 namespace attnlab {
 namespace {
 
-constexpr const char* kPoly = "POLY";
-
 // ---- Theorem 4.1: softmax bounds --------------------------------------------------------
 
 struct SoftmaxBound {

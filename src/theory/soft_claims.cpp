@@ -102,7 +102,6 @@ void SoftOptions::load_tokens() {
 
 namespace {
 
-constexpr const char* kSoft = "SOFT";
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

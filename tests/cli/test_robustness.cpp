@@ -154,7 +154,7 @@ TEST(Robustness, KilledTrainingResumesToTheUninterruptedCsv) {
   EXPECT_FALSE(fs::exists(state)) << "the state outlived a finished run";
   // The same state with one byte flipped (a weight's) or cut short fails its checksum: the run says so, trains from
   // step 0 and ends where the uninterrupted run did. (A valid state of another configuration is refused: test_train.)
-  for (const std::string damaged : {saved.substr(0, saved.size() / 2) + char(saved[saved.size() / 2] ^ 0x04) +
+  for (const std::string& damaged : {saved.substr(0, saved.size() / 2) + char(saved[saved.size() / 2] ^ 0x04) +
                                         saved.substr(saved.size() / 2 + 1),
                                     saved.substr(0, saved.size() - 100)}) {
     fs::create_directories(state.parent_path());

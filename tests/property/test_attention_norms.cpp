@@ -89,6 +89,55 @@ TEST(AttentionNorms, TileShapeDoesNotChangeTheResult) {
   }
 }
 
+// Softmax without gradients streams each row's maximum and sums across column tiles: against the path that forms
+// whole rows, on tiles that cut rows and columns, peaked (up to one-hot) rows and qk-layernorm. The other
+// row-normalised ϕ keep the whole-row path, without its spreads: the same rows, summed in other blocks.
+TEST(AttentionNorms, RowNormalisedWithoutGradientsEqualTheWholeRowPath) {
+  std::vector<std::string> names{"softmax+qkln", "sinsoftmax+prenorm"};
+  for (const auto& info : activation_registry())
+    if (info.row_normalised) names.push_back(info.name);
+  for (auto [N, scale] : {std::pair<Index, double>{1, 1.0}, {37, 1.0}, {37, 3.0}, {300, 0.5}, {300, 2.5}}) {
+    const auto s = sample(N, 16, 8, 3, scale, scale);
+    for (const auto& name : names) {
+      auto spec = ActivationSpec::parse(name);
+      if (spec.transforms.prenorm && N < 2) continue;  // a row of one entry has no variance
+      SCOPED_TRACE(text(name, " N=", N, " sigma=", scale));
+      const auto act = spec.resolve(N, 8);
+      for (const TileShape tile : {TileShape{}, TileShape{7, 13}}) {
+        // the same tiles: cosmax and sinmax rows whose Σg nearly cancels amplify the GEMM blocking's last bits
+        const auto rows = attention_norms_streamed(s.X, s.Q, s.K, act, tile);
+        const auto fused = attention_norms_streamed(s.X, s.Q, s.K, act, tile, false);
+        EXPECT_TRUE(test::close(fused.frob2, rows.frob2, 1e-12, 0));
+        EXPECT_TRUE(test::close(fused.jac2, rows.jac2, 1e-11, 0));
+        EXPECT_TRUE(test::close(fused.sum, rows.sum, 1e-12, 0));
+        EXPECT_TRUE(test::close(fused.row_sum2, rows.row_sum2, 1e-12, 0));
+        EXPECT_EQ(fused.qgrad2, 0.0);
+        EXPECT_EQ(fused.kgrad2, 0.0);
+      }
+    }
+  }
+}
+
+// A study that writes no gradient quantity leaves their rows out and keeps the others' numbers.
+TEST(MonteCarlo, WithoutGradientsTheOtherQuantitiesAreUnchanged) {
+  AttentionMcConfig c{{48, 8, 4, 1.0, 1.0}, {{"poly", 3, KScale::parse("sqrtN"), Convention::inside}, {"softmax"}},
+                      test::seed(), 6};
+  const auto with = run_attention_norms(c);
+  c.gradients = false;
+  const auto without = run_attention_norms(c);
+  std::size_t matched = 0;
+  for (const auto& r : without) {
+    EXPECT_FALSE(is_gradient_quantity(r.quantity)) << r.quantity;
+    for (const auto& w : with)
+      if (w.activation == r.activation && w.quantity == r.quantity) {
+        EXPECT_TRUE(test::close(r.value.mean, w.value.mean, 1e-12, 0)) << r.activation << " " << r.quantity;
+        ++matched;
+      }
+  }
+  EXPECT_EQ(matched, with.size() - 2 * 4);  // qgrad, qgrad2, kgrad, kgrad2 of each activation left out
+  EXPECT_NE(cache_key(c), cache_key({c.ensemble, c.activations, c.seed, c.trials}));
+}
+
 TEST(AttentionNorms, FloatPathAgreesWithDouble) {
   const auto s = sample(40, 8, 8, 2);
   for (const auto& [label, act] : activations(40, 8)) {

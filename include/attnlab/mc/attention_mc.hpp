@@ -32,11 +32,13 @@ struct AttentionMcConfig {
   Precision precision = Precision::float64;
   std::string study = "attention_norms";
   Backend backend = Backend::cpu;
+  bool gradients = true;  // the Q- and K-gradient quantities; without them their rows are left out, and not paid for
 };
 
 // The quantities of every activation: frob, frob2, jac, jac2, qgrad, qgrad2, kgrad, kgrad2, and the
 // attention weights' mean_weight = mean_ij ϕ_ij, row_sum = mean_i Σ_j ϕ_ij and row_sum2 = mean_i (Σ_j ϕ_ij)².
 const std::vector<std::string>& attention_quantities();
+bool is_gradient_quantity(const std::string& quantity);  // qgrad, qgrad2, kgrad or kgrad2
 
 // Rows (activation × quantity) for one ensemble configuration; Inf/NaN trials are counted
 // in Estimate::nonfinite and excluded from the mean.

@@ -19,10 +19,11 @@ struct TileShape {  // both at least 1
 };
 
 // Parallel over row blocks (OpenMP) unless called inside a parallel region; the partition
-// and the reduction order do not depend on the thread count.
+// and the reduction order do not depend on the thread count. Without `gradients`, qgrad2 and kgrad2 are left 0 and
+// not paid for: softmax (without prenorm) then runs on the fused tile path, its rows' sums streamed across tiles.
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
-                                               const Activation& activation, TileShape tile = {});
+                                               const Activation& activation, TileShape tile = {}, bool gradients = true);
 
 // Per-row closed forms for a row x of logits, s = g(x)/Σg: Σ_j s_j² and the squared Frobenius norm of
 // the row Jacobian J_jl = (δ_jl g'_j − s_j g'_l)/Σg (for softmax, diag(s) − s sᵀ).

@@ -1,5 +1,6 @@
 #pragma once
 // The squared norms of one sample, as every engine (CPU, Thrust, CUDA) reports them.
+#include <attnlab/core/hd.hpp>
 
 namespace attnlab {
 
@@ -11,6 +12,16 @@ struct AttentionNormsSquared {
   double kgrad2 = 0;    // ‖∂ϕ/∂K‖_F²
   double sum = 0;       // Σ_ij ϕ_ij
   double row_sum2 = 0;  // Σ_i (Σ_j ϕ_ij)²
+
+  ATTNLAB_HD AttentionNormsSquared& operator+=(const AttentionNormsSquared& o) {
+    frob2 += o.frob2;
+    jac2 += o.jac2;
+    qgrad2 += o.qgrad2;
+    kgrad2 += o.kgrad2;
+    sum += o.sum;
+    row_sum2 += o.row_sum2;
+    return *this;
+  }
 };
 
 }  // namespace attnlab
