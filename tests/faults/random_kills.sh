@@ -29,10 +29,11 @@ job() {
   while ((done_kills < kills && attempts < 4 * kills)); do
     attempts=$((attempts + 1))
     [[ -e $out/${csvs[0]} ]] && rm -rf "$out"  # finished: start over, so that every kill lands in a run
-    "$studies/$study" "$@" --out "$out" >/dev/null 2>&1 &
+    # A process group of its own, killed whole: a plotting child left running would write into the folder being reused.
+    setsid "$studies/$study" "$@" --out "$out" >/dev/null 2>&1 &
     local pid=$!
     sleep "$(awk -v ms=$((RANDOM % span_ms)) 'BEGIN { printf "%.3f", ms / 1000 }')"
-    if kill -9 "$pid" 2>/dev/null; then done_kills=$((done_kills + 1)); fi
+    if kill -9 -- "-$pid" 2>/dev/null; then done_kills=$((done_kills + 1)); fi
     wait "$pid" 2>/dev/null || true
   done
   "$studies/$study" "$@" --out "$out" >"$scratch/$name.log" 2>&1 || { echo "FAIL: $name's final run: $(tail -1 "$scratch/$name.log")"; failures=$((failures + 1)); return; }
