@@ -33,7 +33,9 @@ std::vector<std::string> config_arguments(const std::string& file, const CLI::Ap
     table = toml::parse_file(file);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    throw std::invalid_argument(text("config: malformed TOML in ", file, " at line ", where.line, ": ", e.description()));
+    // toml++ quotes the offending bytes, a newline among them
+    throw std::invalid_argument(
+        text("config: malformed TOML in ", file, " at line ", where.line, ": ", excerpt(std::string(e.description()), 160)));
   }
   std::vector<std::string> args;
   for (const auto& [k, node] : table) {

@@ -378,7 +378,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     if (root) std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    return fail(e.what(), 2);
+    return fail(excerpt(e.what(), kMaxFlagError), 2);
   } catch (const std::invalid_argument& e) {
     return fail(e.what(), 2);
   }

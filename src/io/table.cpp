@@ -105,7 +105,7 @@ std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& 
   const auto header = csv_record(csv, pos);
   for (auto name = header.begin(); name != header.end(); ++name)
     if (std::find(header.begin(), name, *name) != name)
-      throw std::runtime_error(text(source, ": the header names column '", *name, "' twice"));
+      throw std::runtime_error(text(source, ": the header names column '", excerpt(*name), "' twice"));
   std::vector<std::size_t> at(fixed.size());
   for (std::size_t c = 0; c < fixed.size(); ++c) {
     const auto it = std::find(header.begin(), header.end(), fixed[c]);
@@ -127,14 +127,14 @@ std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& 
       char* end = nullptr;
       const double x = std::strtod(v.c_str(), &end);
       if (end != v.c_str() + v.size())
-        throw std::runtime_error(text(source, ": line ", line, ": '", v, "' in column ", name, " is not a number"));
+        throw std::runtime_error(text(source, ": line ", line, ": '", excerpt(v), "' in column ", name, " is not a number"));
       return x;
     };
     const auto integer = [&](const char* name) -> std::int64_t {
       if (field(name).empty()) return 0;
       const double x = number(name);
       if (!(std::abs(x) < 9e15) || x != std::floor(x))
-        throw std::runtime_error(text(source, ": line ", line, ": '", field(name), "' in column ", name, " is not an integer"));
+        throw std::runtime_error(text(source, ": line ", line, ": '", excerpt(field(name)), "' in column ", name, " is not an integer"));
       return std::int64_t(x);
     };
     ResultRow r;

@@ -1,6 +1,7 @@
 // config_arguments: a study's TOML config, then the arguments it yields parsed by the study's flags.
 #include "fuzz.hpp"
 
+#include <attnlab/core/text.hpp>
 #include <attnlab/core/types.hpp>
 #include <attnlab/io/config_file.hpp>
 
@@ -27,7 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (a.rfind("--", 0) == 0) fuzz::expect(a != "--seed" && a != "--config", "a key given on the command line or --config");
     args.insert(args.begin(), argv.begin() + 1, argv.end());
     std::reverse(args.begin(), args.end());
-    app.parse(args);
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& e) {  // as run_study reports it
+      throw std::invalid_argument(excerpt(e.what(), io::kMaxFlagError));
+    }
     fuzz::expect(seed == 3, "the command line lost to the config");
   });
   return 0;

@@ -12,4 +12,8 @@ namespace attnlab::io {
 // key or a value of another type (a table, a date) throws std::invalid_argument "config: …".
 std::vector<std::string> config_arguments(const std::string& file, const CLI::App& app, const std::vector<std::string>& argv);
 
+// The longest error a flag's value makes, as run_study reports CLI11's (which quotes the value whole, a config file's
+// list or string too): excerpt(what, kMaxFlagError).
+constexpr std::size_t kMaxFlagError = 300;
+
 }  // namespace attnlab::io
