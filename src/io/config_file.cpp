@@ -46,13 +46,7 @@ std::vector<std::string> config_arguments(const std::string& file, const CLI::Ap
     bool on_command_line = false;
     for (const auto& a : argv) on_command_line |= a == flag || a.rfind(flag + "=", 0) == 0;
     if (on_command_line) continue;
-    const std::string value = toml_value(node, key);
-    if (option->get_type_size() == 0) {  // a flag
-      if (value == "true") args.push_back(flag);
-    } else {
-      args.push_back(flag);
-      args.push_back(value);
-    }
+    args.push_back(flag + "=" + toml_value(node, key));  // one argument: a value can never be read as a flag
   }
   return args;
 }

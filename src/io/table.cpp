@@ -33,7 +33,8 @@ void check_extras(const ResultRow& r) {
 }  // namespace
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  // quoted with a CR too: a reader drops an unquoted one before the newline
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";

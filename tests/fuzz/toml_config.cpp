@@ -24,8 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::string> argv{"fuzz", "--seed", "3"};
   fuzz::parse_or_reject([&] {
     auto args = io::config_arguments(config.path(fuzz::bytes_of(data, size)), app, argv);
-    for (const auto& a : args)
-      if (a.rfind("--", 0) == 0) fuzz::expect(a != "--seed" && a != "--config", "a key given on the command line or --config");
+    for (const auto& a : args) {
+      const auto key = a.substr(0, a.find('='));
+      fuzz::expect(a.rfind("--", 0) == 0 && a.find('=') != std::string::npos, "not one --key=value argument: " + a);
+      fuzz::expect(key != "--seed" && key != "--config", "a key given on the command line or --config");
+    }
     args.insert(args.begin(), argv.begin() + 1, argv.end());
     std::reverse(args.begin(), args.end());
     try {

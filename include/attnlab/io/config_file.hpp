@@ -7,7 +7,7 @@
 
 namespace attnlab::io {
 
-// The arguments `file` adds to `argv` for the options of `app`: "--key value" (a flag: "--key" when true) for every
+// The arguments `file` adds to `argv` for the options of `app`: "--key=value" (a flag's value true or false) for every
 // key not given on the command line; an array joins its items with commas. A missing or malformed file, an unknown
 // key or a value of another type (a table, a date) throws std::invalid_argument "config: …".
 std::vector<std::string> config_arguments(const std::string& file, const CLI::App& app, const std::vector<std::string>& argv);
