@@ -288,7 +288,9 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
       for (Index j = 0; j < nc; ++j) {
         const double x = c * static_cast<double>(m[j]);
         const bool other = x < mx && x - mx > -kNegligible;
-        e1 += other ? e[j] : 0.0;
+        // a NaN or +∞ logit makes the row NaN, as exp(x − max) does on the whole-row path (−∞ is a 0 there too)
+        const double poison = x <= std::numeric_limits<double>::max() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+        e1 += (other ? e[j] : 0.0) + poison;
         e2 += other ? e[j] * e[j] : 0.0;
         e3 += other ? e[j] * e[j] * e[j] : 0.0;
         at_max += x < mx ? 0.0 : 1.0;

@@ -118,6 +118,17 @@ TEST(AttentionNorms, RowNormalisedWithoutGradientsEqualTheWholeRowPath) {
   }
 }
 
+// A NaN logit makes softmax's norms NaN on both paths, so that the trial is counted as non-finite, not averaged.
+TEST(AttentionNorms, SoftmaxWithoutGradientsPropagatesANaNLogit) {
+  auto s = sample(40, 8, 4, 5);
+  s.X(3, 2) = std::numeric_limits<double>::quiet_NaN();
+  const auto act = ActivationSpec::parse("softmax").resolve(40, 4);
+  EXPECT_TRUE(std::isnan(attention_norms_streamed(s.X, s.Q, s.K, act).frob2));
+  const auto fused = attention_norms_streamed(s.X, s.Q, s.K, act, {}, false);
+  EXPECT_TRUE(std::isnan(fused.frob2));
+  EXPECT_TRUE(std::isnan(fused.jac2));
+}
+
 // A study that writes no gradient quantity leaves their rows out and keeps the others' numbers.
 TEST(MonteCarlo, WithoutGradientsTheOtherQuantitiesAreUnchanged) {
   AttentionMcConfig c{{48, 8, 4, 1.0, 1.0}, {{"poly", 3, KScale::parse("sqrtN"), Convention::inside}, {"softmax"}},
