@@ -22,13 +22,27 @@ extern "C" void* __wrap_malloc(std::size_t bytes) {
   return __real_malloc(bytes);
 }
 
-void* operator new(std::size_t bytes) {
+// Every unaligned form is replaced, so that no block is allocated by the sanitizer's operator new and freed by ours.
+namespace {
+void* counted_malloc(std::size_t bytes) noexcept {
   allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(bytes ? bytes : 1)) return p;
+  return std::malloc(bytes ? bytes : 1);
+}
+void* counted_new(std::size_t bytes) {
+  if (void* p = counted_malloc(bytes)) return p;
   throw std::bad_alloc();
 }
+}  // namespace
+void* operator new(std::size_t bytes) { return counted_new(bytes); }
+void* operator new[](std::size_t bytes) { return counted_new(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept { return counted_malloc(bytes); }
+void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept { return counted_malloc(bytes); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace attnlab {
 namespace {
