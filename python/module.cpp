@@ -2,7 +2,7 @@
 // registry, and the studies run in this process with the GIL released. attnlab/__init__.py adds the pandas side.
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/io/studies.hpp>
+#include <attnlab/studies/studies.hpp>
 #include <attnlab/soft/pinv.hpp>
 #include <attnlab/theory/claims.hpp>
 

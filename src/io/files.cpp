@@ -1,3 +1,4 @@
+#include <attnlab/core/machine.hpp>
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
@@ -17,6 +18,12 @@ namespace attnlab::io {
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string read_numbers_file(const std::filesystem::path& file, const std::string& what) {
+  if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument(text(what, ": cannot read '", file.string(), "'"));
+  refuse_numbers_file_too_large(file, what);
+  return read_file(file);
 }
 
 void write_atomically(const std::filesystem::path& path, const std::string& content) {

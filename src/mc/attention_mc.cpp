@@ -1,11 +1,12 @@
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/mc/accelerated.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -41,28 +42,54 @@ void validate_backend(Backend backend, const std::vector<ActivationSpec>& activa
   }
 }
 
+namespace {
+
+// Each quantity by name with its per-trial value from the squared norms (N: the sequence length).
+struct Quantity {
+  std::string name;
+  double (*of)(const AttentionNormsSquared&, double N);
+  bool gradient = false;
+};
+
+const std::vector<Quantity>& quantity_table() {
+  static const std::vector<Quantity> table{
+      {"frob", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.frob2); }},
+      {"frob2", [](const AttentionNormsSquared& n, double) { return n.frob2; }},
+      {"jac", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.jac2); }},
+      {"jac2", [](const AttentionNormsSquared& n, double) { return n.jac2; }},
+      {"qgrad", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.qgrad2); }, true},
+      {"qgrad2", [](const AttentionNormsSquared& n, double) { return n.qgrad2; }, true},
+      {"kgrad", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.kgrad2); }, true},
+      {"kgrad2", [](const AttentionNormsSquared& n, double) { return n.kgrad2; }, true},
+      {"mean_weight", [](const AttentionNormsSquared& n, double N) { return n.sum / (N * N); }},
+      {"row_sum", [](const AttentionNormsSquared& n, double N) { return n.sum / N; }},
+      {"row_sum2", [](const AttentionNormsSquared& n, double N) { return n.row_sum2 / N; }},
+  };
+  return table;
+}
+
+}  // namespace
+
 const std::vector<std::string>& attention_quantities() {
-  static const std::vector<std::string> names{"frob",   "frob2",  "jac",         "jac2",    "qgrad",   "qgrad2",
-                                              "kgrad",  "kgrad2", "mean_weight", "row_sum", "row_sum2"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& q : quantity_table()) n.push_back(q.name);
+    return n;
+  }();
   return names;
 }
 
 bool is_gradient_quantity(const std::string& quantity) {
-  return quantity.starts_with("qgrad") || quantity.starts_with("kgrad");
+  const auto& table = quantity_table();
+  return std::any_of(table.begin(), table.end(), [&](const Quantity& q) { return q.gradient && q.name == quantity; });
 }
 
 namespace {
 
-// Per-trial observables from the squared norms of each activation, in attention_quantities() order.
+// Per-trial observables from the squared norms of each activation, one per quantity of quantity_table().
 void observables(const AttentionNormsSquared& n, double N, std::span<double> out) {
-  const double squared[] = {n.frob2, n.jac2, n.qgrad2, n.kgrad2};
-  for (std::size_t q = 0; q < 4; ++q) {
-    out[2 * q] = std::sqrt(squared[q]);
-    out[2 * q + 1] = squared[q];
-  }
-  out[8] = n.sum / (N * N);
-  out[9] = n.sum / N;
-  out[10] = n.row_sum2 / N;
+  const auto& table = quantity_table();
+  for (std::size_t q = 0; q < table.size(); ++q) out[q] = table[q].of(n, N);
 }
 
 template <class T>
@@ -149,14 +176,17 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
 
 accel::Problem accelerated_problem(const AttentionMcConfig& c) {
   const auto& e = c.ensemble;
-  accel::Problem problem{e.N, e.D, e.d, e.sigma_x, e.sigma_t, c.seed, e.configuration_key(), c.trials,
-                         c.precision == Precision::float32, {}};
+  accel::Problem problem{.N = e.N, .D = e.D, .d = e.d, .sigma_x = e.sigma_x, .sigma_t = e.sigma_t, .seed = c.seed,
+                         .configuration = e.configuration_key(), .trials = c.trials,
+                         .single_precision = c.precision == Precision::float32, .activations = {}};
   for (const auto& spec : c.activations) {
     const auto a = spec.resolve(e.N, e.d);
     if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))
-      problem.activations.push_back({false, f->fn, f->p, f->logit_scale, f->out_scale});
+      problem.activations.push_back(
+          {.softmax = false, .fn = f->fn, .p = f->p, .logit_scale = f->logit_scale, .out_scale = f->out_scale});
     else  // softmax: validate_backend admits no other row-normalised ϕ
-      problem.activations.push_back({true, Elementwise::identity, 1, logit_scale(a), 1.0});
+      problem.activations.push_back(
+          {.softmax = true, .fn = Elementwise::identity, .p = 1, .logit_scale = logit_scale(a), .out_scale = 1.0});
   }
   return problem;
 }

@@ -41,8 +41,15 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
                       const std::function<ProgressFn(const std::string&)>& progress) {
   SweepResult result;
   for (const auto& e : spec.ensembles) {
-    const AttentionMcConfig config{e, spec.activations, spec.seed, spec.trials, spec.precision, spec.study, spec.backend,
-                                   std::any_of(spec.quantities.begin(), spec.quantities.end(), is_gradient_quantity)};
+    const AttentionMcConfig config{
+        .ensemble = e,
+        .activations = spec.activations,
+        .seed = spec.seed,
+        .trials = spec.trials,
+        .precision = spec.precision,
+        .study = spec.study,
+        .backend = spec.backend,
+        .gradients = std::any_of(spec.quantities.begin(), spec.quantities.end(), is_gradient_quantity)};
     auto rows = cached(cache, cache_key(config), [&] {
       return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{});
     });
@@ -95,7 +102,8 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
         ResultRow row = *members.front();
         row.quantity = quantity + "_exponent";
         row.N = 0;
-        row.value = Estimate{static_cast<std::int64_t>(fit.points), 0, fit.exponent, fit.exponent_se, fit.ci_lo, fit.ci_hi};
+        row.value = Estimate{.count = static_cast<std::int64_t>(fit.points), .nonfinite = 0, .mean = fit.exponent,
+                             .se = fit.exponent_se, .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi};
         row.extra.push_back({"N_range", text(s.x.front(), "-", s.x.back())});
         row.extra.push_back({"prefactor", text(fit.prefactor)});
         fits.push_back(std::move(row));

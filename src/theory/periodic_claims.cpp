@@ -610,7 +610,8 @@ SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released) {
   // Logits of the X, Q, K ensemble (N = D = d = 64): q, k entries O(1) (sigma_t = 1) and O(1/8).
   for (double sigma_t : {0.125, 1.0}) {
     EnsembleSample<double> sample;
-    draw_ensemble(EnsembleSpec{kRowLength, kRowLength, kRowLength, 1.0, sigma_t}, ctx.seed, 0, sample);
+    draw_ensemble(EnsembleSpec{.N = kRowLength, .D = kRowLength, .d = kRowLength, .sigma_x = 1.0, .sigma_t = sigma_t},
+                  ctx.seed, 0, sample);
     const MatrixD S = (sample.X * sample.Q) * (sample.X * sample.K).transpose() / 8.0;
     for (const auto& f : saturation_functions(released)) {
       const auto a = definition(f);
@@ -891,7 +892,9 @@ PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const 
   const std::uint32_t draws = ctx.quick ? 2 : 8;
   for (std::uint32_t trial = 0; trial < draws; ++trial) {
     EnsembleSample<double> sample;
-    draw_ensemble(EnsembleSpec{kRowLength, kRowLength, kRowLength, 1.0, kVitInitStd}, ctx.seed, trial, sample);
+    draw_ensemble(
+        EnsembleSpec{.N = kRowLength, .D = kRowLength, .d = kRowLength, .sigma_x = 1.0, .sigma_t = kVitInitStd},
+        ctx.seed, trial, sample);
     const MatrixD S = (sample.X * sample.Q) * (sample.X * sample.K).transpose() / 8.0;
     for (Index i = 0; i < S.rows(); ++i) {
       with.push_back(std::sqrt(forward(pre, S.row(i).transpose()).J.frob2()));

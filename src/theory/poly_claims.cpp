@@ -152,7 +152,7 @@ std::vector<ActivationSpec> growth_activations() {
   std::vector<ActivationSpec> acts;
   for (int p : {1, 2, 3})
     for (Convention c : {Convention::inside, Convention::outside})
-      for (const char* k : {"1", "sqrtN"}) acts.push_back({"poly", p, KScale::parse(k), c});
+      for (const char* k : {"1", "sqrtN"}) acts.push_back({.name = "poly", .p = p, .k = KScale::parse(k), .convention = c});
   return acts;
 }
 
@@ -161,8 +161,9 @@ std::vector<ResultRow> growth_sweep(const ClaimContext& ctx) {
   std::vector<ResultRow> rows;
   for (const auto& g : growth_grids(ctx.quick))
     for (Index N : g.N) {
-      AttentionMcConfig c{{N, g.D, g.d, g.sigma_x, g.sigma_t}, growth_activations(), ctx.seed,
-                          ctx.trials_or(64, 16), Precision::float64, "verify"};
+      AttentionMcConfig c{.ensemble = {.N = N, .D = g.D, .d = g.d, .sigma_x = g.sigma_x, .sigma_t = g.sigma_t},
+                          .activations = growth_activations(), .seed = ctx.seed, .trials = ctx.trials_or(64, 16),
+                          .precision = Precision::float64, .study = "verify"};
       auto part = cached(ctx.cache, cache_key(c), [&] {
         return run_attention_norms(c, ctx.progress_for(text("growth grid ", g.name, " N=", N)));
       });
@@ -198,7 +199,7 @@ ClaimOutcome judge_growth(const GrowthEvidence& e, const Thresholds& t) {
              .logy = true};
   for (const auto& g : growth_grids(e.quick))
     for (int p : {1, 2, 3}) {
-      const ActivationSpec act{"poly", p, KScale::parse(claim.k), claim.convention};
+      const ActivationSpec act{.name = "poly", .p = p, .k = KScale::parse(claim.k), .convention = claim.convention};
       const auto c = select_curve(e.rows, claim.quantity, act.label(), g.name);
       out.evidence.insert(out.evidence.end(), c.rows.begin(), c.rows.end());
       if (c.nonfinite > 0) {
@@ -266,15 +267,19 @@ struct LevelEvidence {
   std::vector<ResultRow> rows;
 };
 
-ActivationSpec level_poly(int p) { return {"poly", p, KScale::parse("sqrtN"), Convention::inside}; }
+ActivationSpec level_poly(int p) {
+  return {.name = "poly", .p = p, .k = KScale::parse("sqrtN"), .convention = Convention::inside};
+}
 
 LevelEvidence measure_level(const ClaimContext& ctx) {
   LevelEvidence e;
   const std::vector<Index> sizes = ctx.quick ? std::vector<Index>{8, 16, 32, 64} : std::vector<Index>{16, 32, 64, 128, 256, 512};
   for (Index N : sizes) {
-    AttentionMcConfig c{{N, kLevelDim, kLevelDim, 1.0, 1.0 / std::sqrt(double(kLevelDim))},
-                        {ActivationSpec::parse("softmax"), level_poly(1), level_poly(2), level_poly(3)},
-                        ctx.seed, ctx.trials_or(64, 16), Precision::float64, "verify"};
+    AttentionMcConfig c{.ensemble = {.N = N, .D = kLevelDim, .d = kLevelDim, .sigma_x = 1.0,
+                                     .sigma_t = 1.0 / std::sqrt(double(kLevelDim))},
+                        .activations = {ActivationSpec::parse("softmax"), level_poly(1), level_poly(2), level_poly(3)},
+                        .seed = ctx.seed, .trials = ctx.trials_or(64, 16), .precision = Precision::float64,
+                        .study = "verify"};
     const auto rows = cached(ctx.cache, cache_key(c), [&] {
       return run_attention_norms(c, ctx.progress_for(text("level against softmax N=", N)));
     });
@@ -466,9 +471,10 @@ constexpr const char* kProductExact = "(2p-1)!! D(D+2)...(D+2p-2) s1^2p s2^2p";
 MomentEvidence measure_independence_model(const ClaimContext& ctx) {
   MomentEvidence e;
   for (const auto& r : growth_sweep(ctx)) {
-    const ActivationSpec inside{"poly", r.p, KScale{}, Convention::inside};
+    const ActivationSpec inside{.name = "poly", .p = r.p, .k = KScale{}, .convention = Convention::inside};
     if (r.quantity != "frob2" || r.activation != inside.label()) continue;
-    const theory::Ensemble ens{double(r.N), double(r.D), double(r.d), r.sigma_x, r.sigma_t};
+    const theory::Ensemble ens{.N = double(r.N), .D = double(r.D), .d = double(r.d),
+                               .sigma_x = r.sigma_x, .sigma_t = r.sigma_t};
     const double independent = theory::frobenius2_independent_exact(ens, r.p), exact = theory::frobenius2_exact(ens, r.p);
     Estimate unscaled = r.value;  // the sweep measured ||(S/sqrt(d))^p||^2
     for (double* v : {&unscaled.mean, &unscaled.se, &unscaled.ci_lo, &unscaled.ci_hi}) *v *= std::pow(double(r.d), r.p);
@@ -491,13 +497,15 @@ MomentEvidence measure_qgrad_moments(const ClaimContext& ctx, std::vector<int> p
   const double sx = 1.0, st = 1.0;
   MomentEvidence e;
   for (const auto& cfg : configs) {
-    AttentionMcConfig c{{cfg.N, cfg.D, cfg.d, sx, st}, {}, ctx.seed, ctx.trials_or(4000, 400), Precision::float64,
-                        "verify"};
-    for (int p : powers) c.activations.push_back({"poly", p, KScale{}, Convention::none});
+    AttentionMcConfig c{.ensemble = {.N = cfg.N, .D = cfg.D, .d = cfg.d, .sigma_x = sx, .sigma_t = st},
+                        .activations = {}, .seed = ctx.seed, .trials = ctx.trials_or(4000, 400),
+                        .precision = Precision::float64, .study = "verify"};
+    for (int p : powers) c.activations.push_back({.name = "poly", .p = p, .convention = Convention::none});
     const auto rows = cached(ctx.cache, cache_key(c), [&] {
       return run_attention_norms(c, ctx.progress_for(text("gradient moments N=", cfg.N)));
     });
-    const theory::Ensemble ens{double(cfg.N), double(cfg.D), double(cfg.d), sx, st};
+    const theory::Ensemble ens{.N = double(cfg.N), .D = double(cfg.D), .d = double(cfg.d),
+                               .sigma_x = sx, .sigma_t = st};
     for (const auto& r : rows) {
       if (r.quantity != "qgrad2") continue;
       const double paper = theory::qgrad2_paper(ens, r.p), exact = theory::qgrad2_exact(ens, r.p);

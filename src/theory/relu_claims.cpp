@@ -59,7 +59,8 @@ std::vector<ResultRow> relu_sweep(const ClaimContext& ctx) {
       acts.push_back(poly_reference(g.qk_layernorm));
       // Softmax's row-normalised path costs seconds a trial at N = 1024; its level is resolved by N = 256.
       if (N <= kSoftmaxMaxN) acts.push_back(softmax_reference(g.qk_layernorm));
-      AttentionMcConfig c{grid_ensemble(g, N), acts, ctx.seed, ctx.trials_or(32, 8), Precision::float64, "verify"};
+      AttentionMcConfig c{.ensemble = grid_ensemble(g, N), .activations = acts, .seed = ctx.seed,
+                          .trials = ctx.trials_or(32, 8), .precision = Precision::float64, .study = "verify"};
       auto part = cached(ctx.cache, cache_key(c), [&] {
         return run_attention_norms(c, ctx.progress_for(text("relu grid ", g.name, " N=", N)));
       });

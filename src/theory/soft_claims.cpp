@@ -4,10 +4,9 @@
 // (Prop 5, 6, Fig 6, eq 15, Lemmas 1, 2), Nyström error and complexity. Each inequality is searched over random
 // ensembles and structured extremes; its worst input is kept as evidence rows and replays with --matrix (its tokens,
 // where the claim's object is tokens, with --tokens-file, which replaces every token set the claims draw).
-#include <attnlab/core/distributed.hpp>
 #include <attnlab/core/ensemble.hpp>
-#include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/machine.hpp>
+#include <attnlab/core/process.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 #include <attnlab/soft/pinv.hpp>
@@ -19,18 +18,11 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 
-#include <malloc.h>
-#include <omp.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 
 namespace attnlab {
@@ -54,23 +46,8 @@ void SoftOptions::validate() const {
   if (max_iterations < 1) throw std::invalid_argument(text("max-iterations must be at least 1 (got ", max_iterations, ")"));
 }
 
-namespace {
-
-// The rows of numbers of a CSV file; std::invalid_argument naming `what` when it cannot be read or parsed.
-std::vector<std::vector<double>> read_number_rows(const std::string& file, const std::string& what) {
-  refuse_numbers_file_too_large(file, what);
-  std::ifstream in(file, std::ios::binary);
-  if (!in || !std::filesystem::is_regular_file(file)) throw std::invalid_argument(text(what, ": cannot read '", file, "'"));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return parse_number_rows(bytes.str(), what);
-}
-
-}  // namespace
-
-void SoftOptions::load_matrix() {
-  if (matrix_file.empty()) return;
-  const auto rows = read_number_rows(matrix_file, "matrix");
+void SoftOptions::set_matrix(const std::vector<std::vector<double>>& rows) {
+  if (rows.empty()) throw std::invalid_argument("matrix: empty (no rows of numbers)");
   const Index m = static_cast<Index>(rows.size());
   matrix.resize(m, m);
   for (Index i = 0; i < m; ++i) {
@@ -82,11 +59,8 @@ void SoftOptions::load_matrix() {
   if (matrix.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("matrix: is zero (no alpha: ||A|| = 0)");
 }
 
-void SoftOptions::load_tokens() {
-  if (tokens_file.empty()) return;
-  if (!matrix_file.empty())
-    throw std::invalid_argument("tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
-  const auto rows = read_number_rows(tokens_file, "tokens-file");
+void SoftOptions::set_tokens(const std::vector<std::vector<double>>& rows) {
+  if (rows.empty()) throw std::invalid_argument("tokens-file: empty (no rows of numbers)");
   const Index count = static_cast<Index>(rows.size()), dim = static_cast<Index>(rows.front().size());
   file_tokens.resize(count, dim);
   for (Index i = 0; i < count; ++i) {
@@ -1289,55 +1263,6 @@ void power_errors(NystromErrorEvidence& e, double exponent) {
     for (std::size_t i = 0; i < e.m[s].size(); ++i) e.error[s][i] = 0.5 * std::pow(e.m[s][i] / e.m[s][0], exponent);
 }
 
-struct Cost {
-  double seconds = 0, megabytes = 0;
-};
-
-// Resident and peak-resident memory of this process in MiB (/proc/self/status VmRSS, VmHWM).
-std::pair<double, double> resident_mib() {
-  std::ifstream status("/proc/self/status");
-  double rss = 0, hwm = 0;
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) rss = std::stod(line.substr(6)) / 1024;
-    if (line.rfind("VmHWM:", 0) == 0) hwm = std::stod(line.substr(6)) / 1024;
-  }
-  return {rss, hwm};
-}
-
-// Runs `work` on one thread in a child process (libgomp's thread pool does not survive fork) and returns
-// its wall time and peak memory above its start. The child first hands the parent's freed heap back to the kernel
-// and resets its peak (clear_refs 5), so that the peak counts only what `work` touches.
-template <class Work>
-Cost measure_in_child(Work&& work) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("soft.complexity: pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("soft.complexity: fork failed");
-  if (pid == 0) {
-    distributed::detach_from_job();  // the parent's MPI job is not the child's
-    close(fds[0]);
-    omp_set_num_threads(1);
-    malloc_trim(0);
-    std::ofstream("/proc/self/clear_refs") << "5";
-    const double start = resident_mib().first;
-    const auto t0 = std::chrono::steady_clock::now();
-    work();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Cost c{seconds, resident_mib().second - start};
-    [[maybe_unused]] const auto written = write(fds[1], &c, sizeof c);
-    _exit(0);
-  }
-  close(fds[1]);
-  Cost c;
-  const auto got = read(fds[0], &c, sizeof c);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (got != sizeof c || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("soft.complexity: a measuring child failed");
-  return c;
-}
-
 struct CostCurve {
   std::string name;
   std::vector<double> n{}, seconds{}, megabytes{};
@@ -1359,9 +1284,9 @@ ComplexityEvidence measure_complexity(const ClaimContext& ctx) {
       const MatrixD Q = draw_tokens(spec, ctx.seed, 0);
       MatrixD V(n, c);
       fill_gaussian(V, GaussianStream(ctx.seed, hash_string("soft-values"), 0, StreamTag::B), 1.0);
-      Cost best{HUGE_VAL, HUGE_VAL};
+      ProcessCost best{HUGE_VAL, HUGE_VAL};
       for (int repeat = 0; repeat < 3; ++repeat) {
-        const auto cost = measure_in_child([&] {
+        const auto cost = cost_in_child("soft.complexity", [&] {
           volatile double sink =
               nystrom ? soft_attention(Q, V, {Sampler::pool, m, side, side}, {PinvMethod::newton, 20, 0, 0, false}, ctx.seed).sum()
                       : (gaussian_kernel(Q, Q) * V).sum();

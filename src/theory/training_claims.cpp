@@ -7,6 +7,7 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/theory/claims.hpp>
+#include <attnlab/theory/training_rows.hpp>
 #include <attnlab/theory/verdicts.hpp>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 
 namespace attnlab {
 namespace {
+
+using namespace training_rows;
 
 const Threshold kBestKSlopeCiMax{
     "best_k_slope_ci_max", 1.0,
@@ -116,11 +119,11 @@ std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows, const std
   std::map<Key, std::vector<double>> values;
   std::map<Key, double> images;
   for (const auto& r : rows) {
-    if (r.quantity != "val_accuracy") continue;
+    if (r.quantity != quantity::val_accuracy) continue;
     if (!std::isfinite(r.value.mean))
       throw std::runtime_error(text("training results: the val_accuracy of ", r.activation, " at N=", r.N, " is not finite"));
     values[key(r)].push_back(r.value.mean);
-    images[key(r)] = extra_number(r, "validation");
+    images[key(r)] = extra_number(r, column::validation);
   }
   std::map<Key, SeedMean> out;
   for (const auto& [k, v] : values) out[k] = seed_mean(v, images[k]);
@@ -236,7 +239,7 @@ struct KSweepEvidence {
 };
 
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx) {
-  const auto acc = accuracies<std::pair<Index, double>>(sweep_rows(ctx, "k_sweep"), [](const ResultRow& r) {
+  const auto acc = accuracies<std::pair<Index, double>>(sweep_rows(ctx, sweep::k), [](const ResultRow& r) {
     return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))};
   });
   std::map<Index, GridCurve> by_n;
@@ -258,7 +261,7 @@ void place_best_k(KSweepEvidence& e, double exponent) {
 }
 
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_results("k_sweep");
+  if (e.curves.empty()) return no_results(sweep::k);
   const double tol = t(kExponentTolerance), widest = t(kBestKSlopeCiMax);
   const auto& sizes = e.sizes;
   const auto& curves = e.curves;
@@ -267,11 +270,11 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     out.detail = "k_sweep has fewer than two sequence lengths: no slope";
     return out;
   }
-  Figure sweep{.name = "k_sweep", .title = "x^3/k attention: validation accuracy against k (mean +- se over seeds)",
-               .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
+  Figure accuracy{.name = sweep::k, .title = "x^3/k attention: validation accuracy against k (mean +- se over seeds)",
+                  .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
   for (std::size_t c = 0; c < curves.size(); ++c)
-    sweep.series.push_back(accuracy_series(text("N = ", sizes[c]), curves[c], [](double x) { return std::pow(10, x); }));
-  if (auto few = too_few_seeds(curves, 0.5, sweep)) return *few;
+    accuracy.series.push_back(accuracy_series(text("N = ", sizes[c]), curves[c], [](double x) { return std::pow(10, x); }));
+  if (auto few = too_few_seeds(curves, 0.5, accuracy)) return *few;
   const auto draws = bootstrap_argmax(curves, e.seed, "poly.k_vs_N");
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
@@ -331,7 +334,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     out.evidence.push_back(r);
   }
   fit.series = {best_series, root};
-  out.figures = {sweep, fit};
+  out.figures = {accuracy, fit};
   out.detail = text("best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", curves.front().y.front().seeds,
                     " seeds)", censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
@@ -395,7 +398,7 @@ Table build_table(const std::vector<ResultRow>& rows) {
   const auto acc = accuracies<std::pair<std::string, Index>>(rows, [](const ResultRow& r) { return std::pair{r.activation, r.N}; });
   Table t;
   for (const auto& r : rows) {  // in the sweep's order
-    if (r.quantity != "val_accuracy") continue;
+    if (r.quantity != quantity::val_accuracy) continue;
     if (std::none_of(t.entries.begin(), t.entries.end(), [&](const TableEntry& e) { return e.label == r.activation; }))
       t.entries.push_back({r.activation, {}});
     if (std::find(t.sizes.begin(), t.sizes.end(), r.N) == t.sizes.end()) t.sizes.push_back(r.N);
@@ -431,7 +434,7 @@ struct TableEvidence {
 };
 
 TableEvidence measure_table(const ClaimContext& ctx, const std::function<std::vector<Relation>(const Table&)>& relations) {
-  TableEvidence e{build_table(sweep_rows(ctx, "activation_table")), {}};
+  TableEvidence e{build_table(sweep_rows(ctx, sweep::activation_table)), {}};
   if (!e.table.entries.empty()) e.relations = relations(e.table);
   return e;
 }
@@ -488,13 +491,13 @@ std::vector<Relation> table1_relations(const Table&) {
 }
 
 ClaimOutcome judge_table1(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results("activation_table");
+  if (e.table.entries.empty()) return no_results(sweep::activation_table);
   const Table& t = e.table;
   auto out = judge_relations(e, th, "x^3/sqrtN comparable to softmax, x^3/sqrtN above x^3, x/sqrtN above x");
   std::string header = "| activation |", rule = "|---|";
   for (Index n : t.sizes) header += text(" N = ", n, " (%) |"), rule += "---|";
   std::string table = header + " paper, N = 256 (%) |\n" + rule + "---|\n";
-  Figure fig{.name = "activation_table", .title = "validation accuracy per activation (mean +- sd over seeds)",
+  Figure fig{.name = sweep::activation_table, .title = "validation accuracy per activation (mean +- sd over seeds)",
              .ylabel = "validation accuracy"};
   for (Index n : t.sizes) fig.series.push_back({.label = text("N = ", n), .connect = false});
   for (std::size_t i = 0; i < t.entries.size(); ++i) {
@@ -533,7 +536,7 @@ std::vector<Relation> scales_relations(const Table&) {
 }
 
 ClaimOutcome judge_scales_table(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results("activation_table");
+  if (e.table.entries.empty()) return no_results(sweep::activation_table);
   return judge_relations(e, th, "x^p/sqrtN above x^p; learned scale comparable to the fixed 1/sqrtN, where both ran");
 }
 
@@ -552,7 +555,7 @@ std::vector<Relation> high_p_relations(const Table& t) {
 }
 
 ClaimOutcome judge_high_p(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results("activation_table");
+  if (e.table.entries.empty()) return no_results(sweep::activation_table);
   const Table& t = e.table;
   const int highest = highest_scaled_power(t);
   if (highest == 0) {
@@ -595,7 +598,7 @@ NormTable norm_means(const std::vector<ResultRow>& rows, const std::string& quan
   std::map<NormKey, std::pair<double, int>> sums;
   for (const auto& r : rows)
     if (r.quantity == quantity && r.value.finite()) {
-      auto& s = sums[{r.activation, int(extra_number(r, "layer")), long(extra_number(r, "step"))}];
+      auto& s = sums[{r.activation, int(extra_number(r, column::layer)), long(extra_number(r, column::step))}];
       s.first += r.value.mean, ++s.second;
     }
   NormTable out;
@@ -639,8 +642,8 @@ struct NormEvidence {
 };
 
 NormEvidence measure_norms(const ClaimContext& ctx) {
-  const auto rows = sweep_rows(ctx, "training_norms");
-  return {norm_means(rows, "phi_fro"), norm_means(rows, "jacobian_fro")};
+  const auto rows = sweep_rows(ctx, sweep::norms);
+  return {norm_means(rows, quantity::phi_fro), norm_means(rows, quantity::jacobian_fro)};
 }
 
 // Both norms of `activation` set to `ratio` times softmax's at every layer and step.
@@ -654,7 +657,7 @@ void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double
 }
 
 ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
-  if (e.phi.empty()) return no_results("training_norms");
+  if (e.phi.empty()) return no_results(sweep::norms);
   const double f = t(kLevelFactor);
   long last = 0;
   for (const auto& [k, v] : e.phi) last = std::max(last, std::get<2>(k));
@@ -694,19 +697,22 @@ struct IidEvidence {
 };
 
 IidEvidence measure_iid(const ClaimContext& ctx) {
-  const auto rows = sweep_rows(ctx, "training_norms");
-  IidEvidence e{.phi = norm_means(rows, "phi_fro"), .jac = norm_means(rows, "jacobian_fro")};
+  const auto rows = sweep_rows(ctx, sweep::norms);
+  IidEvidence e{.phi = norm_means(rows, quantity::phi_fro), .jac = norm_means(rows, quantity::jacobian_fro)};
   std::map<std::string, const ResultRow*> first;
   for (const auto& r : rows)
-    if (r.quantity == "phi_fro") first.emplace(r.activation, &r);
+    if (r.quantity == quantity::phi_fro) first.emplace(r.activation, &r);
   for (const auto& [label, r] : first) {
     // The activation as the model resolved it: k = √N with N the patches, applied to N + 1 tokens.
-    ActivationSpec spec{extra_text(*r, "function"), r->p, KScale{}, Convention::inside};
+    ActivationSpec spec{.name = extra_text(*r, column::function), .p = r->p, .k = KScale{},
+                        .convention = Convention::inside};
     if (r->p > 0) spec.k = KScale{false, KScale::parse(r->k).resolve(r->N)};
-    if (extra(*r, "alpha")) spec.alpha = extra_number(*r, "alpha");
-    e.weight_std = extra_number(*r, "weight_std");
-    AttentionMcConfig mc{{Index(extra_number(*r, "tokens")), r->D, r->d, 1.0, e.weight_std}, {spec}, ctx.seed,
-                         ctx.trials_or(64, 8), Precision::float64, "verify"};
+    if (extra(*r, column::alpha)) spec.alpha = extra_number(*r, column::alpha);
+    e.weight_std = extra_number(*r, column::weight_std);
+    AttentionMcConfig mc{.ensemble = {.N = Index(extra_number(*r, column::tokens)), .D = r->D, .d = r->d,
+                                      .sigma_x = 1.0, .sigma_t = e.weight_std},
+                         .activations = {spec}, .seed = ctx.seed, .trials = ctx.trials_or(64, 8),
+                         .precision = Precision::float64, .study = "verify"};
     const auto predicted = cached(ctx.cache, cache_key(mc), [&, &label = label] { return run_attention_norms(mc, ctx.progress_for(text("iid ", label))); });
     auto& p = e.predicted[label];
     for (const auto& row : predicted) {
@@ -728,7 +734,7 @@ void set_step0(IidEvidence& e, double factor) {
 }
 
 ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
-  if (e.predicted.empty()) return no_results("training_norms");
+  if (e.predicted.empty()) return no_results(sweep::norms);
   const double tol = t(kIidTolerance);
   ClaimOutcome out{.claimed = 1};
   out.evidence = e.monte_carlo;
@@ -782,8 +788,8 @@ struct AlphaEvidence {
 
 AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
   using Key = std::tuple<std::string, Index, double>;
-  const auto acc = accuracies<Key>(sweep_rows(ctx, "alpha_sweep"), [](const ResultRow& r) {
-    return Key{extra_text(r, "h"), r.N, extra_number(r, "alpha")};
+  const auto acc = accuracies<Key>(sweep_rows(ctx, sweep::alpha), [](const ResultRow& r) {
+    return Key{extra_text(r, column::h), r.N, extra_number(r, column::alpha)};
   });
   std::map<std::pair<std::string, Index>, GridCurve> by_curve;
   for (const auto& [k, s] : acc) {
@@ -796,11 +802,11 @@ AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
 }
 
 ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_results("alpha_sweep");
+  if (e.curves.empty()) return no_results(sweep::alpha);
   const double near = t(kAlphaNear), widest = t(kBestAlphaCiMax), share = t(kTypicalShare);
   const auto& curves = e.curves;
   const auto& names = e.names;
-  Figure fig{.name = "alpha_sweep", .title = "L^-alpha h attention: validation accuracy against alpha (mean +- se)",
+  Figure fig{.name = sweep::alpha, .title = "L^-alpha h attention: validation accuracy against alpha (mean +- se)",
              .xlabel = "alpha", .ylabel = "validation accuracy"};
   for (std::size_t c = 0; c < curves.size(); ++c)
     fig.series.push_back(accuracy_series(text(names[c].first, ", N = ", names[c].second), curves[c], [](double x) { return x; }));
@@ -846,7 +852,7 @@ void register_training_claims(ClaimRegistry& r) {
       {.id = "poly.k_vs_N", .source = "POLY §5, Fig 1",
        .statement = "with phi(x) = x^3/k, the best k grows like sqrt(N); N in {256, 64, 16, 8}, k in [1e-3, 1e3]",
        .method = "k_sweep: validation accuracy over a log grid of k per N and seeds; slope of log k* on log N by bootstrap",
-       .sweep = "k_sweep"},
+       .sweep = sweep::k},
       {.measure = measure_k_sweep,
        .judge = judge_k_sweep,
        .contradict = [](KSweepEvidence& e) { place_best_k(e, 1.5); },  // k* ∝ N^1.5, a power off
@@ -855,25 +861,25 @@ void register_training_claims(ClaimRegistry& r) {
       {.id = "poly.table1", .source = "POLY Table 1",
        .statement = "top-1: softmax 50.26, x^3/16 50.5, x^3 45.3 (REPOLY adds x/16 47.9, x 31.78), ViT-Tiny, N = 256",
        .method = "activation_table: seed-mean accuracies at N = 64 and 256; the paper's orderings by Welch intervals",
-       .sweep = "activation_table"},
+       .sweep = sweep::activation_table},
       table_rules(table1_relations, judge_table1)));
   r.add(make_claim<TableEvidence>(
       {.id = "poly.scales_table", .source = "POLY Table 2, 5",
        .statement = "fixed vs learned scale for x, x^2, x^3, x^4, x^5 (learned scale initialised at 1/sqrt(N))",
        .method = "activation_table: x^p/sqrtN against x^p, learned against fixed scale, by Welch intervals",
-       .sweep = "activation_table"},
+       .sweep = sweep::activation_table},
       table_rules(scales_relations, judge_scales_table)));
   r.add(make_claim<TableEvidence>(
       {.id = "poly.high_p", .source = "POLY §5, A.2.4",
        .statement = "x^p with large p (>= 6 in POLY, > 3 in REPOLY) trains poorly because x^p is tiny near 0",
        .method = "activation_table: x^3/sqrtN against the highest scaled power, by Welch intervals",
-       .sweep = "activation_table"},
+       .sweep = sweep::activation_table},
       table_rules(high_p_relations, judge_high_p)));
   r.add(make_claim<NormEvidence>(
       {.id = "poly.train_norms", .source = "POLY Fig 2, 3, 6, 7",
        .statement = "during training ||phi(S)||_F and its Jacobian norm are far larger for x^3 than softmax; 1/sqrt(N) "
                     "brings them to softmax level",
-       .method = "training_norms: per-layer norms through training, ratios to softmax", .sweep = "training_norms"},
+       .method = "training_norms: per-layer norms through training, ratios to softmax", .sweep = sweep::norms},
       {.measure = measure_norms,
        .judge = judge_train_norms,
        .contradict = [](NormEvidence& e) { set_ratio_to_softmax(e, kScaled, 10); },  // 1/sqrt(N) leaves them far above
@@ -885,7 +891,7 @@ void register_training_claims(ClaimRegistry& r) {
       {.id = "poly.iid_at_init", .source = "POLY Remark 4.1",
        .statement = "the i.i.d. assumption holds at initialisation only; compare measured norms at step 0 with the "
                     "Monte-Carlo prediction",
-       .method = "training_norms: step-0 and last-step norms against the core engine's estimate", .sweep = "training_norms"},
+       .method = "training_norms: step-0 and last-step norms against the core engine's estimate", .sweep = sweep::norms},
       {.measure = measure_iid,
        .judge = judge_iid,
        .contradict = [](IidEvidence& e) { set_step0(e, 0.5); },
@@ -893,7 +899,7 @@ void register_training_claims(ClaimRegistry& r) {
   r.add(make_claim<AlphaEvidence>(
       {.id = "relu.alpha_sweep", .source = "RELU Fig 2", .statement = "accuracy is best near alpha = 1 (trainer)",
        .method = "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N; best alpha by bootstrap",
-       .sweep = "alpha_sweep"},
+       .sweep = sweep::alpha},
       {.measure = measure_alpha_sweep,
        .judge = judge_alpha_sweep,
        .contradict = [](AlphaEvidence& e) {  // every curve best at alpha = 0.3, far below 1

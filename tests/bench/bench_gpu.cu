@@ -2,7 +2,7 @@
 // achieved FLOP/s as a fraction of this device's GEMM peak, measured by cuBLAS in the same run.
 // Timed by CUDA events (manual time). Run: build/tests/bench_gpu [--benchmark_filter=...]
 #include <attnlab/core/rng.hpp>
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>

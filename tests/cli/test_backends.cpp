@@ -2,7 +2,7 @@
 // table as the cpu backend, every estimate inside the cpu estimate's 95% CI, and records its backend.
 #include "cli_support.hpp"
 
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 
 #include <nlohmann/json.hpp>
 

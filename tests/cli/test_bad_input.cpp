@@ -4,7 +4,7 @@
 
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/machine.hpp>
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // each device, the Thrust engine on OpenMP everywhere and on CUDA where a GPU is present. Cases that need
 // a GPU on a machine without one are reported as skipped, with the reason.
 #include <attnlab/core/ensemble.hpp>
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 #include <attnlab/soft/kernel.hpp>

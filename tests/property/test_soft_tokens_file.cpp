@@ -1,60 +1,35 @@
-// A user's tokens file in place of the SOFT claims' token sets: read strictly (n and d from the file), and every claim
-// that draws tokens judges those tokens alone.
+// A user's tokens (--tokens-file) in place of the SOFT claims' token sets: n and d from the rows, and every claim that
+// draws tokens judges those tokens alone. Reading the file is the claims study's (tests/cli/test_bad_input.cpp).
+#include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/theory/claims.hpp>
 
 #include "support.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 
 using namespace attnlab;
 
-namespace {
-
-std::filesystem::path scratch_file(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".csv");
-  std::ofstream(path) << content;
-  return path;
-}
-
-std::string tokens_file_error(SoftOptions soft) {
-  try {
-    soft.load_tokens();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
-
-TEST(SoftTokensFile, ReadsEveryNumberAndSetsNAndD) {
-  const auto file = scratch_file("tokens", "1e-3, 2\n\n-4,5.5\n0.25,-0\n");
-  SoftOptions soft;  // n = 1024, d = 64 until the file sets them
-  soft.tokens_file = file.string();
-  soft.load_tokens();
+TEST(SoftTokensFile, TakesEveryNumberAndSetsNAndD) {
+  SoftOptions soft;  // n = 1024, d = 64 until the tokens set them
+  soft.set_tokens(parse_number_rows("1e-3, 2\n\n-4,5.5\n0.25,-0\n", "tokens-file"));
   MatrixD expected(3, 2);
   expected << 1e-3, 2, -4, 5.5, 0.25, -0.0;
   EXPECT_EQ(soft.n, 3);
   EXPECT_EQ(soft.d, 2);
   EXPECT_TRUE(soft.file_tokens == expected) << soft.file_tokens;
-  std::filesystem::remove(file);
 }
 
-TEST(SoftTokensFile, RefusesAMatrixBesideIt) {
-  const auto file = scratch_file("tokens_and_matrix", "1,2\n");
+TEST(SoftTokensFile, RefusesRowsOfDifferentLengths) {
   SoftOptions soft;
-  soft.tokens_file = file.string();
-  soft.matrix_file = file.string();
-  EXPECT_EQ(tokens_file_error(soft).rfind("tokens-file: ", 0), 0u) << tokens_file_error(soft);
-  std::filesystem::remove(file);
+  try {
+    soft.set_tokens({{1, 2}, {3}});
+    ADD_FAILURE() << "ragged tokens accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("tokens-file: row 2 ", 0), 0u) << e.what();
+  }
 }
 
 // Every SOFT claim but the four that draw no tokens (Lemmas 1, 2 and eq 12 take matrices; the timing claim draws its
@@ -63,15 +38,11 @@ TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
   const Index n = 64, d = 4;
   MatrixD T(n, d);
   fill_gaussian(T, GaussianStream(test::seed(), hash_string("tokens-file-test"), 0, StreamTag::Q), 0.7);
-  std::string csv;
-  char cell[32];
-  for (Index i = 0; i < n; ++i)
-    for (Index j = 0; j < d; ++j) std::snprintf(cell, sizeof cell, "%.17g%s", T(i, j), j + 1 < d ? "," : "\n"), csv += cell;
-  const auto file = scratch_file("tokens_claims", csv);
   ClaimContext ctx{.seed = test::seed(), .quick = true};
-  ctx.soft.tokens_file = file.string();
-  ctx.soft.load_tokens();
-  std::filesystem::remove(file);
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(d)));
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < d; ++j) rows[std::size_t(i)][std::size_t(j)] = T(i, j);
+  ctx.soft.set_tokens(rows);
   ASSERT_TRUE(ctx.soft.file_tokens == T);
 
   const std::set<std::string> token_free{"soft.lemma1", "soft.lemma2", "soft.eq12", "soft.complexity"};

@@ -14,6 +14,9 @@ namespace attnlab::io {
 // The whole file as bytes (empty when it cannot be read).
 std::string read_file(const std::filesystem::path& path);
 void write_atomically(const std::filesystem::path& path, const std::string& content);
+// The text of a user's CSV file of numbers; std::invalid_argument "<what>: …" when it cannot be read or is too large to
+// hold once parsed.
+std::string read_numbers_file(const std::filesystem::path& file, const std::string& what);
 
 // `record` (a JSON object) with "checksum": a hash of its other fields as written.
 nlohmann::json sealed(nlohmann::json record);

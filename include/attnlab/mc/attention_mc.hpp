@@ -2,7 +2,7 @@
 // Monte-Carlo estimates of the attention norms over the Gaussian ensemble.
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/ensemble.hpp>
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/driver.hpp>
 #include <attnlab/mc/result.hpp>
 

@@ -54,17 +54,14 @@ struct SoftOptions {
   std::vector<std::string> tokens{"gaussian", "clustered", "low_rank", "grid"};
   double tolerance = 1e-8;                          // Newton–Schulz stopping residual
   int max_iterations = 200;
-  std::string matrix_file;                          // a user's square matrix (CSV) in place of the bottlenecks
-  MatrixD matrix;                                   // its contents, read by load_matrix()
-  std::string tokens_file;                          // a user's tokens (CSV, one per row) in place of every token set
-  MatrixD file_tokens;                              // its n × d contents, read by load_tokens()
+  MatrixD matrix;                                   // a user's square matrix in place of the bottlenecks (set_matrix)
+  MatrixD file_tokens;                              // a user's n × d tokens in place of every token set (set_tokens)
 
   void validate() const;  // throws std::invalid_argument naming the parameter
-  // Reads matrix_file: square, finite and not zero (singular is fine), else std::invalid_argument naming "matrix".
-  void load_matrix();
-  // Reads tokens_file: rows of equal length, finite; sets n and d from it. Errors (and tokens_file with matrix_file)
-  // are std::invalid_argument naming "tokens-file".
-  void load_tokens();
+  // A square, finite, non-zero matrix (singular is fine) from rows of numbers, else std::invalid_argument naming "matrix".
+  void set_matrix(const std::vector<std::vector<double>>& rows);
+  // Tokens from rows of numbers of equal length; sets n and d from them. Else std::invalid_argument naming "tokens-file".
+  void set_tokens(const std::vector<std::vector<double>>& rows);
 };
 
 struct ClaimContext {

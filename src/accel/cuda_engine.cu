@@ -13,6 +13,7 @@
 #include <thrust/system/cuda/memory_resource.h>
 #include <thrust/system/cuda/vector.h>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -218,37 +219,34 @@ std::string cuda_device_description() {
 namespace detail {
 
 // The GPU is Options::device modulo the devices present (an MPI job passes its rank); the handle and buffers belong to
-// it, and are made again if a call names another.
-struct CudaSession final : EngineState {
+// it, and are made again if a call names another. draw and gaussian_kernel_norm run on the last device named (0 first).
+struct CudaBackend final : Backend {
   int device = -1;
   std::unique_ptr<engine::Session<CudaSystem>> session;
-  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
+  engine::Session<CudaSystem>& on(int wanted) {
     int devices = 1;
     check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-    if (o.device % devices != device) {
+    if (wanted % devices != device) {
       session.reset();
-      device = o.device % devices;
+      device = wanted % devices;
       check(cudaSetDevice(device), "cudaSetDevice");
       session = std::make_unique<engine::Session<CudaSystem>>();
     }
-    auto out = session->trial_norms(p, o, progress);
+    return *session;
+  }
+  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
+    auto out = on(o.device).trial_norms(p, o, progress);
     check(cudaDeviceSynchronize(), "trial_norms");
     return out;
   }
+  Sample draw(const Problem& p, std::uint32_t trial) override { return on(std::max(device, 0)).draw(p, trial); }
+  SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
+                                      double tolerance, int max_iterations) override {
+    return on(std::max(device, 0)).gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);
+  }
 };
 
-std::unique_ptr<EngineState> cuda_engine() { return std::make_unique<CudaSession>(); }
-
-Sample cuda_draw(const Problem& p, std::uint32_t trial) {
-  CudaSystem sys;
-  return p.single_precision ? engine::draw<CudaSystem, float>(sys, p, trial) : engine::draw<CudaSystem, double>(sys, p, trial);
-}
-
-SpectralResult cuda_gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
-                                            double tolerance, int max_iterations) {
-  CudaSystem sys;
-  return engine::gaussian_kernel_norm(sys, Q, K, d, tolerance, max_iterations);
-}
+std::unique_ptr<Backend> cuda_backend() { return std::make_unique<CudaBackend>(); }
 
 }  // namespace detail
 }  // namespace attnlab::accel

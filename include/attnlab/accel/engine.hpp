@@ -1,5 +1,5 @@
 #pragma once
-// The accelerated Monte-Carlo engines of cuda/. One Thrust engine, written once, is built for OpenMP on
+// The accelerated Monte-Carlo engines of src/accel/. One Thrust engine, written once, is built for OpenMP on
 // every machine (--backend thrust) and, where nvcc exists, for CUDA with cuBLAS GEMMs and fused tile
 // kernels (--backend cuda). Both draw exactly the CPU engine's samples (the same Philox streams).
 #include <attnlab/attention/elementwise.hpp>
@@ -49,7 +49,7 @@ constexpr std::int64_t kFusedSplitColumns = 4096;
 constexpr std::int64_t fused_column_splits(std::int64_t N) { return (N + kFusedSplitColumns - 1) / kFusedSplitColumns; }
 
 namespace detail {
-struct EngineState;
+struct Backend;
 }
 
 // A device's engine kept across calls: on cuda its cuBLAS handle and device buffers (which only grow), so that repeated
@@ -66,7 +66,7 @@ class Engine {
                                                  const Progress& progress = {});
 
  private:
-  std::unique_ptr<detail::EngineState> state_;
+  std::unique_ptr<detail::Backend> backend_;
 };
 
 // One call of a fresh Engine.

@@ -1,6 +1,6 @@
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/io/study.hpp>
+#include <attnlab/study/study.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/soft/pinv.hpp>
 #include <attnlab/soft/spectral.hpp>
@@ -236,8 +236,8 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
                              .soft_flags = true,
                              .exploratory_on_user_input = true,
                              .extend = write_traces});
-  study.add_flags = [claim_flags = study.add_flags, trace](CLI::App& app) {
-    claim_flags(app);
+  study.add_flags = [claim_flags = study.add_flags, trace](CLI::App& app, bool quick) {
+    claim_flags(app, quick);
     for (const char* input : {"--matrix", "--tokens-file"}) {
       auto* option = app.get_option(input);
       option->description(option->get_description() +

@@ -1,6 +1,6 @@
 #pragma once
 // Every study by name: what each binary of studies/ runs, and what the Python module's run_study runs.
-#include <attnlab/io/study.hpp>
+#include <attnlab/study/study.hpp>
 
 #include <string>
 #include <vector>

@@ -9,7 +9,7 @@
 // only while it holds an exclusive flock on the point's lock file (released by the kernel if the process dies),
 // checks for the finished point after taking the lock, skips points locked by others and waits for them at the
 // end, so every process ends by writing the same outputs.
-#include <attnlab/io/study.hpp>
+#include <attnlab/study/study.hpp>
 
 #include <string>
 #include <vector>

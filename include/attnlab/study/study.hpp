@@ -28,7 +28,7 @@ struct StudyOptions {
   int threads = 0;           // 0: every hardware thread
   bool quick = false;
   std::string config;
-  std::string backend = "cpu";
+  Backend backend = Backend::cpu;
   // Ensemble and activation grids (studies that sample X, Q, K).
   std::vector<Index> N, D, d;
   std::vector<int> p;
@@ -37,7 +37,7 @@ struct StudyOptions {
   std::vector<double> sigma_x{1.0}, sigma_t{1.0};
   std::vector<std::string> activations;
   std::string convention = "inside";
-  std::string precision = "double";
+  Precision precision = Precision::float64;
   std::vector<double> reference_slopes;  // dashed N^s lines on the sweep's figures
   // Filled by run_study: the command line as typed, and the flags it set (e.g. "--N").
   std::string command;
@@ -48,7 +48,6 @@ struct StudyOptions {
   std::vector<EnsembleSpec> ensembles() const;
   // Every activation of the grid: each poly activation × p × k; softmax once.
   std::vector<ActivationSpec> activation_specs() const;
-  std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
 };
 
 struct StudyContext {
@@ -72,8 +71,9 @@ struct StudyDefinition {
   bool accelerated = false;    // takes --backend: runs on thrust and cuda too
   bool monte_carlo = true;     // takes --trials
   StudyOptions defaults{};
-  StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
-  std::function<void(CLI::App&)> add_flags{};           // study-specific flags
+  StudyOptions quick_defaults{};  // the defaults with --quick (the one quick mechanism: a flag given overrides them)
+  // Binds the study-specific flags to its state, reset to its defaults or with `quick` to its quick defaults.
+  std::function<void(CLI::App&, bool quick)> add_flags{};
   std::function<void(const StudyOptions&)> validate{};  // throws std::invalid_argument
   std::function<StudyOutput(const StudyOptions&, StudyContext&)> run{};
 };
@@ -84,7 +84,7 @@ ClaimContext claim_context(const StudyOptions& options, StudyContext& ctx);
 // An ensemble grid (N, D, d, sigmas) × activations to sweep: its defaults, the quantities kept and those fitted over N.
 struct GridSweep {
   StudyOptions defaults{};
-  StudyOptions quick_defaults{};  // with --quick: its non-empty N, D, d, p replace defaults not set by the user
+  StudyOptions quick_defaults{};  // the defaults with --quick
   std::vector<std::string> quantities{};
   std::vector<std::string> fitted{};
 };
@@ -111,6 +111,9 @@ struct ClaimsStudySpec {
   bool exploratory_on_user_input = false;
   // The study's own outputs, added once the claims are checked, from the same claim context.
   std::function<void(const ClaimContext&, StudyOutput&)> extend{};
+  // Trains a training sweep by name and returns its rows (--retrain); empty: the training claims read their sweeps'
+  // CSVs from --training-results only.
+  std::function<std::vector<ResultRow>(const std::string& sweep, const StudyOptions&, StudyContext&)> retrain{};
 };
 
 // A study that checks registered claims: those matching the spec's patterns, or the ones named by --claims.

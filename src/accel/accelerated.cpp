@@ -12,32 +12,26 @@ void validate(const Problem& p) {
     if (!a.softmax && a.fn == Elementwise::power && a.p < 1) throw std::invalid_argument("p must be at least 1");
 }
 
+// The one dispatch on Device.
+std::unique_ptr<detail::Backend> backend(Device device) {
+  if (device == Device::thrust_omp) return detail::omp_backend();
 #if defined(ATTNLAB_HAVE_CUDA)
-void require_cuda() {
   if (const auto why = cuda_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
-}
-#endif
-
-}  // namespace
-
-Engine::Engine(Device device) {
-  if (device == Device::thrust_omp) {
-    state_ = detail::omp_engine();
-    return;
-  }
-#if defined(ATTNLAB_HAVE_CUDA)
-  require_cuda();
-  state_ = detail::cuda_engine();
+  return detail::cuda_backend();
 #else
   throw std::runtime_error(cuda_unavailable_reason());
 #endif
 }
 
+}  // namespace
+
+Engine::Engine(Device device) : backend_(backend(device)) {}
+
 Engine::~Engine() = default;
 
 std::vector<AttentionNormsSquared> Engine::trial_norms(const Problem& p, const Options& o, const Progress& progress) {
   validate(p);
-  return state_->trial_norms(p, o, progress);
+  return backend_->trial_norms(p, o, progress);
 }
 
 std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o, const Progress& progress) {
@@ -47,26 +41,14 @@ std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, 
 
 Sample draw(Device device, const Problem& p, std::uint32_t trial) {
   validate(p);
-  if (device == Device::thrust_omp) return detail::omp_draw(p, trial);
-#if defined(ATTNLAB_HAVE_CUDA)
-  require_cuda();
-  return detail::cuda_draw(p, trial);
-#else
-  throw std::runtime_error(cuda_unavailable_reason());
-#endif
+  return backend(device)->draw(p, trial);
 }
 
 SpectralResult gaussian_kernel_norm(Device device, const std::vector<double>& Q, const std::vector<double>& K,
                                     std::int64_t d, double tolerance, int max_iterations) {
   if (d < 1 || Q.empty() || K.empty() || Q.size() % d != 0 || K.size() % d != 0)
     throw std::invalid_argument("gaussian_kernel_norm: Q and K must be non-empty with rows of d entries");
-  if (device == Device::thrust_omp) return detail::omp_gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);
-#if defined(ATTNLAB_HAVE_CUDA)
-  require_cuda();
-  return detail::cuda_gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);
-#else
-  throw std::runtime_error(cuda_unavailable_reason());
-#endif
+  return backend(device)->gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);
 }
 
 std::string cuda_unavailable_reason() { return cuda_status().reason; }

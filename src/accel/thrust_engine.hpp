@@ -11,7 +11,7 @@
 #include "backends.hpp"
 
 #include <attnlab/core/rng.hpp>
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 
 #include <thrust/copy.h>
 #include <thrust/for_each.h>
@@ -334,7 +334,9 @@ void draw_batch(Sys& sys, const Problem& p, std::uint32_t first, I nb, Workspace
 // Row-major U = X·Q is column-major Uᵀ = Qᵀ·Xᵀ, with the same buffers.
 template <class Sys, class T>
 void project(Sys& sys, const T* X, const T* W, T* out, I nb, I N, I D, I d) {
-  sys.gemm(GemmArgs<T>{false, false, d, N, D, T(1), W, d, D * d, X, D, N * D, T(0), out, d, N * d, nb});
+  sys.gemm(GemmArgs<T>{.trans_a = false, .trans_b = false, .m = d, .n = N, .k = D, .alpha = T(1), .A = W, .lda = d,
+                       .stride_a = D * d, .B = X, .ldb = D, .stride_b = N * D, .beta = T(0), .C = out, .ldc = d,
+                       .stride_c = N * d, .batch = nb});
 }
 
 template <class Sys, class T>
@@ -359,7 +361,9 @@ void slab_rows_softmax(Sys& sys, const ActivationParams& a, I nb, I N, I D, I d,
   for_each_index(sys, nb * R * N, Probabilities<T>{M, S, R, N, a.logit_scale, raw<SoftmaxSums>(w.softmax_rows)});
   // G = S·A with S col-major R×N and A = augmented, row-major N×W (col-major W×N, transposed).
   const auto times_augmented = [&](double* G) {
-    sys.gemm(GemmArgs<double>{false, true, R, W, N, 1.0, S, R, R * N, raw<double>(w.augmented), W, N * W, 0.0, G, R, R * W, nb});
+    sys.gemm(GemmArgs<double>{.trans_a = false, .trans_b = true, .m = R, .n = W, .k = N, .alpha = 1.0, .A = S, .lda = R,
+                              .stride_a = R * N, .B = raw<double>(w.augmented), .ldb = W, .stride_b = N * W,
+                              .beta = 0.0, .C = G, .ldc = R, .stride_c = R * W, .batch = nb});
   };
   times_augmented(raw<double>(w.G1));
   for_each_index(sys, nb * R * N, Square{S});
@@ -428,8 +432,10 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, Workspace<Sys, T>& w, c
         for (I r0 = 0; r0 < N; r0 += R) {
           const I rows = std::min(R, N - r0);
           // Slab (col-major rows × N) = U[r0 : r0 + rows] · Vᵀ, U row-major seen as col-major d × N.
-          sys.gemm(GemmArgs<T>{true, false, rows, N, d, T(1), raw<T>(w.U) + r0 * d, d, N * d, raw<T>(w.V), d, N * d, T(0),
-                               raw<T>(w.slab), rows, rows * N, nb});
+          sys.gemm(GemmArgs<T>{.trans_a = true, .trans_b = false, .m = rows, .n = N, .k = d, .alpha = T(1),
+                               .A = raw<T>(w.U) + r0 * d, .lda = d, .stride_a = N * d, .B = raw<T>(w.V), .ldb = d,
+                               .stride_b = N * d, .beta = T(0), .C = raw<T>(w.slab), .ldc = rows,
+                               .stride_c = rows * N, .batch = nb});
           if (a.softmax)
             slab_rows_softmax(sys, a, nb, N, D, d, rows, r0, chunk, w);
           else
@@ -448,17 +454,6 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, Workspace<Sys, T>& w, c
   }
   return out;
 }
-
-// A System and the buffers of both precisions, kept across calls of accel::Engine (buffers only grow).
-template <class Sys>
-struct Session final : detail::EngineState {
-  Sys sys;
-  Workspace<Sys, float> single;
-  Workspace<Sys, double> dual;
-  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
-    return p.single_precision ? engine::trial_norms(sys, single, p, o, progress) : engine::trial_norms(sys, dual, p, o, progress);
-  }
-};
 
 template <class Sys, class T>
 Sample draw(Sys& sys, const Problem& p, std::uint32_t trial) {
@@ -530,5 +525,23 @@ SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, cons
   r.iterations = std::min(r.iterations, max_iterations);
   return r;
 }
+
+// A System and the buffers of both precisions, kept across calls of accel::Engine (buffers only grow).
+template <class Sys>
+struct Session final : detail::Backend {
+  Sys sys;
+  Workspace<Sys, float> single;
+  Workspace<Sys, double> dual;
+  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
+    return p.single_precision ? engine::trial_norms(sys, single, p, o, progress) : engine::trial_norms(sys, dual, p, o, progress);
+  }
+  Sample draw(const Problem& p, std::uint32_t trial) override {
+    return p.single_precision ? engine::draw<Sys, float>(sys, p, trial) : engine::draw<Sys, double>(sys, p, trial);
+  }
+  SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, I d, double tolerance,
+                                      int max_iterations) override {
+    return engine::gaussian_kernel_norm(sys, Q, K, d, tolerance, max_iterations);
+  }
+};
 
 }  // namespace attnlab::accel::engine

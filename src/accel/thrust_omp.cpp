@@ -24,17 +24,6 @@ struct OmpSystem {
 
 }  // namespace
 
-std::unique_ptr<EngineState> omp_engine() { return std::make_unique<engine::Session<OmpSystem>>(); }
-
-Sample omp_draw(const Problem& p, std::uint32_t trial) {
-  OmpSystem sys;
-  return p.single_precision ? engine::draw<OmpSystem, float>(sys, p, trial) : engine::draw<OmpSystem, double>(sys, p, trial);
-}
-
-SpectralResult omp_gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
-                                           double tolerance, int max_iterations) {
-  OmpSystem sys;
-  return engine::gaussian_kernel_norm(sys, Q, K, d, tolerance, max_iterations);
-}
+std::unique_ptr<Backend> omp_backend() { return std::make_unique<engine::Session<OmpSystem>>(); }
 
 }  // namespace attnlab::accel::detail

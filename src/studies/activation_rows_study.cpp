@@ -1,8 +1,7 @@
 #include <attnlab/attention/row_map.hpp>
-#include <attnlab/core/machine.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
-#include <attnlab/io/study.hpp>
+#include <attnlab/study/study.hpp>
 #include <attnlab/theory/extreme_rows.hpp>
 
 #include <algorithm>
@@ -52,7 +51,7 @@ StudyDefinition activation_rows_study() {
                         .ensemble_flags = false,
                         .monte_carlo = false};
   auto input = std::make_shared<RowsInput>();
-  study.add_flags = [input](CLI::App& app) {
+  study.add_flags = [input](CLI::App& app, bool) {
     std::string names;
     for (const auto& info : activation_registry()) names += (names.empty() ? "" : ", ") + info.name;
     app.add_option("--rows", input->file,
@@ -69,10 +68,7 @@ StudyDefinition activation_rows_study() {
     app.add_option("--alpha", input->alpha, "the exponent of h(x)/N^alpha activations (>= 0)")->capture_default_str();
   };
   study.validate = [input](const StudyOptions&) {
-    if (!std::filesystem::is_regular_file(input->file))
-      throw std::invalid_argument(text("rows: cannot read '", input->file, "'"));
-    refuse_numbers_file_too_large(input->file, "rows");
-    input->rows = parse_logits_rows(read_file(input->file), "rows", 2);
+    input->rows = parse_logits_rows(read_numbers_file(input->file, "rows"), "rows", 2);
     if (!(input->alpha >= 0) || !std::isfinite(input->alpha))
       throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", input->alpha, ")"));
     input->specs.clear();

@@ -1,3 +1,4 @@
+#include <attnlab/core/csv_number.hpp>
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/machine.hpp>
 #include <attnlab/core/rng.hpp>
@@ -7,10 +8,9 @@
 #include <attnlab/io/metadata.hpp>
 #include <attnlab/io/plot.hpp>
 #include <attnlab/io/report.hpp>
-#include <attnlab/io/study.hpp>
+#include <attnlab/study/study.hpp>
 #include <attnlab/io/table.hpp>
-#include <attnlab/io/training_sweep.hpp>
-#include <attnlab/mc/accelerated.hpp>
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/sweep.hpp>
 #include <attnlab/theory/claims.hpp>
 #include <attnlab/theory/extreme_rows.hpp>
@@ -71,11 +71,6 @@ bool StudyOptions::was_given(const std::string& flag) const {
   return std::find(given.begin(), given.end(), flag) != given.end();
 }
 
-std::uint32_t StudyOptions::trials_or(std::uint32_t full, std::uint32_t quick_default) const {
-  if (trials > 0) return static_cast<std::uint32_t>(trials);
-  return quick ? quick_default : full;
-}
-
 namespace {
 
 // `word` as one shell word: quoted when it holds anything but plain characters.
@@ -107,8 +102,8 @@ std::filesystem::path default_out(const std::string& study, const std::vector<st
 
 nlohmann::json resolved_config(const StudyOptions& o) {
   nlohmann::json config{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
-                        {"quick", o.quick}, {"config", o.config}, {"backend", o.backend}};
-  if (o.backend == "cuda") config["device"] = accel::cuda_device_description();
+                        {"quick", o.quick}, {"config", o.config}, {"backend", to_string(o.backend)}};
+  if (o.backend == Backend::cuda) config["device"] = accel::cuda_device_description();
   return config;
 }
 
@@ -156,8 +151,9 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
   app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");
   if (study.accelerated)
-    app.add_option("--backend", o.backend, "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU)")
-        ->capture_default_str();
+    app.add_option_function<std::string>("--backend", [&o](const std::string& s) { o.backend = parse_backend(s); },
+                                         "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU)")
+        ->default_str(to_string(o.backend));
   if (!ensemble) return;
   app.add_option("--N", o.N, "sequence lengths, comma-separated")->delimiter(',')->capture_default_str();
   app.add_option("--D", o.D, "embedding dimensions")->delimiter(',')->capture_default_str();
@@ -182,7 +178,9 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_option("--convention", o.convention,
                  "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
       ->capture_default_str();
-  app.add_option("--precision", o.precision, "float or double")->capture_default_str();
+  app.add_option_function<std::string>("--precision", [&o](const std::string& s) { o.precision = parse_precision(s); },
+                                       "float or double")
+      ->default_str(to_string(o.precision));
   app.add_option("--reference-slope", o.reference_slopes,
                  "slopes s drawn as dashed N^s guide lines on the figures, e.g. 0.5,1")
       ->delimiter(',');
@@ -201,9 +199,9 @@ void refuse_what_cannot_fit(const EnsembleSpec& e, int threads) {
 
 void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   if (o.threads < 0) throw std::invalid_argument(text("threads must be at least 0 (got ", o.threads, ")"));
-  const Backend backend = parse_backend(o.backend);
-  if (backend != Backend::cpu && !study.accelerated)
-    throw std::invalid_argument(text("backend: ", study.name, " runs on the cpu backend only (got '", o.backend, "')"));
+  if (o.backend != Backend::cpu && !study.accelerated)
+    throw std::invalid_argument(
+        text("backend: ", study.name, " runs on the cpu backend only (got '", to_string(o.backend), "')"));
   if (!study.ensemble_flags) return;
   const auto non_empty = [](const char* name, std::size_t n) {
     if (n == 0) throw std::invalid_argument(text(name, " must list at least one value"));
@@ -223,10 +221,9 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
     e.validate();
     refuse_what_cannot_fit(e, o.threads > 0 ? o.threads : omp_get_max_threads());
   }
-  parse_precision(o.precision);
   for (const auto& a : o.activation_specs())
     for (const auto& e : o.ensembles()) a.validate(e.N, e.d);
-  validate_backend(backend, o.activation_specs());
+  validate_backend(o.backend, o.activation_specs());
 }
 
 }  // namespace
@@ -244,6 +241,7 @@ GridSweep poly_grid(std::vector<std::string> quantities, std::vector<std::string
   grid.defaults.p = {1, 2, 3};
   grid.defaults.k = {"1", "sqrtN"};
   grid.defaults.activations = {"poly", "softmax"};
+  grid.quick_defaults = grid.defaults;
   grid.quick_defaults.N = {8, 16, 32, 64};
   grid.quick_defaults.D = {16};
   grid.quick_defaults.d = {16};
@@ -262,7 +260,7 @@ bool grid_flag_given(const StudyOptions& o) {
 }
 
 StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const StudyOptions& o, StudyContext& ctx) {
-  const auto trials = o.trials_or(64, 8);
+  const auto trials = claim_context(o, ctx).trials_or(64, 8);
   const auto sweep = run_sweep({.study = name,
                                 .ensembles = o.ensembles(),
                                 .activations = o.activation_specs(),
@@ -270,8 +268,8 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
                                 .fitted = grid.fitted,
                                 .seed = o.seed,
                                 .trials = trials,
-                                .precision = parse_precision(o.precision),
-                                .backend = parse_backend(o.backend),
+                                .precision = o.precision,
+                                .backend = o.backend,
                                 .reference_slopes = o.reference_slopes},
                                ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
   StudyOutput out{.rows = sweep.rows, .figures = sweep.figures};
@@ -285,7 +283,7 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
                 {"sigma_t", o.sigma_t},
                 {"activation", o.activations},
                 {"convention", o.convention},
-                {"precision", o.precision},
+                {"precision", to_string(o.precision)},
                 {"reference_slopes", o.reference_slopes},
                 {"exploratory", grid_flag_given(o)}};
   out.summary = sweep_table(sweep.rows, grid.fitted);
@@ -315,14 +313,33 @@ class ReadOnlyCache final : public ResultCache {
   ResultCache& cache_;
 };
 
+// Whether `args` (the command line and the config's keys) set --quick.
+bool quick_given(const std::vector<std::string>& args) {
+  bool quick = false;
+  CLI::App probe;
+  probe.allow_extras();
+  probe.set_help_flag();
+  probe.add_flag("--quick", quick);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  probe.parse(reversed);
+  return quick;
+}
+
 // argv[0] names the program; `hooks`, when given, receive the error line and the progress.
 int run_study_with(const StudyDefinition& study, const std::vector<std::string>& argv, StudyRunHooks* hooks) {
   const auto start = std::chrono::steady_clock::now();
   const bool root = distributed::root();
-  StudyOptions options = study.defaults;
-  CLI::App app{study.description, study.name};
-  add_common_flags(app, options, study);
-  if (study.add_flags) study.add_flags(app);
+  // The flags bind to the study's defaults, or with --quick to its quick defaults: --quick is read first, and a flag
+  // given overrides either.
+  StudyOptions options;
+  const auto bind_flags = [&](bool quick) {
+    options = quick ? study.quick_defaults : study.defaults;
+    auto flags = std::make_unique<CLI::App>(study.description, study.name);
+    add_common_flags(*flags, options, study);
+    if (study.add_flags) study.add_flags(*flags, quick);
+    return flags;
+  };
+  auto app_bound = bind_flags(false);
   // Every rank validates the same arguments alike: rank 0 alone says why they fail.
   const auto fail = [&](const std::string& message, int code) {
     if (hooks)
@@ -343,10 +360,12 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
       std::vector<std::string> reversed(args.rbegin(), args.rend());
       first.parse(reversed);
       if (!probe.config.empty()) {
-        const auto extra = config_arguments(probe.config, app, args);
+        const auto extra = config_arguments(probe.config, *app_bound, args);
         args.insert(args.begin(), extra.begin(), extra.end());
       }
+      if (quick_given(args)) app_bound = bind_flags(true);
     }
+    CLI::App& app = *app_bound;
     options.command = argv[0];
     for (std::size_t i = 1; i < argv.size(); ++i) options.command += " " + shell_word(argv[i]);
     refuse_unknown_flags(app, args);
@@ -356,15 +375,6 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     if (app.count("--out") == 0) options.out = default_out(study.name, given_args);
     for (const auto* option : app.get_options())
       if (option->count() > 0) options.given.push_back(option->get_name());
-    if (options.quick && study.ensemble_flags) {
-      const auto use_quick = [&](const char* flag, auto& value, const auto& quick) {
-        if (app.count(flag) == 0 && !quick.empty()) value = quick;
-      };
-      use_quick("--N", options.N, study.quick_defaults.N);
-      use_quick("--D", options.D, study.quick_defaults.D);
-      use_quick("--d", options.d, study.quick_defaults.d);
-      use_quick("--p", options.p, study.quick_defaults.p);
-    }
     if (options.was_given("--trials") && options.trials < 1)
       throw std::invalid_argument(text("trials must be at least 1 (got ", options.trials, ")"));
     // Trial counts are 32-bit downstream: a larger one would wrap silently (to 0: the default).
@@ -375,7 +385,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     if (study.validate) study.validate(options);
     ensure_writable_directory(options.out);  // last: nothing is created for invalid input
   } catch (const CLI::CallForHelp&) {
-    if (root) std::cout << app.help();
+    if (root) std::cout << app_bound->help();
     return 0;
   } catch (const CLI::ParseError& e) {
     return fail(excerpt(e.what(), kMaxFlagError), 2);
@@ -473,8 +483,13 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
     std::vector<VectorD> rows;
   };
   auto logits = std::make_shared<LogitsSource>();
+  struct SoftFiles {
+    std::string matrix, tokens;
+  };
+  auto soft_files = std::make_shared<SoftFiles>();
   const auto takes_logits = [](const std::string& id) { return claim_registry().find(id).judges_logits; };
-  study.add_flags = [ids, soft, soft_flags, training, training_flags, logits, logits_flag, matches](CLI::App& app) {
+  const bool retrains = static_cast<bool>(spec.retrain);
+  study.add_flags = [ids, soft, soft_files, soft_flags, training, training_flags, retrains, logits, logits_flag, matches](CLI::App& app, bool) {
     app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
     if (logits_flag) {
       std::string row_claims;
@@ -485,13 +500,13 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
                      "own inputs (replays a worst case from the logits column of the evidence); only these claims "
                      "take it, and they are the default with it: " + row_claims);
     }
-    if (training_flags) {
+    if (training_flags)
       app.add_option("--training-results", training->results,
                      "folder of the training sweeps' CSVs the training claims read (the committed full runs)")
           ->capture_default_str();
+    if (retrains)
       app.add_flag("--retrain", training->retrain,
                    "train the sweeps (quick budget with --quick) into --out instead of reading --training-results");
-    }
     if (!soft_flags) return;
     app.add_option("--n", soft->n, "tokens (a square number for grid tokens)")->capture_default_str();
     app.add_option("--d", soft->d, "head dimension")->capture_default_str();
@@ -504,41 +519,42 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
         ->capture_default_str();
     app.add_option("--tolerance", soft->tolerance, "Newton-Schulz stopping residual (>= 0)")->capture_default_str();
     app.add_option("--max-iterations", soft->max_iterations, "Newton-Schulz iteration cap")->capture_default_str();
-    app.add_option("--matrix", soft->matrix_file,
+    app.add_option("--matrix", soft_files->matrix,
                    "a square matrix as CSV, pseudo-inverted in place of the generated bottleneck matrices");
-    app.add_option("--tokens-file", soft->tokens_file,
+    app.add_option("--tokens-file", soft_files->tokens,
                    "tokens as CSV, one per row (n rows of d numbers; they set --n and --d), in place of every token "
                    "ensemble and structured extreme of the claims that draw tokens (landmarks sampled at random); "
                    "evidence rows label them tokens_file");
   };
-  study.validate = [ids, soft, matches, logits, takes_logits, exploring = spec.grid.has_value()](const StudyOptions& o) {
+  study.validate = [ids, soft, soft_files, matches, logits, takes_logits, exploring = spec.grid.has_value()](const StudyOptions& o) {
     if (exploring && grid_flag_given(o) && !ids->empty())
       throw std::invalid_argument("claims: each claim is checked on its own grid; grid flags (--N, --activation, ...) "
                                   "explore instead, without --claims");
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
-    soft->load_matrix();
+    if (!soft_files->matrix.empty()) soft->set_matrix(parse_number_rows(read_numbers_file(soft_files->matrix, "matrix"), "matrix"));
     const Index n_flag = soft->n, d_flag = soft->d;
-    soft->load_tokens();
+    if (!soft_files->tokens.empty()) {
+      if (!soft_files->matrix.empty())
+        throw std::invalid_argument("tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
+      soft->set_tokens(parse_number_rows(read_numbers_file(soft_files->tokens, "tokens-file"), "tokens-file"));
+    }
     const auto agrees_with_file = [&](const std::string& flag, Index given, Index read, const std::string& what) {
-      if (!soft->tokens_file.empty() && o.was_given("--" + flag) && given != read)
+      if (!soft_files->tokens.empty() && o.was_given("--" + flag) && given != read)
         throw std::invalid_argument(text(flag, ": --", flag, " ", given, " disagrees with the ", read, " ", what,
-                                         " of tokens-file '", soft->tokens_file, "' (leave --", flag, " out: the file sets it)"));
+                                         " of tokens-file '", soft_files->tokens, "' (leave --", flag, " out: the file sets it)"));
     };
     agrees_with_file("n", n_flag, soft->n, "tokens");
     agrees_with_file("d", d_flag, soft->d, "entries per token");
     soft->validate();  // after the tokens file, which sets n
     if (logits->file.empty()) return;
-    if (!std::filesystem::is_regular_file(logits->file))
-      throw std::invalid_argument(text("logits-file: cannot read '", logits->file, "'"));
-    refuse_numbers_file_too_large(logits->file, "logits-file");
-    logits->rows = parse_logits_rows(read_file(logits->file), "logits-file", 2);
+    logits->rows = parse_logits_rows(read_numbers_file(logits->file, "logits-file"), "logits-file", 2);
     for (const auto& id : *ids)
       if (!takes_logits(id))
         throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
   };
-  study.run = [ids, soft, matches, training, logits, spec](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [ids, soft, soft_files, matches, training, logits, spec](const StudyOptions& o, StudyContext& ctx) {
     const auto& name = spec.name;
     if (spec.grid && grid_flag_given(o)) {
       if (distributed::root())
@@ -554,18 +570,18 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       const auto csv = training->results / (sweep + ".csv");
       auto& rows = sweeps[sweep];
       if (training->retrain)
-        rows = retrain_sweep(sweep, o, ctx);
+        rows = spec.retrain(sweep, o, ctx);
       else if (std::filesystem::exists(csv))
         rows = rows_from_csv(read_file(csv), csv.string());
       return rows;
     };
     // A question about the user's own input, not about the papers: no claim is checked unless --claims names it.
-    if (spec.exploratory_on_user_input && ids->empty() && (!soft->matrix_file.empty() || !soft->tokens_file.empty())) {
+    if (spec.exploratory_on_user_input && ids->empty() && (!soft_files->matrix.empty() || !soft_files->tokens.empty())) {
       StudyOutput out;
       out.config["exploratory"] = true;
       if (distributed::root())
         std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
-                     name.c_str(), soft->matrix_file.empty() ? soft->tokens_file.c_str() : soft->matrix_file.c_str());
+                     name.c_str(), soft_files->matrix.empty() ? soft_files->tokens.c_str() : soft_files->matrix.c_str());
       if (spec.extend) spec.extend(claims, out);
       return out;
     }

@@ -1,7 +1,8 @@
 #include <attnlab/core/text.hpp>
-#include <attnlab/io/studies.hpp>
-#include <attnlab/io/train_study.hpp>
-#include <attnlab/io/training_sweep.hpp>
+#include <attnlab/studies/studies.hpp>
+#include <attnlab/sweeps/train_study.hpp>
+#include <attnlab/sweeps/training_sweep.hpp>
+#include <attnlab/theory/training_rows.hpp>
 
 #include <cmath>
 #include <functional>
@@ -47,6 +48,7 @@ StudyDefinition relu_scaling() {
   grid.defaults.activations = {"relu"};
   grid.defaults.alpha = {0.5, 1.0};
   grid.defaults.sigma_t = {1 / std::sqrt(64.0)};  // RELU's O(1) entries of q = xQ at initialisation
+  grid.quick_defaults = grid.defaults;
   grid.quick_defaults.N = {8, 16, 32, 64};
   return claims_study({.name = "relu_scaling",
                        .description = "attention weights, row sums and Frobenius norms of h(S)/N^alpha over N, their "
@@ -98,7 +100,9 @@ StudyDefinition soft_complexity() {
 
 // Every registered claim with its verdict: claims.csv, report.md, verify.csv and the figures.
 StudyDefinition verify() {
-  return claims_study({.name = "verify", .description = "check every claim of CLAIMS.md and write claims.csv and report.md"});
+  return claims_study({.name = "verify",
+                       .description = "check every claim of CLAIMS.md and write claims.csv and report.md",
+                       .retrain = retrain_sweep});
 }
 
 const std::map<std::string, std::function<StudyDefinition()>>& catalogue() {
@@ -114,10 +118,10 @@ const std::map<std::string, std::function<StudyDefinition()>>& catalogue() {
       {"verify", verify},
       {"activation_rows", activation_rows_study},
       {"train", train_study},
-      {"k_sweep", [] { return training_sweep_study("k_sweep"); }},
-      {"activation_table", [] { return training_sweep_study("activation_table"); }},
-      {"training_norms", [] { return training_sweep_study("training_norms"); }},
-      {"alpha_sweep", [] { return training_sweep_study("alpha_sweep"); }},
+      {training_rows::sweep::k, [] { return training_sweep_study(training_rows::sweep::k); }},
+      {training_rows::sweep::activation_table, [] { return training_sweep_study(training_rows::sweep::activation_table); }},
+      {training_rows::sweep::norms, [] { return training_sweep_study(training_rows::sweep::norms); }},
+      {training_rows::sweep::alpha, [] { return training_sweep_study(training_rows::sweep::alpha); }},
   };
   return studies;
 }

@@ -1,0 +1,38 @@
+#pragma once
+// The rows of the training sweeps: their names, quantities and extra columns, named once for the sweeps that write
+// them (src/sweeps) and the training claims that read them (src/theory/training_claims.cpp).
+namespace attnlab::training_rows {
+
+namespace sweep {
+inline constexpr const char* k = "k_sweep";
+inline constexpr const char* activation_table = "activation_table";
+inline constexpr const char* norms = "training_norms";
+inline constexpr const char* alpha = "alpha_sweep";
+}  // namespace sweep
+
+namespace quantity {
+inline constexpr const char* val_accuracy = "val_accuracy";
+inline constexpr const char* val_loss = "val_loss";
+inline constexpr const char* train_loss = "train_loss";
+inline constexpr const char* phi_fro = "phi_fro";            // ‖ϕ(S)‖_F of a layer, mean over images and heads
+inline constexpr const char* jacobian_fro = "jacobian_fro";  // ‖∂ϕ/∂S‖_F of a layer
+}  // namespace quantity
+
+// Extra columns: every row has seed, validation (images), steps, function (the activation's registered name) and
+// diverged_at; alpha where the activation takes one; h in alpha_sweep; the norms' rows step, layer, tokens (N + 1)
+// and weight_std (of the initial Q and K weights).
+namespace column {
+inline constexpr const char* seed = "seed";
+inline constexpr const char* validation = "validation";
+inline constexpr const char* steps = "steps";
+inline constexpr const char* function = "function";
+inline constexpr const char* diverged_at = "diverged_at";
+inline constexpr const char* alpha = "alpha";
+inline constexpr const char* h = "h";
+inline constexpr const char* step = "step";
+inline constexpr const char* layer = "layer";
+inline constexpr const char* tokens = "tokens";
+inline constexpr const char* weight_std = "weight_std";
+}  // namespace column
+
+}  // namespace attnlab::training_rows

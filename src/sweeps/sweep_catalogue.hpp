@@ -1,0 +1,48 @@
+#pragma once
+// The training sweeps' catalogue: what each sweep trains (its grid and the run every point starts from), and how a
+// grid expands to points, each keyed by its whole configuration.
+#include <attnlab/sweeps/train_run.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnlab::io {
+
+// What a sweep trains: its grid (each sweep exposes some of these axes as flags) and the run every point starts from.
+struct Grid {
+  std::vector<Index> N{};
+  std::vector<std::string> k{}, activations{}, h{};
+  std::vector<double> alpha{};
+  int seeds = 2;
+  TrainRun run{};
+};
+
+struct Point {
+  train::TrainConfig config;
+  std::vector<std::pair<std::string, std::string>> labels;  // extra columns
+};
+
+struct Sweep {
+  std::string name, description;
+  Grid full{}, quick{};
+  std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha"
+  bool norms = false;                     // keep per-layer norms along training (layers at 1/6, 1/2 and the end)
+  std::function<std::vector<Point>(const Grid&, std::uint64_t seed)> points{};
+};
+
+const std::vector<Sweep>& sweeps();
+// Throws std::logic_error for a name that is not a sweep's.
+const Sweep& find_sweep(const std::string& name);
+
+// The patch that cuts the 32×32 image into N patches: a 2^⌈e/2⌉ × 2^⌊e/2⌋ grid for N = 2^e
+// (N = 256, 64, 16, 8 → 2×2, 4×4, 8×8, 8×16); std::invalid_argument naming N for others.
+std::pair<Index, Index> patch_for(Index N);
+// The layers whose norms a sweep with norms keeps: about a sixth, half and all of `depth` (repeats dropped).
+std::vector<Index> norm_layers(Index depth);
+// Everything that makes a point's numbers: the sweep, the run and its data.
+std::string point_key(const Sweep& sweep, const Grid& g, const Point& p);
+
+}  // namespace attnlab::io

@@ -1,0 +1,138 @@
+#include "point_store.hpp"
+#include "sweep_points.hpp"
+
+#include <attnlab/core/distributed.hpp>
+#include <attnlab/core/text.hpp>
+#include <attnlab/theory/training_rows.hpp>
+#include <attnlab/train/data.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <thread>
+
+namespace attnlab::io {
+namespace {
+
+using namespace training_rows;
+
+// What one training run measured: quantities with their step and layer (norms), and where it diverged.
+// Points store only this; the labels (activation, N, seed, ...) are added when the sweep assembles its rows,
+// so a new column never retrains anything.
+// Trains one point. A run whose loss or gradient turns non-finite stops there and is evaluated with its last
+// finite parameters.
+PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset& data) {
+  auto [train_part, validation] = train::split(data, g.run.data.validation, p.config.seed);
+  train::Trainer trainer(p.config, std::move(train_part), std::move(validation));
+  PointResult result;
+  while (!trainer.done()) {
+    try {
+      trainer.train_step();
+    } catch (const train::NonFiniteError&) {
+      result.diverged_at = trainer.step();
+      break;
+    }
+  }
+  const auto eval = trainer.evaluate();
+  const double train_loss = trainer.records().empty() ? std::nan("") : trainer.records().back().loss;
+  result.measurements = {{quantity::val_accuracy, eval.accuracy}, {quantity::val_loss, eval.loss},
+                         {quantity::train_loss, train_loss}};
+  if (sweep.norms)
+    for (const auto& rec : trainer.records())
+      for (Index l : norm_layers(p.config.model.depth))
+        if (!rec.norms.empty()) {
+          const auto& n = rec.norms[std::size_t(l - 1)];
+          result.measurements.push_back({quantity::phi_fro, n.phi, rec.step, l});
+          result.measurements.push_back({quantity::jacobian_fro, n.jacobian, rec.step, l});
+        }
+  return result;
+}
+
+// The rows of a point: its measurements with the configuration's columns.
+std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point& p, const PointResult& result) {
+  const auto& c = p.config;
+  const auto& info = find_activation(c.model.activation.name);
+  std::vector<ResultRow> rows;
+  for (const auto& m : result.measurements) {
+    ResultRow r;
+    r.study = sweep.name;
+    r.quantity = m.quantity;
+    r.activation = c.model.activation.label();
+    r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim();
+    if (info.uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k.str();
+    r.trials = 1;
+    const bool finite = std::isfinite(m.value);
+    r.value = {finite ? 1 : 0, finite ? 0 : 1, m.value, 0, m.value, m.value};
+    r.extra = {{column::seed, text(c.seed)}, {column::validation, text(g.run.data.validation)},
+               {column::steps, text(c.steps)}, {column::function, c.model.activation.name}};
+    if (info.uses_alpha) r.extra.push_back({column::alpha, text(c.model.activation.alpha)});
+    for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
+      if (extra_value(r, label.first).empty()) r.extra.push_back(label);
+    if (m.layer > 0)
+      r.extra.insert(r.extra.end(), {{column::step, text(m.step)}, {column::layer, text(m.layer)},
+                                     {column::tokens, text(c.model.tokens())},
+                                     {column::weight_std, text(train::kInitWeightStd)}});
+    r.extra.push_back({column::diverged_at, result.diverged_at < 0 ? "" : text(result.diverged_at)});
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
+                                  ProgressBar& progress_bar) {
+  const auto points = sweep.points(g, seed);
+  PointStore store(out / ".partial" / sweep.name);
+  std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
+  std::vector<std::optional<PointResult>> results(points.size());
+  std::size_t finished = 0, trained = 0;
+  const auto progress = progress_bar.task(text(sweep.name, " points"));
+  // Loads point i, or trains it under its lock; false when another process holds the lock.
+  const auto settle = [&](std::size_t i) {
+    const auto key = point_key(sweep, g, points[i]);
+    results[i] = store.load(key);
+    if (!results[i]) {
+      const int lock = store.try_lock(key);
+      if (lock < 0) return false;
+      results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
+      if (!results[i]) {
+        if (!data)
+          data = std::make_unique<train::Dataset>(
+              train::first(train::pad(train::load_fashion_mnist(g.run.data.dir, true), 32, 32), g.run.data.train_limit));
+        results[i] = train_point(sweep, g, points[i], *data);
+        store.store(key, *results[i]);
+        ++trained;
+      }
+      store.unlock(key, lock);
+    }
+    ++finished;
+    if (progress) progress(std::uint32_t(finished), std::uint32_t(points.size()));
+    return true;
+  };
+  // The ranks of an MPI job take points from one queue, so a slow point holds up only its rank; then each rank reads
+  // the points the others settled (and waits for those another job holds).
+  {
+    distributed::WorkQueue queue(points.size());
+    for (auto i = queue.next(); i < points.size(); i = queue.next()) settle(i);
+  }
+  distributed::barrier();
+  while (finished < points.size()) {
+    bool waiting = false;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (!results[i]) waiting |= !settle(i);
+    if (waiting && finished < points.size()) std::this_thread::sleep_for(std::chrono::seconds(2));
+  }
+  std::fprintf(stderr, "%s: trained %zu of %zu points here (the others by earlier runs or other processes)\n",
+               sweep.name.c_str(), trained, points.size());
+  std::vector<ResultRow> rows;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto part = point_rows(sweep, g, points[i], *results[i]);
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
+  return rows;
+}
+
+}  // namespace attnlab::io

@@ -1,0 +1,109 @@
+#include <attnlab/core/text.hpp>
+#include <attnlab/sweeps/train_run.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace attnlab::io {
+namespace {
+
+std::pair<Index, Index> parse_patch(const std::string& s) {
+  Index h = 0, w = 0;
+  char x = 0, rest = 0;
+  std::istringstream in(s);
+  if (!(in >> h >> x >> w) || x != 'x' || in >> rest || h < 1 || w < 1)
+    throw CLI::ValidationError(text("patch must be HxW with positive sides, e.g. 4x4 or 8x16 (got '", s, "')"));
+  return {h, w};
+}
+
+}  // namespace
+
+void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
+  auto& c = run.config;
+  auto& m = c.model;
+  auto& a = m.activation;
+  auto& data = run.data;
+  // CLI11 runs the options' callbacks in the order they are added: the preset first, so --dim and the rest override it.
+  app.add_option_function<std::string>(
+         "--model",
+         [&m](const std::string& name) {
+           const auto preset = train::VitConfig::preset(name);
+           m.dim = preset.dim, m.depth = preset.depth, m.heads = preset.heads, m.mlp_hidden = preset.mlp_hidden;
+         },
+         "vit-tiny (D 192, depth 12, 3 heads, MLP 768), small (64, 2, 2, 256) or micro (16, 2, 2, 32): sets --dim, "
+         "--depth, --heads and --mlp")
+      ->check(CLI::IsMember({"vit-tiny", "small", "micro"}));
+  app.add_option("--dim", m.dim, "embedding dimension D")->capture_default_str();
+  app.add_option("--depth", m.depth, "blocks")->capture_default_str();
+  app.add_option("--heads", m.heads, "attention heads")->capture_default_str();
+  app.add_option("--mlp", m.mlp_hidden, "MLP hidden size")->capture_default_str();
+  if (flags == TrainFlags::every) {
+    app.add_option_function<std::string>(
+           "--activation",
+           [&a](const std::string& name) {
+             auto spec = ActivationSpec::parse(name);
+             spec.p = a.p, spec.k = a.k, spec.alpha = a.alpha;  // their flags come next
+             a = spec;
+           },
+           "attention activation (a registered name, +prenorm or +prenorm-released, +qkln)")
+        ->default_str(a.name);
+    app.add_option("--p", a.p, "power p of poly activations")->capture_default_str();
+    app.add_option_function<std::string>("--k", [&a](const std::string& k) { a.k = KScale::parse(k); },
+                                         "scale k of x^p/k: a number or sqrtN (N = patches)")
+        ->default_str(a.k.str());
+    app.add_option("--alpha", a.alpha, "exponent alpha of h(S)/N^alpha activations")->capture_default_str();
+    app.add_option_function<std::string>(
+           "--patch", [&m](const std::string& s) { std::tie(m.patch_h, m.patch_w) = parse_patch(s); },
+           "patch HxW on the 32x32 image (2x2, 4x4, 8x8, 8x16: N = 256, 64, 16, 8)")
+        ->default_str(text(m.patch_h, "x", m.patch_w));
+    app.add_option("--data", data.name, "fashion-mnist or cifar10 (binary batches in --data-dir)")
+        ->check(CLI::IsMember({"fashion-mnist", "cifar10"}))
+        ->capture_default_str();
+  }
+  app.add_option("--data-dir", data.dir, "folder of the dataset's files")->capture_default_str();
+  app.add_option("--train-limit", data.train_limit, "use only the first K training images (0: all)")->capture_default_str();
+  app.add_option("--validation", data.validation, "images split off the training set for validation")->capture_default_str();
+  app.add_option("--steps", c.steps, "optimisation steps")->capture_default_str();
+  app.add_option("--batch", c.batch, "batch size")->capture_default_str();
+  app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
+  app.add_option("--min-lr", c.min_lr, "final learning rate of the cosine schedule")->capture_default_str();
+  app.add_option("--warmup", c.warmup, "linear warm-up steps")->capture_default_str();
+  app.add_option("--weight-decay", c.weight_decay, "AdamW weight decay")->capture_default_str();
+  app.add_option("--clip", c.clip, "global gradient-norm clip (0: none)")->capture_default_str();
+  app.add_option("--label-smoothing", c.label_smoothing, "label smoothing in [0, 1)")->capture_default_str();
+  app.add_flag("--crop", c.augment.random_crop, "random crop with 4-pixel zero padding");
+  app.add_flag("--flip", c.augment.flip, "random horizontal flip");
+  app.add_option("--log-every", c.log_every, "steps between attention-norm records")->capture_default_str();
+}
+
+nlohmann::json to_json(const TrainRun& run) {
+  const auto& c = run.config;
+  const auto& m = c.model;
+  return {{"model", {{"dim", m.dim}, {"depth", m.depth}, {"heads", m.heads}, {"mlp", m.mlp_hidden}}},
+          {"batch", c.batch}, {"steps", c.steps}, {"warmup", c.warmup}, {"lr", c.lr}, {"min_lr", c.min_lr},
+          {"weight_decay", c.weight_decay}, {"clip", c.clip}, {"label_smoothing", c.label_smoothing},
+          {"crop", c.augment.random_crop}, {"flip", c.augment.flip}, {"log_every", c.log_every},
+          {"optimizer", "AdamW, cosine schedule"}, {"data", run.data.name}, {"validation_images", run.data.validation},
+          {"train_limit", run.data.train_limit}};
+}
+
+std::string run_key(const TrainRun& run) {
+  return text(train::fingerprint(run.config), "|validation=", run.data.validation, ":train-limit=", run.data.train_limit);
+}
+
+void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files) {
+  const bool fashion = files.front() == fashion_mnist_files().front();
+  for (const auto& file : files)
+    if (!std::filesystem::is_regular_file(dir / file))
+      throw std::invalid_argument(text("data-dir: ", (dir / file).string(), " does not exist",
+                                       fashion ? " (scripts/install-deps installs dataset-fashion-mnist)" : ""));
+}
+
+const std::vector<std::string>& fashion_mnist_files() {
+  static const std::vector<std::string> files{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                              "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+  return files;
+}
+
+}  // namespace attnlab::io

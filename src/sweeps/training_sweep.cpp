@@ -1,0 +1,137 @@
+#include "sweep_catalogue.hpp"
+#include "sweep_points.hpp"
+
+#include <attnlab/core/text.hpp>
+#include <attnlab/sweeps/training_sweep.hpp>
+#include <attnlab/theory/claims.hpp>
+
+#include <algorithm>
+
+namespace attnlab::io {
+namespace {
+
+constexpr Index kFashionMnistTrain = 60000;
+
+struct Judged {
+  std::string id;
+  ClaimOutcome outcome;
+};
+
+// Every registered claim that reads this sweep, judged from its rows.
+std::vector<Judged> judge(const Sweep& sweep, const std::vector<ResultRow>& rows, const StudyOptions& o, StudyContext& ctx) {
+  auto claims = claim_context(o, ctx);
+  claims.training_rows = [&](const std::string& name) { return name == sweep.name ? rows : std::vector<ResultRow>{}; };
+  std::vector<Judged> judged;
+  for (const auto& claim : claim_registry().all())
+    if (claim.sweep == sweep.name) judged.push_back({claim.id, claim.check(claims)});
+  return judged;
+}
+
+std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Grid& g, const std::vector<Judged>& judged) {
+  std::string md = text("# ", sweep.name, "\n\n", sweep.description, ".\n\nProduced by `", o.command, "`", o.quick ? " (quick budget)" : "",
+                        ".\n\nRun per point: ", to_json(g.run).dump(), "; ", g.seeds, " seed(s) from ", o.seed, ".\n");
+  for (const auto& j : judged) {
+    md += text("\n## ", j.id, ": ", to_string(j.outcome.verdict), "\n\n", j.outcome.detail, "\n\n", j.outcome.markdown);
+    for (const auto& f : j.outcome.figures) md += text("\n![", f.title, "](", f.name, ".png)\n");
+  }
+  return md;
+}
+
+StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& g, StudyContext& ctx) {
+  StudyOutput out;
+  out.rows = run_points(sweep, g, o.seed, o.out, *ctx.progress);
+  const auto judged = judge(sweep, out.rows, o, ctx);
+  nlohmann::json verdicts = nlohmann::json::object();
+  for (const auto& j : judged) {
+    for (auto r : j.outcome.evidence) {
+      r.study = sweep.name;
+      r.extra.insert(r.extra.begin(), {"claim_id", j.id});
+      out.rows.push_back(std::move(r));
+    }
+    out.figures.insert(out.figures.end(), j.outcome.figures.begin(), j.outcome.figures.end());
+    verdicts[j.id] = {{"verdict", to_string(j.outcome.verdict)}, {"detail", j.outcome.detail}};
+  }
+  out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, judged)});
+  out.config = {{"budget", to_json(g.run)}, {"seeds", g.seeds}, {"N", g.N}, {"verdicts", verdicts},
+                {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
+  if (!g.k.empty()) out.config["k"] = g.k;
+  if (!g.activations.empty()) out.config["activations"] = g.activations;
+  if (!g.h.empty()) out.config["h"] = g.h, out.config["alpha"] = g.alpha;
+  return out;
+}
+
+void validate_grid(const Sweep& sweep, const Grid& g) {
+  if (g.seeds < 1) throw std::invalid_argument(text("seeds must be at least 1 (got ", g.seeds, ")"));
+  if (g.N.empty()) throw std::invalid_argument("N must list at least one sequence length");
+  for (Index n : g.N) patch_for(n);
+  const auto& data = g.run.data;
+  if (data.validation < 1) throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
+  if (data.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", data.train_limit, ")"));
+  const Index images = data.train_limit > 0 ? std::min(data.train_limit, kFashionMnistTrain) : kFashionMnistTrain;
+  if (data.validation >= images)
+    throw std::invalid_argument(text("validation (", data.validation, ") must be smaller than the ", images,
+                                     " training images (train-limit ", data.train_limit, ")"));
+  if (g.run.config.batch > images - data.validation)
+    throw std::invalid_argument(text("batch (", g.run.config.batch, ") exceeds the ", images - data.validation,
+                                     " images left for training beside the validation set"));
+  std::vector<std::string> keys;
+  for (const auto& p : sweep.points(g, 1)) {
+    p.config.validate();
+    keys.push_back(point_key(sweep, g, p));
+  }
+  std::sort(keys.begin(), keys.end());
+  if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
+    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h or alpha)");
+  const auto& files = fashion_mnist_files();
+  require_data_files(data.dir, {files.begin(), files.begin() + 2});  // the training split only
+}
+
+}  // namespace
+
+const std::vector<std::string>& training_sweep_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& s : sweeps()) n.push_back(s.name);
+    return n;
+  }();
+  return names;
+}
+
+StudyDefinition training_sweep_study(const std::string& name) {
+  const Sweep& sweep = find_sweep(name);
+  auto grid = std::make_shared<Grid>(sweep.full);
+  StudyDefinition s;
+  s.name = sweep.name;
+  s.description = sweep.description;
+  s.ensemble_flags = false;
+  s.monte_carlo = false;
+  s.add_flags = [&sweep, grid](CLI::App& app, bool quick) {
+    auto& g = *grid;
+    g = quick ? sweep.quick : sweep.full;
+    const auto has = [&](const char* f) { return std::find(sweep.grid_flags.begin(), sweep.grid_flags.end(), f) != sweep.grid_flags.end(); };
+    app.add_option("--N", g.N, "sequence lengths (patches of the 32x32 image: powers of two, 8 = 8x16 patches)")
+        ->delimiter(',')
+        ->capture_default_str();
+    if (has("k")) app.add_option("--k", g.k, "scales k of x^3/k")->delimiter(',')->capture_default_str();
+    if (has("activation"))
+      app.add_option("--activation", g.activations, "softmax, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a")
+          ->delimiter(',')
+          ->capture_default_str();
+    if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
+    if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
+    app.add_option("--seeds", g.seeds, "training seeds per configuration (--seed, --seed + 1, ...)")->capture_default_str();
+    add_train_flags(app, g.run, TrainFlags::budget);
+  };
+  s.validate = [&sweep, grid](const StudyOptions&) { validate_grid(sweep, *grid); };
+  s.run = [&sweep, grid](const StudyOptions& o, StudyContext& ctx) { return sweep_output(sweep, o, *grid, ctx); };
+  return s;
+}
+
+std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx) {
+  const Sweep& sweep = find_sweep(name);
+  const Grid& g = options.quick ? sweep.quick : sweep.full;
+  validate_grid(sweep, g);
+  return run_points(sweep, g, options.seed, options.out, *ctx.progress);
+}
+
+}  // namespace attnlab::io
