@@ -1,4 +1,4 @@
-#include <attnlab/core/csv_number.hpp>
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/machine.hpp>
 #include <attnlab/core/rng.hpp>
@@ -7,13 +7,8 @@
 #include <attnlab/io/files.hpp>
 #include <attnlab/io/metadata.hpp>
 #include <attnlab/io/plot.hpp>
-#include <attnlab/io/report.hpp>
-#include <attnlab/study/study.hpp>
 #include <attnlab/io/table.hpp>
-#include <attnlab/accel/engine.hpp>
-#include <attnlab/mc/sweep.hpp>
-#include <attnlab/theory/claims.hpp>
-#include <attnlab/theory/extreme_rows.hpp>
+#include <attnlab/study/study.hpp>
 
 #include <omp.h>
 
@@ -27,50 +22,6 @@
 #include <utility>
 
 namespace attnlab::io {
-
-namespace {
-template <class T>
-std::vector<T> sorted_unique(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-}  // namespace
-
-// Sorted and without repeats, so that curves run in N order and no configuration appears twice.
-std::vector<EnsembleSpec> StudyOptions::ensembles() const {
-  std::vector<EnsembleSpec> specs;
-  for (Index n : sorted_unique(N))
-    for (Index dd : sorted_unique(D))
-      for (Index h : sorted_unique(d))
-        for (double sx : sorted_unique(sigma_x))
-          for (double st : sorted_unique(sigma_t)) specs.push_back({n, dd, h, sx, st});
-  return specs;
-}
-
-std::vector<ActivationSpec> StudyOptions::activation_specs() const {
-  std::vector<ActivationSpec> specs;
-  const auto conv = parse_convention(convention);
-  for (const auto& name : activations) {
-    auto spec = ActivationSpec::parse(name);
-    spec.convention = conv;
-    const auto& info = find_activation(spec.name);
-    if (info.uses_alpha) {
-      for (double a : sorted_unique(alpha)) spec.alpha = a, specs.push_back(spec);
-    } else if (!info.uses_p) {
-      specs.push_back(spec);
-    } else {
-      for (int power : sorted_unique(p))
-        for (const auto& scale : sorted_unique(k)) spec.p = power, spec.k = KScale::parse(scale), specs.push_back(spec);
-    }
-  }
-  return specs;
-}
-
-bool StudyOptions::was_given(const std::string& flag) const {
-  return std::find(given.begin(), given.end(), flag) != given.end();
-}
-
 namespace {
 
 // `word` as one shell word: quoted when it holds anything but plain characters.
@@ -226,82 +177,6 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   validate_backend(o.backend, o.activation_specs());
 }
 
-}  // namespace
-
-ClaimContext claim_context(const StudyOptions& o, StudyContext& ctx) {
-  return {o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
-          [&ctx](const std::string& label) { return ctx.progress->task(label); }};
-}
-
-GridSweep poly_grid(std::vector<std::string> quantities, std::vector<std::string> fitted) {
-  GridSweep grid{.quantities = std::move(quantities), .fitted = std::move(fitted)};
-  grid.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
-  grid.defaults.D = {64};
-  grid.defaults.d = {64};
-  grid.defaults.p = {1, 2, 3};
-  grid.defaults.k = {"1", "sqrtN"};
-  grid.defaults.activations = {"poly", "softmax"};
-  grid.quick_defaults = grid.defaults;
-  grid.quick_defaults.N = {8, 16, 32, 64};
-  grid.quick_defaults.D = {16};
-  grid.quick_defaults.d = {16};
-  return grid;
-}
-
-namespace {
-
-// The flags that set the swept grid: giving one makes a claims study explore it instead of checking claims.
-constexpr const char* kGridFlags[] = {"--N",       "--D",       "--d",          "--p",          "--k",
-                                      "--alpha",   "--sigma-x", "--sigma-t",    "--activation", "--convention",
-                                      "--precision", "--reference-slope"};
-
-bool grid_flag_given(const StudyOptions& o) {
-  return std::any_of(std::begin(kGridFlags), std::end(kGridFlags), [&](const char* f) { return o.was_given(f); });
-}
-
-StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const StudyOptions& o, StudyContext& ctx) {
-  const auto trials = claim_context(o, ctx).trials_or(64, 8);
-  const auto sweep = run_sweep({.study = name,
-                                .ensembles = o.ensembles(),
-                                .activations = o.activation_specs(),
-                                .quantities = grid.quantities,
-                                .fitted = grid.fitted,
-                                .seed = o.seed,
-                                .trials = trials,
-                                .precision = o.precision,
-                                .backend = o.backend,
-                                .reference_slopes = o.reference_slopes},
-                               ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
-  StudyOutput out{.rows = sweep.rows, .figures = sweep.figures};
-  out.config = {{"N", o.N},
-                {"D", o.D},
-                {"d", o.d},
-                {"p", o.p},
-                {"k", o.k},
-                {"alpha", o.alpha},
-                {"sigma_x", o.sigma_x},
-                {"sigma_t", o.sigma_t},
-                {"activation", o.activations},
-                {"convention", o.convention},
-                {"precision", to_string(o.precision)},
-                {"reference_slopes", o.reference_slopes},
-                {"exploratory", grid_flag_given(o)}};
-  out.summary = sweep_table(sweep.rows, grid.fitted);
-  return out;
-}
-
-}  // namespace
-
-StudyDefinition ensemble_sweep_study(std::string name, std::string description, GridSweep grid) {
-  StudyDefinition study{.name = name, .description = std::move(description), .accelerated = true};
-  study.defaults = grid.defaults;
-  study.quick_defaults = grid.quick_defaults;
-  study.run = [name, grid](const StudyOptions& o, StudyContext& ctx) { return sweep_output(name, grid, o, ctx); };
-  return study;
-}
-
-namespace {
-
 // A rank other than 0 reads the checkpoint as rank 0 does and never writes it: one process owns each file.
 class ReadOnlyCache final : public ResultCache {
  public:
@@ -456,166 +331,6 @@ int run_study(int argc, char** argv, const StudyDefinition& study) {
 int run_study(const StudyDefinition& study, std::vector<std::string> args, StudyRunHooks& hooks) {
   args.insert(args.begin(), study.name);
   return run_study_with(study, std::move(args), &hooks);
-}
-
-StudyDefinition claims_study(ClaimsStudySpec spec) {
-  StudyDefinition study{.name = spec.name, .description = spec.description, .ensemble_flags = spec.grid.has_value()};
-  if (spec.grid) study.defaults = spec.grid->defaults, study.quick_defaults = spec.grid->quick_defaults;
-  const auto patterns = spec.patterns;
-  const bool soft_flags = spec.soft_flags, logits_flag = spec.logits_flag;
-  auto ids = std::make_shared<std::vector<std::string>>();
-  auto soft = std::make_shared<SoftOptions>();
-  // A prefix ("relu.") takes the family's sampling claims; the training claims belong to verify and their sweeps.
-  const auto matches = [patterns](const std::string& id) {
-    const bool trained = !claim_registry().find(id).sweep.empty();
-    return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-             return p == id || (p.ends_with('.') && id.starts_with(p) && !trained);
-           });
-  };
-  struct TrainingSource {
-    std::filesystem::path results = "results";
-    bool retrain = false;
-  };
-  auto training = std::make_shared<TrainingSource>();
-  const bool training_flags = patterns.empty();
-  struct LogitsSource {
-    std::string file;
-    std::vector<VectorD> rows;
-  };
-  auto logits = std::make_shared<LogitsSource>();
-  struct SoftFiles {
-    std::string matrix, tokens;
-  };
-  auto soft_files = std::make_shared<SoftFiles>();
-  const auto takes_logits = [](const std::string& id) { return claim_registry().find(id).judges_logits; };
-  const bool retrains = static_cast<bool>(spec.retrain);
-  study.add_flags = [ids, soft, soft_files, soft_flags, training, training_flags, retrains, logits, logits_flag, matches](CLI::App& app, bool) {
-    app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
-    if (logits_flag) {
-      std::string row_claims;
-      for (const auto& id : logit_row_claims())
-        if (matches(id)) row_claims += (row_claims.empty() ? "" : ", ") + id;
-      app.add_option("--logits-file", logits->file,
-                     "rows of logits as CSV, one row of at least 2 entries per line, judged in place of the claims' "
-                     "own inputs (replays a worst case from the logits column of the evidence); only these claims "
-                     "take it, and they are the default with it: " + row_claims);
-    }
-    if (training_flags)
-      app.add_option("--training-results", training->results,
-                     "folder of the training sweeps' CSVs the training claims read (the committed full runs)")
-          ->capture_default_str();
-    if (retrains)
-      app.add_flag("--retrain", training->retrain,
-                   "train the sweeps (quick budget with --quick) into --out instead of reading --training-results");
-    if (!soft_flags) return;
-    app.add_option("--n", soft->n, "tokens (a square number for grid tokens)")->capture_default_str();
-    app.add_option("--d", soft->d, "head dimension")->capture_default_str();
-    app.add_option("--m", soft->m, "bottleneck lengths (default: each claim's grid)")->delimiter(',');
-    app.add_option("--sampler", soft->samplers, "bottleneck samplers: random, first, pool")
-        ->delimiter(',')
-        ->capture_default_str();
-    app.add_option("--tokens", soft->tokens, "token ensembles: gaussian, clustered, low_rank, grid")
-        ->delimiter(',')
-        ->capture_default_str();
-    app.add_option("--tolerance", soft->tolerance, "Newton-Schulz stopping residual (>= 0)")->capture_default_str();
-    app.add_option("--max-iterations", soft->max_iterations, "Newton-Schulz iteration cap")->capture_default_str();
-    app.add_option("--matrix", soft_files->matrix,
-                   "a square matrix as CSV, pseudo-inverted in place of the generated bottleneck matrices");
-    app.add_option("--tokens-file", soft_files->tokens,
-                   "tokens as CSV, one per row (n rows of d numbers; they set --n and --d), in place of every token "
-                   "ensemble and structured extreme of the claims that draw tokens (landmarks sampled at random); "
-                   "evidence rows label them tokens_file");
-  };
-  study.validate = [ids, soft, soft_files, matches, logits, takes_logits, exploring = spec.grid.has_value()](const StudyOptions& o) {
-    if (exploring && grid_flag_given(o) && !ids->empty())
-      throw std::invalid_argument("claims: each claim is checked on its own grid; grid flags (--N, --activation, ...) "
-                                  "explore instead, without --claims");
-    for (const auto& id : *ids)
-      if (!matches(claim_registry().find(id).id))
-        throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
-    if (!soft_files->matrix.empty()) soft->set_matrix(parse_number_rows(read_numbers_file(soft_files->matrix, "matrix"), "matrix"));
-    const Index n_flag = soft->n, d_flag = soft->d;
-    if (!soft_files->tokens.empty()) {
-      if (!soft_files->matrix.empty())
-        throw std::invalid_argument("tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
-      soft->set_tokens(parse_number_rows(read_numbers_file(soft_files->tokens, "tokens-file"), "tokens-file"));
-    }
-    const auto agrees_with_file = [&](const std::string& flag, Index given, Index read, const std::string& what) {
-      if (!soft_files->tokens.empty() && o.was_given("--" + flag) && given != read)
-        throw std::invalid_argument(text(flag, ": --", flag, " ", given, " disagrees with the ", read, " ", what,
-                                         " of tokens-file '", soft_files->tokens, "' (leave --", flag, " out: the file sets it)"));
-    };
-    agrees_with_file("n", n_flag, soft->n, "tokens");
-    agrees_with_file("d", d_flag, soft->d, "entries per token");
-    soft->validate();  // after the tokens file, which sets n
-    if (logits->file.empty()) return;
-    logits->rows = parse_logits_rows(read_numbers_file(logits->file, "logits-file"), "logits-file", 2);
-    for (const auto& id : *ids)
-      if (!takes_logits(id))
-        throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
-  };
-  study.run = [ids, soft, soft_files, matches, training, logits, spec](const StudyOptions& o, StudyContext& ctx) {
-    const auto& name = spec.name;
-    if (spec.grid && grid_flag_given(o)) {
-      if (distributed::root())
-        std::fprintf(stderr, "%s: exploratory run on the grid given: no claims checked, no verdicts\n", name.c_str());
-      return sweep_output(name, *spec.grid, o, ctx);
-    }
-    auto claims = claim_context(o, ctx);
-    claims.soft = *soft;
-    claims.logits = logits->rows;
-    std::map<std::string, std::vector<ResultRow>> sweeps;  // each read or trained once
-    claims.training_rows = [&](const std::string& sweep) {
-      if (const auto it = sweeps.find(sweep); it != sweeps.end()) return it->second;
-      const auto csv = training->results / (sweep + ".csv");
-      auto& rows = sweeps[sweep];
-      if (training->retrain)
-        rows = spec.retrain(sweep, o, ctx);
-      else if (std::filesystem::exists(csv))
-        rows = rows_from_csv(read_file(csv), csv.string());
-      return rows;
-    };
-    // A question about the user's own input, not about the papers: no claim is checked unless --claims names it.
-    if (spec.exploratory_on_user_input && ids->empty() && (!soft_files->matrix.empty() || !soft_files->tokens.empty())) {
-      StudyOutput out;
-      out.config["exploratory"] = true;
-      if (distributed::root())
-        std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
-                     name.c_str(), soft_files->matrix.empty() ? soft_files->tokens.c_str() : soft_files->matrix.c_str());
-      if (spec.extend) spec.extend(claims, out);
-      return out;
-    }
-    std::vector<const Claim*> chosen;
-    for (const auto& claim : claim_registry().all())
-      if (ids->empty() ? matches(claim.id) && (logits->rows.empty() || claim.judges_logits)
-                       : std::find(ids->begin(), ids->end(), claim.id) != ids->end())
-        chosen.push_back(&claim);
-    std::vector<CheckedClaim> checked;
-    for (const auto* claim : chosen) {
-      ctx.progress->stage(text("claim ", checked.size() + 1, "/", chosen.size(), " ", claim->id));
-      checked.push_back({claim, claim->check(claims)});
-    }
-    StudyOutput out;
-    for (const auto& c : checked) {
-      for (auto r : c.outcome.evidence) {
-        r.study = name;
-        r.extra.insert(r.extra.begin(), {"claim_id", c.claim->id});
-        out.rows.push_back(std::move(r));
-      }
-      out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
-      out.files.insert(out.files.end(), c.outcome.files.begin(), c.outcome.files.end());
-    }
-    if (!checked.empty()) out.figures.insert(out.figures.begin(), verdict_figure(checked, name));  // no empty box
-    if (training->retrain)
-      for (const auto& [sweep, rows] : sweeps) out.files.push_back({sweep + ".csv", to_csv(rows)});
-    out.files.push_back({"claims.csv", claims_csv(checked)});
-    const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
-    out.files.push_back({"report.md", report_markdown(checked, run)});
-    if (spec.extend) spec.extend(claims, out);
-    out.summary += text(name, ": ", verdict_counts(checked), "; report: ", (o.out / "report.md").string(), "\n");
-    return out;
-  };
-  return study;
 }
 
 }  // namespace attnlab::io
