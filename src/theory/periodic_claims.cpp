@@ -107,11 +107,11 @@ MatrixD gaussian_rows(const ClaimContext& ctx, const std::string& what, Index ro
   return X;
 }
 
-Index row_count(const ClaimContext& ctx) { return ctx.quick ? 200 : 2000; }
+Index row_count(const ClaimContext& ctx) { return ctx.sized(2000, 200); }
 
 SearchBudget search_budget(const ClaimContext& ctx) {
-  return ctx.quick ? SearchBudget{.restarts = 2, .iterations = 300, .polished = 2}
-                   : SearchBudget{.restarts = 8, .iterations = 1500, .polished = 4};
+  return ctx.sized(SearchBudget{.restarts = 8, .iterations = 1500, .polished = 4},
+                   SearchBudget{.restarts = 2, .iterations = 300, .polished = 2});
 }
 
 std::string budget_note(const ClaimContext& ctx) {
@@ -274,7 +274,7 @@ BoundEvidence measure_softmax_diagonal(const ClaimContext& ctx) {
           .bound = 0.25,
           .reading = "max_j ds_j/dx_j = s_j(1 - s_j)",
           .cases = worst_cases(ctx, "periodic-maxgrad", f,
-                               ctx.quick ? std::vector<Index>{2, 8} : std::vector<Index>{2, 3, 8, 64})};
+                               ctx.sized(std::vector<Index>{2, 3, 8, 64}, std::vector<Index>{2, 8}))};
 }
 
 // ||J||_2 of softmax's row Jacobian diag(s) - s s^T: what backpropagation multiplies the incoming gradient by.
@@ -290,7 +290,7 @@ BoundEvidence measure_softmax_operator_norm(const ClaimContext& ctx) {
           .bound = 0.25,
           .reading = "||ds/dx||_2 (the factor on a backpropagated gradient)",
           .cases = worst_cases(ctx, "periodic-opnorm", f,
-                               ctx.quick ? std::vector<Index>{2, 8} : std::vector<Index>{2, 3, 8, 16})};
+                               ctx.sized(std::vector<Index>{2, 3, 8, 16}, std::vector<Index>{2, 8}))};
 }
 
 BoundEvidence measure_sinsoftmax_ratio(const ClaimContext& ctx, const std::string& function) {
@@ -309,7 +309,7 @@ BoundEvidence measure_sinsoftmax_ratio(const ClaimContext& ctx, const std::strin
           .bound = std::exp(2.0),
           .reading = "max_j s_j / min_j s_j",
           .cases = worst_cases(ctx, "periodic-ratio", f,
-                               ctx.quick ? std::vector<Index>{2, 8} : std::vector<Index>{2, 8, 64}, anchors)};
+                               ctx.sized(std::vector<Index>{2, 8, 64}, std::vector<Index>{2, 8}), anchors)};
 }
 
 // ---- the property table -------------------------------------------------------------------
@@ -367,8 +367,8 @@ struct Submergence {
 Submergence submergence(const ClaimContext& ctx, const std::string& name) {
   const auto a = definition(name);
   const std::vector<Index> sizes{16, 64, 256, 1024};
-  const Index rows = ctx.quick ? 6 : 24;
-  const int grid = ctx.quick ? 400 : 2000;
+  const Index rows = ctx.sized(24, 6);
+  const int grid = ctx.sized(2000, 400);
   std::vector<double> x, s_mean, s_se, s_lo, s_hi, g_mean, g_se;
   for (Index n : sizes) {
     const MatrixD X = gaussian_rows(ctx, "periodic-submerged", rows, n, 1.0);
@@ -889,7 +889,7 @@ PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const 
   const auto pre = definition(function), soft = definition("softmax");
   PrenormGradientEvidence e{.function = function, .scales = {0.01, 0.03, 0.1, 0.3, 1}};
   std::vector<double> with, without;
-  const std::uint32_t draws = ctx.quick ? 2 : 8;
+  const std::uint32_t draws = ctx.sized(8, 2);
   for (std::uint32_t trial = 0; trial < draws; ++trial) {
     EnsembleSample<double> sample;
     draw_ensemble(
@@ -1159,7 +1159,7 @@ SinmaxValueEvidence measure_sinmax_value(const ClaimContext& ctx) {
   }
   const std::array<double, 2> zeros{0.0, kPi};
   e.largest = worst_cases(ctx, "periodic-value", [a](const VectorD& x) { return largest_score(a, x); },
-                          ctx.quick ? std::vector<Index>{8} : std::vector<Index>{8, 64}, zeros);
+                          ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}), zeros);
   return e;
 }
 
@@ -1199,10 +1199,11 @@ struct CosmaxGrowthEvidence {
 
 CosmaxGrowthEvidence measure_cosmax_growth(const ClaimContext& ctx) {
   const auto a = definition("cosmax");
-  CosmaxGrowthEvidence e{.rows = ctx.quick ? 6 : 24};
+  CosmaxGrowthEvidence e{.rows = ctx.sized(24, 6)};
   const Index rows = e.rows;
-  const int grid = ctx.quick ? 400 : 2000;
-  for (Index n : ctx.quick ? std::vector<Index>{8, 32, 128, 512} : std::vector<Index>{8, 16, 32, 64, 128, 256, 512, 1024}) {
+  const int grid = ctx.sized(2000, 400);
+  for (Index n :
+       ctx.sized(std::vector<Index>{8, 16, 32, 64, 128, 256, 512, 1024}, std::vector<Index>{8, 32, 128, 512})) {
     const MatrixD Z = gaussian_rows(ctx, "periodic-a5", rows, n, 1.0);
     std::vector<double> sup, inverse_c;
     for (Index i = 0; i < rows; ++i) {
@@ -1270,7 +1271,7 @@ BoundEvidence measure_cosmax_unstable(const ClaimContext& ctx) {
     cases = worst_cases(ctx, "periodic-a5", f, {});
   } else {
     for (auto c : worst_cases(ctx, "periodic-a5", [&](const VectorD& y) { return f(inside(y)); },
-                              ctx.quick ? std::vector<Index>{8} : std::vector<Index>{8, 64})) {
+                              ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}))) {
       c.logits = inside(c.logits);
       cases.push_back(std::move(c));
     }

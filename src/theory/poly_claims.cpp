@@ -55,7 +55,7 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
     }
     return e;
   }
-  const std::vector<Index> sizes = ctx.quick ? std::vector<Index>{2, 8, 32} : std::vector<Index>{2, 8, 32, 128, 512};
+  const std::vector<Index> sizes = ctx.sized(std::vector<Index>{2, 8, 32, 128, 512}, std::vector<Index>{2, 8, 32});
   const std::vector<double> scales{1e-3, 1e-2, 1e-1, 1, 3, 10, 30, 100, 1e3};
   const std::uint32_t trials = ctx.trials_or(16, 4);
   e.figure = {.name = text("poly_softmax_", bound.quantity, "_bound"),
@@ -88,8 +88,8 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
   }
   // The matrix bound decouples over rows: the worst matrix repeats the worst row. The structured extremes
   // (one-hot, ties at a gap, outliers, tiny and huge scales) and the searches from them and from random rows.
-  const SearchBudget budget{.restarts = ctx.quick ? 4 : 8, .iterations = ctx.quick ? 400 : 1500};
-  for (Index n : ctx.quick ? std::vector<Index>{2, 3, 8} : std::vector<Index>{2, 3, 4, 8, 16, 64, 256}) {
+  const SearchBudget budget{.restarts = ctx.sized(8, 4), .iterations = ctx.sized(1500, 400)};
+  for (Index n : ctx.sized(std::vector<Index>{2, 3, 4, 8, 16, 64, 256}, std::vector<Index>{2, 3, 8})) {
     const auto found = search_rows(n, ratio, ctx.seed, budget);
     ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_adversarial"), .activation = "softmax",
                   .N = n, .value = estimate(std::vector<double>{found.best})};
@@ -273,7 +273,8 @@ ActivationSpec level_poly(int p) {
 
 LevelEvidence measure_level(const ClaimContext& ctx) {
   LevelEvidence e;
-  const std::vector<Index> sizes = ctx.quick ? std::vector<Index>{8, 16, 32, 64} : std::vector<Index>{16, 32, 64, 128, 256, 512};
+  const std::vector<Index> sizes =
+      ctx.sized(std::vector<Index>{16, 32, 64, 128, 256, 512}, std::vector<Index>{8, 16, 32, 64});
   for (Index N : sizes) {
     AttentionMcConfig c{.ensemble = {.N = N, .D = kLevelDim, .d = kLevelDim, .sigma_x = 1.0,
                                      .sigma_t = 1.0 / std::sqrt(double(kLevelDim))},
@@ -426,7 +427,7 @@ void move_paper(std::vector<MomentPoint>& points, double factor) {
 
 MomentEvidence measure_product_moments(const ClaimContext& ctx, int p_max) {
   const double s1 = 1.5, s2 = 0.7;
-  const std::vector<Index> dims = ctx.quick ? std::vector<Index>{4, 16} : std::vector<Index>{4, 16, 64, 256};
+  const std::vector<Index> dims = ctx.sized(std::vector<Index>{4, 16, 64, 256}, std::vector<Index>{4, 16});
   MomentEvidence e;
   e.figure = {.name = "poly_proof_pp_moment", .title = "E(c^2p), c = sum_i a_i b_i: paper eq (43) / Monte-Carlo",
               .xlabel = "D", .ylabel = "paper / Monte-Carlo", .logx = true};
@@ -449,7 +450,7 @@ MomentEvidence measure_product_moments(const ClaimContext& ctx, int p_max) {
     });
     for (const auto& r : rows) {
       const double paper = theory::product_moment_paper(D, r.p, s1, s2);
-      if (D == (ctx.quick ? 16 : 64) && r.p == p_max) e.headline = e.points.size();
+      if (D == ctx.sized(64, 16) && r.p == p_max) e.headline = e.points.size();
       e.points.push_back({r, paper, theory::product_moment_exact(D, r.p, s1, s2)});
       auto& s = by_p[r.p];
       s.label = text("p = ", r.p);
@@ -492,8 +493,8 @@ MomentEvidence measure_qgrad_moments(const ClaimContext& ctx, std::vector<int> p
   struct Config {
     Index N, D, d;
   };
-  const std::vector<Config> configs = ctx.quick ? std::vector<Config>{{8, 4, 4}, {16, 16, 8}}
-                                                : std::vector<Config>{{8, 4, 4}, {32, 16, 8}, {64, 64, 64}};
+  const std::vector<Config> configs = ctx.sized(std::vector<Config>{{8, 4, 4}, {32, 16, 8}, {64, 64, 64}},
+                                                std::vector<Config>{{8, 4, 4}, {16, 16, 8}});
   const double sx = 1.0, st = 1.0;
   MomentEvidence e;
   for (const auto& cfg : configs) {

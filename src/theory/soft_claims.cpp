@@ -176,7 +176,7 @@ MatrixD bottleneck_matrix(const ClaimContext& ctx, const TokenSet& tokens, Index
 
 std::vector<Index> m_grid(const ClaimContext& ctx, std::vector<Index> full, std::vector<Index> quick) {
   if (!ctx.soft.m.empty()) return ctx.soft.m;
-  return ctx.quick ? quick : full;
+  return ctx.sized(full, quick);
 }
 
 // Structured extremes of n tokens in R^d (unit bandwidth scale s = d^{-1/4}): every token the same; k = 4 distinct
@@ -325,7 +325,7 @@ namespace {
 // The token ensembles' bottlenecks for each m, then (without --matrix or --tokens-file) the structured extremes as
 // bottlenecks: one token (A = [1]) and 16 tokens of each structured kind, all of them landmarks.
 std::vector<SoftMatrix> newton_inputs(const ClaimContext& ctx, std::vector<Index> full_m, std::vector<Index> quick_m) {
-  auto inputs = soft_pinv_inputs(ctx, ctx.quick ? quick_m : full_m);
+  auto inputs = soft_pinv_inputs(ctx, ctx.sized(full_m, quick_m));
   if (ctx.soft.matrix.size() > 0 || has_tokens_file(ctx)) return inputs;
   const MatrixD one = structured_tokens("identical", 1, ctx.soft.d, ctx.seed);
   inputs.push_back({"one_token", 1, gaussian_kernel(one, one)});
@@ -778,7 +778,7 @@ EigenEvidence measure_prop3_literal(const ClaimContext& ctx) {
     e.cases.push_back(eigen_case("matrix (logits)", ctx.soft.matrix, ctx.soft.matrix == ctx.soft.matrix.transpose()));
     return e;
   }
-  const auto sizes = ctx.quick ? std::vector<Index>{16, 64} : std::vector<Index>{16, 64, 256};
+  const auto sizes = ctx.sized(std::vector<Index>{16, 64, 256}, std::vector<Index>{16, 64});
   for (const auto& c : attention_token_cases(ctx, {0.5, 1, 2, 4}, sizes, true))
     e.cases.push_back(eigen_case(c.input, logits(c.Q, c.K), c.Q == c.K));
   return e;
@@ -831,7 +831,7 @@ BoundEvidence measure_prop3_as_used(const ClaimContext& ctx) {
     add("matrix (logits)", ctx.soft.matrix, MatrixD());
     return e;
   }
-  const auto sizes = ctx.quick ? std::vector<Index>{16, 64} : std::vector<Index>{16, 64, 256};
+  const auto sizes = ctx.sized(std::vector<Index>{16, 64, 256}, std::vector<Index>{16, 64});
   for (const auto& c : attention_token_cases(ctx, {0.5, 1, 2, 4}, sizes, true))
     add(c.input, logits(c.Q, c.K), c.Q == c.K ? c.Q : MatrixD());
   return e;
@@ -862,7 +862,7 @@ BoundEvidence measure_prop4(const ClaimContext& ctx) {
   }
   for (double scale : {0.05, 0.5, 1.0, 2.0}) {
     Series s{.label = text("token scale ", scale, " x d^-1/4")};
-    for (Index n : ctx.quick ? std::vector<Index>{64, 256} : std::vector<Index>{64, 256, 1024, 2048}) {
+    for (Index n : ctx.sized(std::vector<Index>{64, 256, 1024, 2048}, std::vector<Index>{64, 256})) {
       auto spec = token_spec("gaussian", n, ctx.soft.d);
       spec.scale *= scale;
       s.x.push_back(double(n)), s.y.push_back(add_tokens(text("gaussian n=", n, " scale ", scale), draw_tokens(spec, ctx.seed, 0)));
@@ -940,7 +940,7 @@ std::vector<std::pair<std::string, MatrixD>> symmetric_samples(const ClaimContex
   std::vector<std::pair<std::string, MatrixD>> out;
   if (ctx.soft.matrix.size() > 0) return {{"matrix", ctx.soft.matrix}};
   for (Index m : {2, 5, 16, 64})
-    for (std::uint32_t t = 0; t < (ctx.quick ? 5u : 40u); ++t) {
+    for (std::uint32_t t = 0; t < ctx.sized(40u, 5u); ++t) {
       MatrixD F(m, m);
       fill_gaussian(F, GaussianStream(ctx.seed, hash_words({hash_string("lemma"), std::uint64_t(m)}), t, StreamTag::A), 1.0);
       out.push_back({text("symmetric m=", m, " trial ", t), (F + F.transpose()) / 2});
@@ -1211,7 +1211,7 @@ struct NystromErrorEvidence {
 
 // Grid tokens under each sampler of --sampler, or the user's tokens file under the random sampler (a file has no grid).
 NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
-  const Index n = std::min<Index>(ctx.soft.n, ctx.quick ? 256 : 1024);
+  const Index n = std::min<Index>(ctx.soft.n, ctx.sized(1024, 256));
   auto tokens = token_set(ctx, "grid", grid_side(n) * grid_side(n), 0);
   const MatrixD& T = tokens.T;
   const MatrixD S = gaussian_kernel(T, T);
@@ -1275,7 +1275,8 @@ struct ComplexityEvidence {
 ComplexityEvidence measure_complexity(const ClaimContext& ctx) {
   ComplexityEvidence e{{"Nystrom"}, {"full"}};
   const Index m = 49, c = 64;
-  const std::vector<Index> sides = ctx.quick ? std::vector<Index>{16, 24, 32, 48} : std::vector<Index>{16, 32, 64, 90, 128};
+  const std::vector<Index> sides =
+      ctx.sized(std::vector<Index>{16, 32, 64, 90, 128}, std::vector<Index>{16, 24, 32, 48});
   for (bool nystrom : {true, false}) {
     auto& curve = nystrom ? e.nystrom : e.full;
     for (Index side : sides) {

@@ -4,8 +4,10 @@
 #include <attnlab/core/vmath.hpp>
 #include <attnlab/train/layers.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace attnlab::train {
@@ -125,6 +127,33 @@ void check_attention_shape(const AttentionShape& s, Index rows, Index cols, cons
 
 }  // namespace
 
+namespace {
+
+// Attention is formed a block of query rows at a time and never kept: the backward recomputes each block from q and
+// k (flash-attention style), so a step holds one block of ϕ per thread, not the B·heads·T² values of every head.
+constexpr Index kRowBlock = 64;
+
+// ϕ of rows i0 … i0 + rows − 1 of one image and head: argument = scale · q_rows kᵀ, ϕ row by row. With `J`, each
+// row's Jacobian is handed to `each_row(i, J, h)` (h: the learned scale's h(argument), when `h_value` is wanted).
+template <class T, class QRows, class K, class EachRow>
+void attention_rows(const Activation& activation, T scale, const QRows& q_rows, const K& k, Matrix<T>& phi,
+                    RowJacobian* J, bool h_value, EachRow&& each_row) {
+  thread_local VectorD x, y, h;
+  const Index rows = q_rows.rows(), N = k.rows();
+  x.resize(N), y.resize(N), h.resize(N);
+  phi.resize(rows, N);
+  phi.noalias() = q_rows * k.transpose();
+  phi *= scale;
+  for (Index i = 0; i < rows; ++i) {
+    x = phi.row(i).transpose().template cast<double>();
+    row_forward(activation, x.data(), N, y.data(), J, h_value ? h.data() : nullptr);
+    phi.row(i) = y.transpose().template cast<T>();
+    if (J) each_row(i, *J, h);
+  }
+}
+
+}  // namespace
+
 template <class T>
 void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Activation& activation, Matrix<T>& out,
                        AttentionCache<T>& cache, AttentionNormSums* norms) {
@@ -145,31 +174,24 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
         cache.k_rstd(r * H + h) = standardise<T>(RowVector<T>(k), activation.transforms.qk_eps, k).second;
       }
   }
-  cache.argument.resize(B * H * N, N);
-  cache.phi.resize(B * H * N, N);
   out.resize(B * N, D);
   std::vector<AttentionNormSums> per_image(static_cast<std::size_t>(B));
 #pragma omp parallel for schedule(static) if (worth_threads(s))
   for (Index b = 0; b < B; ++b) {
     thread_local RowJacobian J;
-    thread_local VectorD x, y;
-    x.resize(N);
-    y.resize(N);
+    thread_local Matrix<T> phi;
     for (Index h = 0; h < H; ++h) {
-      const auto q = cache.q.block(b * N, h * dh, N, dh), k = cache.k.block(b * N, h * dh, N, dh);
+      const auto k = std::as_const(cache.k).block(b * N, h * dh, N, dh);
       const auto v = qkv.block(b * N, 2 * D + h * dh, N, dh);
-      auto argument = cache.argument.middleRows((b * H + h) * N, N);
-      auto phi = cache.phi.middleRows((b * H + h) * N, N);
-      argument.noalias() = q * k.transpose();
-      argument *= scale;
       double phi2 = 0, jacobian2 = 0;
-      for (Index i = 0; i < N; ++i) {
-        x = argument.row(i).transpose().template cast<double>();
-        row_forward(activation, x.data(), N, y.data(), norms ? &J : nullptr);
-        phi.row(i) = y.transpose().template cast<T>();
-        if (norms) phi2 += y.squaredNorm(), jacobian2 += J.frob2();
+      for (Index i0 = 0; i0 < N; i0 += kRowBlock) {
+        const Index rows = std::min(kRowBlock, N - i0);
+        attention_rows(activation, scale, std::as_const(cache.q).block(b * N + i0, h * dh, rows, dh), k, phi,
+                       norms ? &J : nullptr, false,
+                       [&](Index, const RowJacobian& row_jacobian, const VectorD&) { jacobian2 += row_jacobian.frob2(); });
+        if (norms) phi2 += phi.template cast<double>().squaredNorm();
+        out.block(b * N + i0, h * dh, rows, dh).noalias() = phi * v;
       }
-      out.block(b * N, h * dh, N, dh).noalias() = phi * v;
       auto& sums = per_image[static_cast<std::size_t>(b)];
       sums.phi += std::sqrt(phi2);
       sums.jacobian += std::sqrt(jacobian2);
@@ -192,28 +214,33 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
 #pragma omp parallel for schedule(static) if (worth_threads(s))
   for (Index b = 0; b < B; ++b) {
     thread_local RowJacobian J;
-    thread_local VectorD x, y, t, g, h_value;
-    x.resize(N), y.resize(N), t.resize(N), g.resize(N), h_value.resize(N);
-    Matrix<T> dphi(N, N), dargument(N, N);
+    thread_local VectorD t, g;
+    thread_local Matrix<T> phi, dphi;
+    t.resize(N), g.resize(N);
     for (Index h = 0; h < H; ++h) {
-      const auto q = cache.q.block(b * N, h * dh, N, dh), k = cache.k.block(b * N, h * dh, N, dh);
+      const auto k = cache.k.block(b * N, h * dh, N, dh);
       const auto v = qkv.block(b * N, 2 * D + h * dh, N, dh);
-      const auto argument = cache.argument.middleRows((b * H + h) * N, N);
-      const auto phi = cache.phi.middleRows((b * H + h) * N, N);
-      const auto d_out = dout.block(b * N, h * dh, N, dh);
-      dphi.noalias() = d_out * v.transpose();
-      dqkv.block(b * N, 2 * D + h * dh, N, dh).noalias() = phi.transpose() * d_out;
-      for (Index i = 0; i < N; ++i) {
-        x = argument.row(i).transpose().template cast<double>();
-        row_forward(activation, x.data(), N, y.data(), &J, dtheta ? h_value.data() : nullptr);
-        t = dphi.row(i).transpose().template cast<double>();
-        J.vjp(t.data(), g.data());
-        dargument.row(i) = g.transpose().template cast<T>();
-        if (dtheta) dtheta_per_image[static_cast<std::size_t>(b)] += t.dot(h_value);
+      auto dv = dqkv.block(b * N, 2 * D + h * dh, N, dh);
+      auto dk_head = dk.block(b * N, h * dh, N, dh);
+      dv.setZero(), dk_head.setZero();
+      for (Index i0 = 0; i0 < N; i0 += kRowBlock) {
+        const Index rows = std::min(kRowBlock, N - i0);
+        const auto q_rows = cache.q.block(b * N + i0, h * dh, rows, dh);
+        const auto d_out = dout.block(b * N + i0, h * dh, rows, dh);
+        dphi.noalias() = d_out * v.transpose();
+        // dϕ becomes the gradient of the argument row by row, as each row's Jacobian is formed.
+        attention_rows(activation, scale, q_rows, k, phi, &J, dtheta != nullptr,
+                       [&](Index i, const RowJacobian& row_jacobian, const VectorD& h_value) {
+                         t = dphi.row(i).transpose().template cast<double>();
+                         row_jacobian.vjp(t.data(), g.data());
+                         dphi.row(i) = g.transpose().template cast<T>();
+                         if (dtheta) dtheta_per_image[static_cast<std::size_t>(b)] += t.dot(h_value);
+                       });
+        dv.noalias() += phi.transpose() * d_out;
+        dphi *= scale;
+        dq.block(b * N + i0, h * dh, rows, dh).noalias() = dphi * k;
+        dk_head.noalias() += dphi.transpose() * q_rows;
       }
-      dargument *= scale;
-      dq.block(b * N, h * dh, N, dh).noalias() = dargument * k;
-      dk.block(b * N, h * dh, N, dh).noalias() = dargument.transpose() * q;
     }
   }
   if (activation.transforms.qk_layernorm) {

@@ -1,7 +1,9 @@
 // One ViT training step (forward, backward, gradient clipping, AdamW) in float on a fixed synthetic batch:
 //   BM_train_step/config:0   D = 64, depth 2, 2 heads, MLP 256, 32×32×1 images, 4×4 patches (N = 64), batch 64
 //   BM_train_step/config:1   vit-tiny (D = 192, depth 12, 3 heads, MLP 768), 4×4 patches, batch 32
-// softmax attention; items/s = images/s. scripts/bench-train-vs-torch runs the same steps in PyTorch.
+//   BM_train_step/config:2   the training sweeps' model (D = 32, depth 2, 2 heads, MLP 128), 4×4 patches (N = 64), batch 64
+//   BM_train_step/config:3   the same with 2×2 patches (N = 256), batch 64
+// softmax attention; items/s = images/s. scripts/bench-train-vs-torch runs configs 0 and 1 in PyTorch.
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/train/optim.hpp>
 #include <attnlab/train/vit.hpp>
@@ -16,14 +18,20 @@ using namespace attnlab::train;
 namespace {
 
 struct BenchConfig {
-  const char* preset;
-  Index batch;
+  const char* label;
+  Index dim, depth, heads, mlp, patch, batch;
 };
-constexpr BenchConfig kConfigs[] = {{"small", 64}, {"vit-tiny", 32}};
+constexpr BenchConfig kConfigs[] = {
+    {.label = "small", .dim = 64, .depth = 2, .heads = 2, .mlp = 256, .patch = 4, .batch = 64},
+    {.label = "vit-tiny", .dim = 192, .depth = 12, .heads = 3, .mlp = 768, .patch = 4, .batch = 32},
+    {.label = "sweep N=64", .dim = 32, .depth = 2, .heads = 2, .mlp = 128, .patch = 4, .batch = 64},
+    {.label = "sweep N=256", .dim = 32, .depth = 2, .heads = 2, .mlp = 128, .patch = 2, .batch = 64},
+};
 
 void BM_train_step(benchmark::State& state) {
   const BenchConfig& bc = kConfigs[state.range(0)];
-  VitConfig c = VitConfig::preset(bc.preset);
+  VitConfig c;
+  c.dim = bc.dim, c.depth = bc.depth, c.heads = bc.heads, c.mlp_hidden = bc.mlp, c.patch_h = c.patch_w = bc.patch;
   Vit<float> model(c);
   model.init(1);
   const Index n = static_cast<Index>(model.parameters().size());
@@ -40,9 +48,9 @@ void BM_train_step(benchmark::State& state) {
     optimiser.step(model.parameters(), model.gradients(), 1e-4);
   }
   state.SetItemsProcessed(state.iterations() * bc.batch);
-  state.SetLabel(bc.preset);
+  state.SetLabel(bc.label);
 }
-BENCHMARK(BM_train_step)->ArgName("config")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_train_step)->ArgName("config")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -191,8 +191,49 @@ TEST(VitLayers, AttentionBackwardMatchesFiniteDifferencesForEveryActivation) {
   }
 }
 
+// The attention core forms ϕ a block of query rows at a time and recomputes it in the backward: against the whole
+// T × T matrix of every (image, head), formed and differentiated densely, with more tokens than one block holds.
+TEST(VitLayers, AttentionRowBlocksEqualTheWholeMatrix) {
+  const Index B = 2, N = 150, D = 8, heads = 2, dh = D / heads;
+  const AttentionShape shape{B, N, D, heads};
+  for (const char* name : {"softmax", "poly", "sinsoftmax"}) {
+    SCOPED_TRACE(name);
+    const Activation activation = ActivationSpec::parse(name).resolve(N, dh);
+    const MatrixD qkv = random_matrix(B * N, 3 * D, 15, 0.5), G = random_matrix(B * N, D, 16);
+    MatrixD out, dqkv;
+    AttentionCache<double> cache;
+    attention_forward(qkv, shape, activation, out, cache);
+    attention_backward(G, qkv, shape, activation, cache, dqkv);
+    MatrixD out_dense(B * N, D), dqkv_dense(B * N, 3 * D);
+    for (Index b = 0; b < B; ++b)
+      for (Index h = 0; h < heads; ++h) {
+        const MatrixD q = qkv.block(b * N, h * dh, N, dh), k = qkv.block(b * N, D + h * dh, N, dh);
+        const MatrixD v = qkv.block(b * N, 2 * D + h * dh, N, dh), g = G.block(b * N, h * dh, N, dh);
+        const MatrixD argument = logit_scale(activation) * q * k.transpose();
+        MatrixD phi(N, N), dargument(N, N);
+        const MatrixD dphi = g * v.transpose();
+        RowJacobian J;
+        VectorD x(N), y(N), t(N), out_row(N);
+        for (Index i = 0; i < N; ++i) {
+          x = argument.row(i).transpose();
+          row_forward(activation, x.data(), N, y.data(), &J);
+          phi.row(i) = y.transpose();
+          t = dphi.row(i).transpose();
+          J.vjp(t.data(), out_row.data());
+          dargument.row(i) = logit_scale(activation) * out_row.transpose();
+        }
+        out_dense.block(b * N, h * dh, N, dh) = phi * v;
+        dqkv_dense.block(b * N, h * dh, N, dh) = dargument * k;
+        dqkv_dense.block(b * N, D + h * dh, N, dh) = dargument.transpose() * q;
+        dqkv_dense.block(b * N, 2 * D + h * dh, N, dh) = phi.transpose() * g;
+      }
+    EXPECT_TRUE(test::close((out - out_dense).norm(), 0, 0, 1e-12 * out_dense.norm()));
+    EXPECT_TRUE(test::close((dqkv - dqkv_dense).norm(), 0, 0, 1e-12 * dqkv_dense.norm()));
+  }
+}
+
 // With norms recorded: ‖ϕ‖_F of each (image, head) block and the Frobenius norm of its row-block Jacobian,
-// against dense references built from the cached values and finite differences of single rows.
+// against dense references built from q kᵀ and finite differences of single rows.
 TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
   const Index B = 2, N = 4, D = 4, heads = 2;
   const AttentionShape shape{B, N, D, heads};
@@ -205,12 +246,17 @@ TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
     AttentionNormSums sums;
     attention_forward(qkv, shape, activation, out, cache, &sums);
     ASSERT_EQ(sums.count, B * heads);
+    const Index dh = D / heads;
     double phi = 0, jacobian = 0;
     for (Index block = 0; block < B * heads; ++block) {
-      phi += cache.phi.middleRows(block * N, N).norm();
-      double j2 = 0;
+      const Index b = block / heads, h = block % heads;
+      const MatrixD argument = logit_scale(activation) * qkv.block(b * N, h * dh, N, dh) *
+                               qkv.block(b * N, D + h * dh, N, dh).transpose();
+      double phi2 = 0, j2 = 0;
       for (Index i = 0; i < N; ++i) {
-        VectorD x = cache.argument.row(block * N + i).transpose(), y(N), yp(N), ym(N);
+        VectorD x = argument.row(i).transpose(), y(N), yp(N), ym(N);
+        row_forward(activation, x.data(), N, y.data());
+        phi2 += y.squaredNorm();
         for (Index j = 0; j < N; ++j) {  // column j of the row's Jacobian by central differences
           const double h = 1e-6;
           x(j) += h;
@@ -221,6 +267,7 @@ TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
           j2 += ((yp - ym) / (2 * h)).squaredNorm();
         }
       }
+      phi += std::sqrt(phi2);
       jacobian += std::sqrt(j2);
     }
     EXPECT_TRUE(test::close(sums.phi, phi, test::tol.exact_rel, 0));

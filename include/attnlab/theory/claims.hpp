@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnlab {
@@ -80,6 +81,11 @@ struct ClaimContext {
   std::vector<VectorD> logits{};
 
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
+  // What a claim's evidence is sized by: its full value, or with --quick its CI-sized one.
+  template <class T>
+  T sized(T full, T quick_value) const {
+    return quick ? std::move(quick_value) : std::move(full);
+  }
   ProgressFn progress_for(const std::string& label) const { return progress ? progress(label) : ProgressFn{}; }
 };
 

@@ -45,12 +45,11 @@ struct AttentionShape {
   Index head_dim() const { return dim / heads; }
 };
 
-// What the forward keeps for the backward, and the per-head norms it can record.
+// What the forward keeps for the backward: q and k, from which the backward recomputes ϕ a block of rows at a time.
 template <class T>
 struct AttentionCache {
   Matrix<T> q, k;             // B·T × D: q and k as they enter qkᵀ (normalised under qk-layernorm)
   Vector<T> q_rstd, k_rstd;   // B·T·heads: the qk-layernorm rstd per token and head
-  Matrix<T> argument, phi;    // B·heads·T × T: the activation's argument and value, row (b, h, i)
 };
 
 // Sums over images and heads of ‖ϕ(S)‖_F and of the Frobenius norm of ϕ's Jacobian with respect to its
