@@ -4,10 +4,12 @@
 #include <attnlab/io/files.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -51,6 +53,21 @@ void write_atomically(const std::filesystem::path& path, const std::string& cont
     throw std::runtime_error(text("cannot write ", path.string(), ": ", std::strerror(error)));
   }
   std::filesystem::rename(tmp, path);
+}
+
+void remove_stale_temporaries(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    const auto at = name.rfind(".tmp.");
+    if (at == std::string::npos || !it->is_regular_file(ec)) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + at + 5, &end, 10);
+    // Another live process (a second run sharing a sweep) may be writing its own; kill(pid, 0) fails only for the dead.
+    if (pid > 0 && *end == '\0' && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      std::filesystem::remove(it->path(), ec);
+  }
 }
 
 namespace {

@@ -259,6 +259,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     validate_common(options, study);
     if (study.validate) study.validate(options);
     ensure_writable_directory(options.out);  // last: nothing is created for invalid input
+    if (root) remove_stale_temporaries(options.out);
   } catch (const CLI::CallForHelp&) {
     if (root) std::cout << app_bound->help();
     return 0;

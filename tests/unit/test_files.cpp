@@ -6,10 +6,13 @@
 
 #include "support.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <string>
 
 using namespace attnlab;
 
@@ -68,4 +71,24 @@ TEST(Files, CheckpointRecomputesALineWhoseDigitsChangedOnDisk) {
   EXPECT_EQ(rows.at(0).value.mean, 123.456);
   EXPECT_EQ(reopened.resumed(), 1u);
   std::filesystem::remove(file);
+}
+
+// Found by tests/faults/random_kills.sh: a sweep killed inside write_atomically left <point>.json.tmp.<pid> in its
+// point store for good. A rerun removes the temporaries of dead processes, and keeps a live one's.
+TEST(Files, StaleTemporariesOfDeadProcessesAreRemoved) {
+  const auto dir = std::filesystem::temp_directory_path() / ("stale_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / ".partial" / "k_sweep");
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // reaped: its pid names no process
+  const auto dead = dir / ".partial" / "k_sweep" / ("point.json.tmp." + std::to_string(child));
+  const auto live = dir / ("k_sweep.csv.tmp." + std::to_string(::getpid()));
+  const auto kept = dir / "notes.tmp.txt";
+  for (const auto& f : {dead, live, kept}) std::ofstream(f) << "x";
+  io::remove_stale_temporaries(dir);
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(kept));
+  std::filesystem::remove_all(dir);
 }

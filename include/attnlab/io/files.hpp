@@ -14,6 +14,9 @@ namespace attnlab::io {
 // The whole file as bytes (empty when it cannot be read).
 std::string read_file(const std::filesystem::path& path);
 void write_atomically(const std::filesystem::path& path, const std::string& content);
+// Removes the temporaries write_atomically left under `dir` (recursively) when a process was killed while writing:
+// those of processes no longer alive. A rerun calls it, so that a killed run leaves nothing behind once resumed.
+void remove_stale_temporaries(const std::filesystem::path& dir);
 // The text of a user's CSV file of numbers; std::invalid_argument "<what>: …" when it cannot be read or is too large to
 // hold once parsed.
 std::string read_numbers_file(const std::filesystem::path& file, const std::string& what);
