@@ -199,6 +199,17 @@ const Sweep& find_sweep(const std::string& name) {
   throw std::logic_error("unknown training sweep " + name);
 }
 
+std::vector<Point> grid_points(const Sweep& sweep, const Grid& g, std::uint64_t seed) {
+  const auto points = sweep.points(g, seed);
+  std::vector<Point> all;
+  for (const auto& init : g.inits)
+    for (auto p : points) {
+      p.config.model.qk_init = train::parse_qk_init(init);
+      all.push_back(std::move(p));
+    }
+  return all;
+}
+
 std::vector<Index> norm_layers(Index depth) {
   std::vector<Index> layers;
   for (Index l : {std::max<Index>(1, (depth + 3) / 6), std::max<Index>(1, (depth + 1) / 2), depth})

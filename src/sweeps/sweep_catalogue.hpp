@@ -16,6 +16,7 @@ struct Grid {
   std::vector<Index> N{};
   std::vector<std::string> k{}, activations{}, h{};
   std::vector<double> alpha{};
+  std::vector<std::string> inits{"timm"};  // the Q/K initialisations every point is trained under (train::QkInit)
   int seeds = 2;
   TrainRun run{};
 };
@@ -30,8 +31,11 @@ struct Sweep {
   Grid full{}, quick{};
   std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha"
   bool norms = false;                     // keep per-layer norms along training (layers at 1/6, 1/2 and the end)
-  std::function<std::vector<Point>(const Grid&, std::uint64_t seed)> points{};
+  std::function<std::vector<Point>(const Grid&, std::uint64_t seed)> points{};  // under the run's init
 };
+
+// The sweep's points under each of the grid's initialisations, the first init's points first.
+std::vector<Point> grid_points(const Sweep& sweep, const Grid& g, std::uint64_t seed);
 
 const std::vector<Sweep>& sweeps();
 // Throws std::logic_error for a name that is not a sweep's.

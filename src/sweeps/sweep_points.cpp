@@ -66,14 +66,15 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
     const bool finite = std::isfinite(m.value);
     r.value = {finite ? 1 : 0, finite ? 0 : 1, m.value, 0, m.value, m.value};
     r.extra = {{column::seed, text(c.seed)}, {column::validation, text(g.run.data.validation)},
-               {column::steps, text(c.steps)}, {column::function, c.model.activation.name}};
+               {column::steps, text(c.steps)}, {column::function, c.model.activation.name},
+               {column::init, train::to_string(c.model.qk_init)}};
     if (info.uses_alpha) r.extra.push_back({column::alpha, text(c.model.activation.alpha)});
     for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
       if (extra_value(r, label.first).empty()) r.extra.push_back(label);
     if (m.layer > 0)
       r.extra.insert(r.extra.end(), {{column::step, text(m.step)}, {column::layer, text(m.layer)},
                                      {column::tokens, text(c.model.tokens())},
-                                     {column::weight_std, text(train::kInitWeightStd)}});
+                                     {column::weight_std, text(c.model.qk_weight_std())}});
     r.extra.push_back({column::diverged_at, result.diverged_at < 0 ? "" : text(result.diverged_at)});
     rows.push_back(std::move(r));
   }
@@ -84,7 +85,7 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
 
 std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
                                   ProgressBar& progress_bar) {
-  const auto points = sweep.points(g, seed);
+  const auto points = grid_points(sweep, g, seed);
   PointStore store(out / ".partial" / sweep.name);
   std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
   std::vector<std::optional<PointResult>> results(points.size());

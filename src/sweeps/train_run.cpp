@@ -40,6 +40,10 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   app.add_option("--mlp", m.mlp_hidden, "MLP hidden size")->capture_default_str();
   if (flags == TrainFlags::every) {
     app.add_option_function<std::string>(
+           "--init", [&m](const std::string& name) { m.qk_init = train::parse_qk_init(name); },
+           "initial Q and K weights: timm (N(0, 0.02^2)), xavier (variance 1/D) or unit (logits of unit variance)")
+        ->default_str(train::to_string(m.qk_init));
+    app.add_option_function<std::string>(
            "--activation",
            [&a](const std::string& name) {
              auto spec = ActivationSpec::parse(name);
@@ -80,7 +84,8 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
 nlohmann::json to_json(const TrainRun& run) {
   const auto& c = run.config;
   const auto& m = c.model;
-  return {{"model", {{"dim", m.dim}, {"depth", m.depth}, {"heads", m.heads}, {"mlp", m.mlp_hidden}}},
+  return {{"model", {{"dim", m.dim}, {"depth", m.depth}, {"heads", m.heads}, {"mlp", m.mlp_hidden},
+                     {"init", train::to_string(m.qk_init)}}},
           {"batch", c.batch}, {"steps", c.steps}, {"warmup", c.warmup}, {"lr", c.lr}, {"min_lr", c.min_lr},
           {"weight_decay", c.weight_decay}, {"clip", c.clip}, {"label_smoothing", c.label_smoothing},
           {"crop", c.augment.random_crop}, {"flip", c.augment.flip}, {"log_every", c.log_every},

@@ -27,9 +27,17 @@ std::vector<Judged> judge(const Sweep& sweep, const std::vector<ResultRow>& rows
   return judged;
 }
 
+// Every point's run but what the grid varies: the initialisation is the grid's "init".
+nlohmann::json budget_json(const Grid& g) {
+  auto budget = to_json(g.run);
+  budget["model"].erase("init");
+  return budget;
+}
+
 std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Grid& g, const std::vector<Judged>& judged) {
   std::string md = text("# ", sweep.name, "\n\n", sweep.description, ".\n\nProduced by `", o.command, "`", o.quick ? " (quick budget)" : "",
-                        ".\n\nRun per point: ", to_json(g.run).dump(), "; ", g.seeds, " seed(s) from ", o.seed, ".\n");
+                        ".\n\nRun per point: ", budget_json(g).dump(), "; Q/K init ", nlohmann::json(g.inits).dump(), "; ", g.seeds,
+                        " seed(s) from ", o.seed, ".\n");
   for (const auto& j : judged) {
     md += text("\n## ", j.id, ": ", to_string(j.outcome.verdict), "\n\n", j.outcome.detail, "\n\n", j.outcome.markdown);
     for (const auto& f : j.outcome.figures) md += text("\n![", f.title, "](", f.name, ".png)\n");
@@ -52,7 +60,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
     verdicts[j.id] = {{"verdict", to_string(j.outcome.verdict)}, {"detail", j.outcome.detail}};
   }
   out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, judged)});
-  out.config = {{"budget", to_json(g.run)}, {"seeds", g.seeds}, {"N", g.N}, {"verdicts", verdicts},
+  out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"verdicts", verdicts},
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
   if (!g.k.empty()) out.config["k"] = g.k;
   if (!g.activations.empty()) out.config["activations"] = g.activations;
@@ -75,13 +83,13 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
     throw std::invalid_argument(text("batch (", g.run.config.batch, ") exceeds the ", images - data.validation,
                                      " images left for training beside the validation set"));
   std::vector<std::string> keys;
-  for (const auto& p : sweep.points(g, 1)) {
+  for (const auto& p : grid_points(sweep, g, 1)) {
     p.config.validate();
     keys.push_back(point_key(sweep, g, p));
   }
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
-    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h or alpha)");
+    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha or init)");
   const auto& files = fashion_mnist_files();
   require_data_files(data.dir, {files.begin(), files.begin() + 2});  // the training split only
 }
@@ -119,6 +127,10 @@ StudyDefinition training_sweep_study(const std::string& name) {
           ->capture_default_str();
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
+    app.add_option("--init", g.inits, "initial Q and K weights, each a grid axis: timm (N(0, 0.02^2)), xavier (variance 1/D) or unit (logits of unit variance)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"timm", "xavier", "unit"}))
+        ->capture_default_str();
     app.add_option("--seeds", g.seeds, "training seeds per configuration (--seed, --seed + 1, ...)")->capture_default_str();
     add_train_flags(app, g.run, TrainFlags::budget);
   };

@@ -133,23 +133,141 @@ namespace {
 // k (flash-attention style), so a step holds one block of ϕ per thread, not the B·heads·T² values of every head.
 constexpr Index kRowBlock = 64;
 
-// ϕ of rows i0 … i0 + rows − 1 of one image and head: argument = scale · q_rows kᵀ, ϕ row by row. With `J`, each
-// row's Jacobian is handed to `each_row(i, J, h)` (h: the learned scale's h(argument), when `h_value` is wanted).
-template <class T, class QRows, class K, class EachRow>
-void attention_rows(const Activation& activation, T scale, const QRows& q_rows, const K& k, Matrix<T>& phi,
-                    RowJacobian* J, bool h_value, EachRow&& each_row) {
-  thread_local VectorD x, y, h;
-  const Index rows = q_rows.rows(), N = k.rows();
-  x.resize(N), y.resize(N), h.resize(N);
-  phi.resize(rows, N);
+// The logits of rows i0 … i0 + rows − 1 of one image and head: scale · q_rows kᵀ.
+template <class T, class QRows, class K>
+void attention_logits(T scale, const QRows& q_rows, const K& k, Matrix<T>& phi) {
+  phi.resize(q_rows.rows(), k.rows());
   phi.noalias() = q_rows * k.transpose();
   phi *= scale;
-  for (Index i = 0; i < rows; ++i) {
+}
+
+// ϕ of the logits in `phi`, row by row, through the whole-row path: with `J`, each row's Jacobian is handed to
+// `each_row(i, J, h)` (h: the learned scale's h(argument), when `h_value` is wanted). Prenorm and the recorded
+// norms take this path.
+template <class T, class EachRow>
+void activation_by_rows(const Activation& activation, Matrix<T>& phi, RowJacobian* J, bool h_value, EachRow&& each_row) {
+  thread_local VectorD x, y, h;
+  const Index N = phi.cols();
+  x.resize(N), y.resize(N), h.resize(N);
+  for (Index i = 0; i < phi.rows(); ++i) {
     x = phi.row(i).transpose().template cast<double>();
     row_forward(activation, x.data(), N, y.data(), J, h_value ? h.data() : nullptr);
     phi.row(i) = y.transpose().template cast<T>();
     if (J) each_row(i, *J, h);
   }
+}
+
+// The same without prenorm in vector loops over each row (in double, softmax in T): the logits in `phi` become ϕ, and with
+// `grad` (dϕ on entry) each row of it becomes Jᵀ dϕ, the gradient of the logits; `dtheta` gathers Σ dϕ∘h for a
+// learned scale. Jᵀt is r∘t for elementwise ϕ (r = ϕ') and r∘(t − s·t) for ϕ = s = g/Σg (r = g'/Σg).
+template <class T>
+void activation_in_place(const Activation& activation, Matrix<T>& phi, Matrix<T>* grad, double* dtheta) {
+  const Index rows = phi.rows(), N = phi.cols();
+  // Separate loops with and without the gradient, so that each vectorises (through libmvec's exp, sin, cos).
+  const auto each_row = [&](auto&& forward, auto&& backward) {
+    for (Index i = 0; i < rows; ++i)
+      if (grad)
+        backward(phi.row(i).data(), grad->row(i).data());
+      else
+        forward(phi.row(i).data());
+  };
+  if (const auto* e = std::get_if<ElementwiseActivation>(&activation.fn)) {
+    const double os = e->out_scale;
+    const int p = e->p;
+    with_elementwise(e->fn, p, [&]<Elementwise F, int P>() {
+      double th = 0;
+      each_row(
+          [&](T* x) {
+#pragma omp simd
+            for (Index j = 0; j < N; ++j) {
+              double h, dh;
+              evaluate<F, P>(double(x[j]), p, h, dh);
+              x[j] = T(os * h);
+            }
+          },
+          [&](T* x, T* t) {
+#pragma omp simd reduction(+ : th)
+            for (Index j = 0; j < N; ++j) {
+              double h, dh;
+              evaluate<F, P>(double(x[j]), p, h, dh);
+              const double tj = double(t[j]);
+              x[j] = T(os * h);
+              t[j] = T(os * dh * tj);
+              th += tj * h;
+            }
+          });
+      if (dtheta) *dtheta += th;
+    });
+    return;
+  }
+  const auto& row = std::get<RowActivation>(activation.fn);
+  if (row.fn == RowNormalised::softmax) {
+    // In T itself (16 float lanes, libmvec's expf, as PyTorch's float softmax): g = g' = e^{x − max}.
+    const auto exp_shifted = [N](T* x) {
+      const T top = Eigen::Map<const RowVector<T>>(x, N).maxCoeff();
+      T G = 0;
+#pragma omp simd reduction(+ : G)
+      for (Index j = 0; j < N; ++j) {
+        x[j] = vmath::exp(x[j] - top);
+        G += x[j];
+      }
+      return G;
+    };
+    each_row(
+        [&](T* x) {
+          const T inv = 1 / exp_shifted(x);
+#pragma omp simd
+          for (Index j = 0; j < N; ++j) x[j] *= inv;
+        },
+        [&](T* x, T* t) {
+          const T inv = 1 / exp_shifted(x);
+          T st = 0;
+#pragma omp simd reduction(+ : st)
+          for (Index j = 0; j < N; ++j) {
+            x[j] *= inv;
+            st += x[j] * t[j];
+          }
+#pragma omp simd
+          for (Index j = 0; j < N; ++j) t[j] = x[j] * (t[j] - st);
+        });
+    return;
+  }
+  with_row_normalised(row.fn, [&]<RowNormalised F>() {
+    thread_local VectorD g_buffer, dg_buffer;
+    g_buffer.resize(N), dg_buffer.resize(N);
+    double *g = g_buffer.data(), *dg = dg_buffer.data();
+    const RowConstants c{.shift = 0.0, .logit_scale = row.logit_scale};
+    each_row(
+        [&](T* x) {
+          double G = 0;
+#pragma omp simd reduction(+ : G)
+          for (Index j = 0; j < N; ++j) {
+            double dg_j;
+            evaluate_row<F>(double(x[j]), c, g[j], dg_j);
+            G += g[j];
+          }
+          const double inv = 1 / G;
+#pragma omp simd
+          for (Index j = 0; j < N; ++j) x[j] = T(g[j] * inv);
+        },
+        [&](T* x, T* t) {
+          double G = 0, gt = 0;
+#pragma omp simd reduction(+ : G, gt)
+          for (Index j = 0; j < N; ++j) {
+            double g_j, dg_j;
+            evaluate_row<F>(double(x[j]), c, g_j, dg_j);
+            g[j] = g_j, dg[j] = dg_j;
+            G += g_j;
+            gt += g_j * double(t[j]);
+          }
+          const double inv = 1 / G, st = gt * inv;
+#pragma omp simd
+          for (Index j = 0; j < N; ++j) {
+            x[j] = T(g[j] * inv);
+            t[j] = T(dg[j] * inv * (double(t[j]) - st));
+          }
+        });
+  });
 }
 
 }  // namespace
@@ -186,9 +304,12 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
       double phi2 = 0, jacobian2 = 0;
       for (Index i0 = 0; i0 < N; i0 += kRowBlock) {
         const Index rows = std::min(kRowBlock, N - i0);
-        attention_rows(activation, scale, std::as_const(cache.q).block(b * N + i0, h * dh, rows, dh), k, phi,
-                       norms ? &J : nullptr, false,
-                       [&](Index, const RowJacobian& row_jacobian, const VectorD&) { jacobian2 += row_jacobian.frob2(); });
+        attention_logits(scale, std::as_const(cache.q).block(b * N + i0, h * dh, rows, dh), k, phi);
+        if (norms || activation.transforms.prenorm)
+          activation_by_rows(activation, phi, norms ? &J : nullptr, false,
+                             [&](Index, const RowJacobian& row_jacobian, const VectorD&) { jacobian2 += row_jacobian.frob2(); });
+        else
+          activation_in_place(activation, phi, static_cast<Matrix<T>*>(nullptr), nullptr);
         if (norms) phi2 += phi.template cast<double>().squaredNorm();
         out.block(b * N + i0, h * dh, rows, dh).noalias() = phi * v;
       }
@@ -228,14 +349,19 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
         const auto q_rows = cache.q.block(b * N + i0, h * dh, rows, dh);
         const auto d_out = dout.block(b * N + i0, h * dh, rows, dh);
         dphi.noalias() = d_out * v.transpose();
+        attention_logits(scale, q_rows, k, phi);
         // dϕ becomes the gradient of the argument row by row, as each row's Jacobian is formed.
-        attention_rows(activation, scale, q_rows, k, phi, &J, dtheta != nullptr,
-                       [&](Index i, const RowJacobian& row_jacobian, const VectorD& h_value) {
-                         t = dphi.row(i).transpose().template cast<double>();
-                         row_jacobian.vjp(t.data(), g.data());
-                         dphi.row(i) = g.transpose().template cast<T>();
-                         if (dtheta) dtheta_per_image[static_cast<std::size_t>(b)] += t.dot(h_value);
-                       });
+        double* image_dtheta = dtheta ? &dtheta_per_image[static_cast<std::size_t>(b)] : nullptr;
+        if (activation.transforms.prenorm)
+          activation_by_rows(activation, phi, &J, dtheta != nullptr,
+                             [&](Index i, const RowJacobian& row_jacobian, const VectorD& h_value) {
+                               t = dphi.row(i).transpose().template cast<double>();
+                               row_jacobian.vjp(t.data(), g.data());
+                               dphi.row(i) = g.transpose().template cast<T>();
+                               if (image_dtheta) *image_dtheta += t.dot(h_value);
+                             });
+        else
+          activation_in_place(activation, phi, &dphi, image_dtheta);
         dv.noalias() += phi.transpose() * d_out;
         dphi *= scale;
         dq.block(b * N + i0, h * dh, rows, dh).noalias() = dphi * k;

@@ -22,6 +22,35 @@ VitConfig VitConfig::preset(const std::string& name) {
   return c;
 }
 
+QkInit parse_qk_init(const std::string& name) {
+  if (name == "timm") return QkInit::timm;
+  if (name == "xavier") return QkInit::xavier;
+  if (name == "unit") return QkInit::unit;
+  throw std::invalid_argument(text("init must be timm, xavier or unit (got '", name, "')"));
+}
+
+std::string to_string(QkInit init) {
+  switch (init) {
+    case QkInit::timm: return "timm";
+    case QkInit::xavier: return "xavier";
+    case QkInit::unit: return "unit";
+  }
+  throw std::logic_error("unreachable QkInit");
+}
+
+double VitConfig::qk_weight_std() const {
+  const double D = double(dim);
+  switch (qk_init) {
+    case QkInit::timm: return kInitWeightStd;
+    case QkInit::xavier: return 1 / std::sqrt(D);
+    case QkInit::unit: {
+      const double c = logit_scale(resolved_activation());
+      return 1 / std::sqrt(D * std::sqrt(c * c * double(head_dim())));
+    }
+  }
+  throw std::logic_error("unreachable QkInit");
+}
+
 bool VitConfig::learned_scale() const { return find_activation(activation.name).learned_scale; }
 
 Activation VitConfig::resolved_activation() const { return activation.resolve(patches(), head_dim()); }
@@ -151,6 +180,10 @@ void Vit<T>::init(std::uint64_t seed) {
       GaussianStream(seed, key, 0, StreamTag::A).fill(values, 1e-6);
     } else if (t.name == "pos_embed" || (ends_with(t.name, ".weight") && t.rows > 1)) {
       GaussianStream(seed, key, 0, StreamTag::A).fill(values, kInitWeightStd);
+      if (ends_with(t.name, "attn.qkv.weight") && config_.qk_init != QkInit::timm) {
+        const T rescale = T(config_.qk_weight_std() / kInitWeightStd);
+        Map<T>(values.data(), t.rows, t.cols).leftCols(2 * config_.dim) *= rescale;
+      }
     } else if (ends_with(t.name, "norm1.weight") || ends_with(t.name, "norm2.weight") || t.name == "norm.weight") {
       std::fill(values.begin(), values.end(), T(1));
     } else if (ends_with(t.name, "attn.scale")) {

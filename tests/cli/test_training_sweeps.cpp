@@ -2,6 +2,8 @@
 // uninterrupted CSV, two processes sharing one sweep, and verify reading (or retraining) the sweeps.
 #include "cli_support.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <regex>
@@ -82,6 +84,25 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
     EXPECT_EQ(trained_here(again), 0) << again.err;
     EXPECT_TRUE(slurp(dir / (sweep + ".csv")) == before) << sweep << ".csv changed on a rerun";
   }
+}
+
+// --init is recorded in every row and in the JSON, and changes what is trained (the same seed, other Q/K weights).
+TEST(TrainingSweeps, InitIsRecordedAndChangesTheRun) {
+  const ScratchDir dir("sweep_init");
+  std::map<std::string, std::string> loss;
+  for (const char* init : {"timm", "unit"}) {
+    const auto r = run("k_sweep", sweep_args(dir / init, {"--N", "8", "--k", "1", "--seeds", "1", "--init", init}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto csv = read_csv(dir / init / "k_sweep.csv");
+    ASSERT_FALSE(csv.rows.empty());
+    for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+      EXPECT_EQ(csv.at(i, "init"), init);
+      if (csv.at(i, "quantity") == "train_loss") loss[init] = csv.at(i, "mean");
+    }
+    const auto json = nlohmann::json::parse(slurp(dir / init / "k_sweep.json"));
+    EXPECT_EQ(json["config"]["init"], nlohmann::json::array({init}));
+  }
+  EXPECT_NE(loss["timm"], loss["unit"]) << "the initialisation did not change the run";
 }
 
 TEST(TrainingSweeps, ThreadCountDoesNotChangeAByte) {

@@ -191,45 +191,72 @@ TEST(VitLayers, AttentionBackwardMatchesFiniteDifferencesForEveryActivation) {
   }
 }
 
-// The attention core forms ϕ a block of query rows at a time and recomputes it in the backward: against the whole
-// T × T matrix of every (image, head), formed and differentiated densely, with more tokens than one block holds.
-TEST(VitLayers, AttentionRowBlocksEqualTheWholeMatrix) {
-  const Index B = 2, N = 150, D = 8, heads = 2, dh = D / heads;
-  const AttentionShape shape{B, N, D, heads};
-  for (const char* name : {"softmax", "poly", "sinsoftmax"}) {
-    SCOPED_TRACE(name);
-    const Activation activation = ActivationSpec::parse(name).resolve(N, dh);
-    const MatrixD qkv = random_matrix(B * N, 3 * D, 15, 0.5), G = random_matrix(B * N, D, 16);
-    MatrixD out, dqkv;
-    AttentionCache<double> cache;
-    attention_forward(qkv, shape, activation, out, cache);
-    attention_backward(G, qkv, shape, activation, cache, dqkv);
-    MatrixD out_dense(B * N, D), dqkv_dense(B * N, 3 * D);
-    for (Index b = 0; b < B; ++b)
-      for (Index h = 0; h < heads; ++h) {
-        const MatrixD q = qkv.block(b * N, h * dh, N, dh), k = qkv.block(b * N, D + h * dh, N, dh);
-        const MatrixD v = qkv.block(b * N, 2 * D + h * dh, N, dh), g = G.block(b * N, h * dh, N, dh);
-        const MatrixD argument = logit_scale(activation) * q * k.transpose();
-        MatrixD phi(N, N), dargument(N, N);
-        const MatrixD dphi = g * v.transpose();
-        RowJacobian J;
-        VectorD x(N), y(N), t(N), out_row(N);
-        for (Index i = 0; i < N; ++i) {
-          x = argument.row(i).transpose();
-          row_forward(activation, x.data(), N, y.data(), &J);
-          phi.row(i) = y.transpose();
-          t = dphi.row(i).transpose();
-          J.vjp(t.data(), out_row.data());
-          dargument.row(i) = logit_scale(activation) * out_row.transpose();
-        }
-        out_dense.block(b * N, h * dh, N, dh) = phi * v;
-        dqkv_dense.block(b * N, h * dh, N, dh) = dargument * k;
-        dqkv_dense.block(b * N, D + h * dh, N, dh) = dargument.transpose() * q;
-        dqkv_dense.block(b * N, 2 * D + h * dh, N, dh) = phi.transpose() * g;
+// The attention output and dqkv of every (image, head) formed and differentiated densely: the whole T × T matrix
+// through row_forward's structured Jacobian.
+std::pair<MatrixD, MatrixD> dense_attention(const MatrixD& qkv, const MatrixD& G, const AttentionShape& s,
+                                            const Activation& activation) {
+  const Index N = s.tokens, D = s.dim, dh = s.head_dim();
+  MatrixD out(s.batch * N, D), dqkv(s.batch * N, 3 * D);
+  for (Index b = 0; b < s.batch; ++b)
+    for (Index h = 0; h < s.heads; ++h) {
+      const MatrixD q = qkv.block(b * N, h * dh, N, dh), k = qkv.block(b * N, D + h * dh, N, dh);
+      const MatrixD v = qkv.block(b * N, 2 * D + h * dh, N, dh), g = G.block(b * N, h * dh, N, dh);
+      const MatrixD argument = logit_scale(activation) * q * k.transpose();
+      MatrixD phi(N, N), dargument(N, N);
+      const MatrixD dphi = g * v.transpose();
+      RowJacobian J;
+      VectorD x(N), y(N), t(N), out_row(N);
+      for (Index i = 0; i < N; ++i) {
+        x = argument.row(i).transpose();
+        row_forward(activation, x.data(), N, y.data(), &J);
+        phi.row(i) = y.transpose();
+        t = dphi.row(i).transpose();
+        J.vjp(t.data(), out_row.data());
+        dargument.row(i) = logit_scale(activation) * out_row.transpose();
       }
-    EXPECT_TRUE(test::close((out - out_dense).norm(), 0, 0, 1e-12 * out_dense.norm()));
-    EXPECT_TRUE(test::close((dqkv - dqkv_dense).norm(), 0, 0, 1e-12 * dqkv_dense.norm()));
-  }
+      out.block(b * N, h * dh, N, dh) = phi * v;
+      dqkv.block(b * N, h * dh, N, dh) = dargument * k;
+      dqkv.block(b * N, D + h * dh, N, dh) = dargument.transpose() * q;
+      dqkv.block(b * N, 2 * D + h * dh, N, dh) = phi.transpose() * g;
+    }
+  return {out, dqkv};
+}
+
+// The attention core forms ϕ a block of query rows at a time in vector loops (the whole-row path with prenorm) and
+// recomputes it in the backward: against the dense reference, with more tokens than one block holds, for every
+// registered activation, plain and with prenorm; in double to 1e-12, and in float (softmax computed in float, the
+// rest in double from float logits) against the reference at the same float-rounded inputs to 1000 u, u = 2⁻²⁴:
+// the logits' rounding (a few u) times ϕ's condition, largest for sinmax, whose Σ sin x may nearly cancel
+// (measured: 2e-7 for most, 1e-5 for sinmax and sirenmax with prenorm).
+TEST(VitLayers, AttentionRowBlocksEqualTheWholeMatrix) {
+  const Index B = 2, N = 150, D = 8, heads = 2;
+  const AttentionShape shape{B, N, D, heads};
+  const MatrixD qkv = random_matrix(B * N, 3 * D, 15, 0.5), G = random_matrix(B * N, D, 16);
+  const Matrix<float> qkv_float = qkv.cast<float>(), G_float = G.cast<float>();
+  const double float_tolerance = 1000 * std::ldexp(1.0, -24);
+  for (const auto& info : activation_registry())
+    for (const char* suffix : {"", "+prenorm"}) {
+      const std::string name = info.name + suffix;
+      SCOPED_TRACE(name);
+      const Activation activation = ActivationSpec::parse(name).resolve(N, D / heads);
+      MatrixD out, dqkv;
+      AttentionCache<double> cache;
+      attention_forward(qkv, shape, activation, out, cache);
+      attention_backward(G, qkv, shape, activation, cache, dqkv);
+      const auto [out_dense, dqkv_dense] = dense_attention(qkv, G, shape, activation);
+      EXPECT_TRUE(test::close((out - out_dense).norm(), 0, 0, 1e-12 * out_dense.norm()));
+      EXPECT_TRUE(test::close((dqkv - dqkv_dense).norm(), 0, 0, 1e-12 * dqkv_dense.norm()));
+
+      Matrix<float> out_float, dqkv_float;
+      AttentionCache<float> cache_float;
+      attention_forward(qkv_float, shape, activation, out_float, cache_float);
+      attention_backward(G_float, qkv_float, shape, activation, cache_float, dqkv_float);
+      const auto [out_rounded, dqkv_rounded] =
+          dense_attention(qkv_float.cast<double>(), G_float.cast<double>(), shape, activation);
+      EXPECT_TRUE(test::close((out_float.cast<double>() - out_rounded).norm(), 0, 0, float_tolerance * out_rounded.norm()));
+      EXPECT_TRUE(test::close((dqkv_float.cast<double>() - dqkv_rounded).norm(), 0, 0,
+                              float_tolerance * dqkv_rounded.norm()));
+    }
 }
 
 // With norms recorded: ‖ϕ‖_F of each (image, head) block and the Frobenius norm of its row-block Jacobian,
@@ -307,6 +334,74 @@ TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
     model.backward();
     const std::vector<double> analytic(model.gradients().begin(), model.gradients().end());
     EXPECT_TRUE(matches_finite_differences(model.parameters(), analytic, loss, "all parameters"));
+  }
+}
+
+// --init scales the same normals: every block's Q and K columns are timm's draws times qk_weight_std() / 0.02
+// (paired runs), V and every other tensor are timm's, and timm's draws have the standard deviation 0.02 within
+// sampling error (4 standard errors of a sample deviation, σ/√(2n)).
+TEST(VitModel, QkInitScalesQAndKAlone) {
+  for (const char* name : {"softmax", "poly"}) {
+    VitConfig config = VitConfig::preset("micro");
+    config.activation = ActivationSpec::parse(name);
+    config.activation.convention = Convention::none;  // poly's logit scale 1: unit differs from xavier
+    Vit<double> timm(config);
+    timm.init(test::seed());
+    for (const QkInit init : {QkInit::xavier, QkInit::unit}) {
+      SCOPED_TRACE(text(name, " ", to_string(init)));
+      config.qk_init = init;
+      Vit<double> model(config);
+      model.init(test::seed());
+      for (const auto& t : model.tensors()) {
+        const auto at = [&](const Vit<double>& m) {
+          return Eigen::Map<const MatrixD>(m.parameters().data() + t.offset, t.rows, t.cols);
+        };
+        if (t.name.ends_with("attn.qkv.weight")) {
+          const Index D = config.dim;
+          EXPECT_EQ(at(model).rightCols(D), at(timm).rightCols(D));
+          EXPECT_TRUE(test::close((at(model).leftCols(2 * D) - config.qk_weight_std() / kInitWeightStd *
+                                                                    at(timm).leftCols(2 * D)).norm(), 0, 0, 1e-15));
+          const double n = double(t.rows * 2 * D), std = std::sqrt(at(timm).leftCols(2 * D).squaredNorm() / n);
+          EXPECT_TRUE(test::close(std, kInitWeightStd, 0, 4 * kInitWeightStd / std::sqrt(2 * n)));
+        } else {
+          EXPECT_EQ(at(model), at(timm)) << t.name;
+        }
+      }
+    }
+  }
+}
+
+// The unit rule against Monte-Carlo: tokens as the blocks' LayerNorm leaves them (mean 0, biased variance 1 over
+// D), the first block's initial Q and K of one head, S = c q·k over pairs of distinct tokens; E S² over weights and
+// tokens is 1 within 4 standard errors of the mean over 400 initialisations.
+TEST(VitModel, UnitInitGivesLogitsOfUnitVariance) {
+  for (const char* name : {"softmax", "poly"}) {
+    VitConfig config = VitConfig::preset("micro");
+    config.activation = ActivationSpec::parse(name);
+    config.activation.convention = Convention::none;
+    config.qk_init = QkInit::unit;
+    SCOPED_TRACE(name);
+    const Index D = config.dim, dh = config.head_dim();
+    const double c = logit_scale(config.resolved_activation());
+    std::vector<double> per_init;
+    for (std::uint64_t r = 0; r < 400; ++r) {
+      Vit<double> model(config);
+      model.init(test::seed() + r);
+      const auto& qkv = *std::find_if(model.tensors().begin(), model.tensors().end(),
+                                      [](const TensorInfo& t) { return t.name == "blocks.0.attn.qkv.weight"; });
+      const Eigen::Map<const MatrixD> W(model.parameters().data() + qkv.offset, qkv.rows, qkv.cols);
+      MatrixD x = random_matrix(16, D, 1000 + r);
+      for (Index i = 0; i < x.rows(); ++i) {
+        x.row(i).array() -= x.row(i).mean();
+        x.row(i) /= std::sqrt(x.row(i).squaredNorm() / double(D));
+      }
+      const MatrixD q = x * W.leftCols(dh), k = x * W.middleCols(D, dh);
+      const MatrixD S = c * q * k.transpose();
+      per_init.push_back((S.squaredNorm() - S.diagonal().squaredNorm()) / double(S.size() - S.rows()));
+    }
+    const Eigen::Map<const VectorD> v(per_init.data(), Index(per_init.size()));
+    const double mean = v.mean(), se = std::sqrt((v.array() - mean).square().sum() / double(v.size() - 1) / double(v.size()));
+    EXPECT_TRUE(test::close(mean, 1.0, 0, 4 * se)) << "E S^2 = " << mean << " +- " << se;
   }
 }
 

@@ -34,7 +34,8 @@ enum class TrainFlags { every, budget };
 
 // Binds the flags of a run to `run`, whose values are their defaults: --model (a preset for --dim, --depth, --heads
 // and --mlp, which may still be given), the architecture, AdamW and its schedule, augmentation, --log-every, the data
-// and its split; with TrainFlags::every also --activation, --p, --k, --alpha, --patch and --data.
+// and its split; with TrainFlags::every also --init, --activation, --p, --k, --alpha, --patch and --data (a sweep
+// takes --init as a grid axis).
 void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags);
 
 // Every setting of the run but those a sweep's points vary (the activation, the patch and the seed), for a sweep's

@@ -15,6 +15,18 @@
 
 namespace attnlab::train {
 
+// How the Q and K columns of every block's qkv weight start (V and every other weight start as timm's):
+//   timm    N(0, 0.02²), timm's ViT: logits S = c·q·k of variance c² d_h D² 0.02⁴, small (about 0.03 at D 32)
+//   xavier  N(0, 1/D), variance 1/fan-in
+//   unit    N(0, 1/(D √(c² d_h))), so that Var S = 1 at step 0: a token after the blocks' LayerNorm has ‖x‖² = D,
+//           q = x W_q has entries of variance D σ², and S = c Σ_a q_a k_a over the d_h head dimensions has variance
+//           c² d_h (D σ²)² (q and k independent), with c the activation's logit scale.
+// With c = 1/√d_h (softmax, x^p inside) unit and xavier coincide. The draws are the same normals for every mode,
+// scaled: runs that differ only in --init are paired.
+enum class QkInit { timm, xavier, unit };
+QkInit parse_qk_init(const std::string& name);  // throws std::invalid_argument naming the choices
+std::string to_string(QkInit init);
+
 struct VitConfig {
   Index image_h = 32, image_w = 32, channels = 1, classes = 10;
   Index patch_h = 4, patch_w = 4;
@@ -24,6 +36,7 @@ struct VitConfig {
   // Resolved with N = the number of patches (the papers' sequence length; the cls token is not counted)
   // and d = the head dimension.
   ActivationSpec activation = ActivationSpec::parse("softmax");
+  QkInit qk_init = QkInit::timm;
 
   // "vit-tiny" (timm: D 192, depth 12, 3 heads, MLP 768), "small" (D 64, depth 2, 2 heads, MLP 256),
   // "micro" (D 16, depth 2, 2 heads, MLP 32: for tests). Throws on other names.
@@ -34,6 +47,7 @@ struct VitConfig {
   Index patch_dim() const { return channels * patch_h * patch_w; }
   Index pixels() const { return channels * image_h * image_w; }
   bool learned_scale() const;
+  double qk_weight_std() const;  // the standard deviation of the initial Q and K weights under qk_init
   Activation resolved_activation() const;
   void validate() const;  // throws std::invalid_argument naming the parameter
 };
