@@ -1,6 +1,7 @@
 #pragma once
 // The training sweeps' catalogue: what each sweep trains (its grid and the run every point starts from), and how a
 // grid expands to points, each keyed by its whole configuration.
+#include <attnlab/mc/result.hpp>
 #include <attnlab/sweeps/train_run.hpp>
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct Grid {
   std::vector<double> alpha{};
   std::vector<std::string> inits{"timm"};  // the Q/K initialisations every point is trained under (train::QkInit)
   int seeds = 2;
+  int refine_seeds = 0;  // seeds of the refinement around each curve's best grid point (0: none)
   TrainRun run{};
 };
 
@@ -29,9 +31,11 @@ struct Point {
 struct Sweep {
   std::string name, description;
   Grid full{}, quick{};
-  std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha"
+  std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha", "refine-seeds"
   bool norms = false;                     // keep per-layer norms along training (layers at 1/6, 1/2 and the end)
   std::function<std::vector<Point>(const Grid&, std::uint64_t seed)> points{};  // under the run's init
+  // The second stage, chosen from the first stage's rows (all inits): points around each curve's best grid point.
+  std::function<std::vector<Point>(const Grid&, std::uint64_t seed, const std::vector<ResultRow>& rows)> refine{};
 };
 
 // The sweep's points under each of the grid's initialisations, the first init's points first.

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace attnlab::io {
@@ -66,7 +67,8 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
     const bool finite = std::isfinite(m.value);
     r.value = {finite ? 1 : 0, finite ? 0 : 1, m.value, 0, m.value, m.value};
     r.extra = {{column::seed, text(c.seed)}, {column::validation, text(g.run.data.validation)},
-               {column::steps, text(c.steps)}, {column::function, c.model.activation.name},
+               {column::steps, text(c.steps)}, {column::batch, text(c.batch)}, {column::depth, text(c.model.depth)},
+               {column::function, c.model.activation.name},
                {column::init, train::to_string(c.model.qk_init)}};
     if (info.uses_alpha) r.extra.push_back({column::alpha, text(c.model.activation.alpha)});
     for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
@@ -83,14 +85,20 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
 
 }  // namespace
 
-std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
-                                  ProgressBar& progress_bar) {
-  const auto points = grid_points(sweep, g, seed);
-  PointStore store(out / ".partial" / sweep.name);
+std::filesystem::path point_dir(const std::filesystem::path& out, const std::string& sweep) {
+  return out / "points" / sweep;
+}
+
+namespace {
+
+// Every point's rows in order: each point loaded, trained here, or waited for.
+std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& points,
+                                  const std::filesystem::path& out, const std::string& stage, ProgressBar& progress_bar) {
+  PointStore store(point_dir(out, sweep.name));
   std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
   std::vector<std::optional<PointResult>> results(points.size());
   std::size_t finished = 0, trained = 0;
-  const auto progress = progress_bar.task(text(sweep.name, " points"));
+  const auto progress = progress_bar.task(text(sweep.name, " ", stage));
   // Loads point i, or trains it under its lock; false when another process holds the lock.
   const auto settle = [&](std::size_t i) {
     const auto key = point_key(sweep, g, points[i]);
@@ -126,13 +134,30 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64
       if (!results[i]) waiting |= !settle(i);
     if (waiting && finished < points.size()) std::this_thread::sleep_for(std::chrono::seconds(2));
   }
-  std::fprintf(stderr, "%s: trained %zu of %zu points here (the others by earlier runs or other processes)\n",
-               sweep.name.c_str(), trained, points.size());
+  std::fprintf(stderr, "%s: trained %zu of %zu %s here (the others by earlier runs or other processes)\n",
+               sweep.name.c_str(), trained, points.size(), stage.c_str());
   std::vector<ResultRow> rows;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto part = point_rows(sweep, g, points[i], *results[i]);
     rows.insert(rows.end(), part.begin(), part.end());
   }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<ResultRow> run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
+                                 ProgressBar& progress_bar) {
+  const auto points = grid_points(sweep, g, seed);
+  auto rows = run_points(sweep, g, points, out, "points", progress_bar);
+  if (!sweep.refine || g.refine_seeds < 1) return rows;
+  std::set<std::string> keys;
+  for (const auto& p : points) keys.insert(point_key(sweep, g, p));
+  std::vector<Point> refined;
+  for (auto& p : sweep.refine(g, seed, rows))
+    if (keys.insert(point_key(sweep, g, p)).second) refined.push_back(std::move(p));
+  const auto more = run_points(sweep, g, refined, out, "refined points", progress_bar);
+  rows.insert(rows.end(), more.begin(), more.end());
   return rows;
 }
 

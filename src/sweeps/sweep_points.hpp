@@ -12,8 +12,13 @@
 
 namespace attnlab::io {
 
-// Every point's rows in grid order, with points under <out>/.partial/<sweep>/.
-std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
-                                  ProgressBar& progress_bar);
+// Where a sweep's finished points live: <out>/points/<sweep>/, beside the outputs, so that the points of results/
+// are committed with it and a sweep continues from a fresh clone where it stopped.
+std::filesystem::path point_dir(const std::filesystem::path& out, const std::string& sweep);
+
+// The rows of every point of the sweep, with points under point_dir(out, sweep): the grid's points in grid order,
+// then those its refinement chooses from their rows (none twice).
+std::vector<ResultRow> run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
+                                 ProgressBar& progress_bar);
 
 }  // namespace attnlab::io

@@ -82,6 +82,8 @@ Splits load_data(const TrainData& data, std::uint64_t seed) {
   return {std::move(train_part), std::move(validation_part), std::move(test)};
 }
 
+std::string percent_text(double accuracy) { return sig(100 * accuracy, 3); }
+
 ResultRow row(const train::TrainConfig& c, const std::string& quantity, long step, double value,
               std::vector<std::pair<std::string, std::string>> extra = {}) {
   ResultRow r;
@@ -133,6 +135,16 @@ StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const 
     validation_loss.x.push_back(double(e.step)), validation_loss.y.push_back(e.loss);
     validation_accuracy.x.push_back(double(e.step)), validation_accuracy.y.push_back(e.accuracy);
   }
+  // Issue #15's budget rule: the validation accuracy on a plateau, within 1 point over the last fifth of the steps.
+  const auto flat = train::plateau(t.validations(), c.steps);
+  out.rows.push_back(row(c, "plateau_spread", c.steps, flat.spread,
+                         {{"from_step", text(flat.from_step)}, {"evaluations", text(flat.evaluations)},
+                          {"gain", text(flat.gain)}, {"plateau", flat.reached ? "yes" : "no"}}));
+  out.summary = text("validation accuracy ", percent_text(t.validations().empty() ? 0 : t.validations().back().accuracy),
+                     "; over the last fifth of the steps (", flat.evaluations, " evaluations from step ", flat.from_step,
+                     ") it spans ", percent_text(flat.spread), " points and gains ", percent_text(flat.gain), ": ",
+                     flat.reached ? "on a plateau (within 1 point)" : "not on a plateau (more than 1 point, or fewer than two evaluations)",
+                     "\n");
   out.rows.push_back(row(c, "loss", test.step, test.loss, {{"split", "test"}}));
   out.rows.push_back(row(c, "accuracy", test.step, test.accuracy, {{"split", "test"}}));
   loss.series = {train_loss, validation_loss};

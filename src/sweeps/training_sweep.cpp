@@ -47,7 +47,7 @@ std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Gr
 
 StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& g, StudyContext& ctx) {
   StudyOutput out;
-  out.rows = run_points(sweep, g, o.seed, o.out, *ctx.progress);
+  out.rows = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
   const auto judged = judge(sweep, out.rows, o, ctx);
   nlohmann::json verdicts = nlohmann::json::object();
   for (const auto& j : judged) {
@@ -60,7 +60,8 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
     verdicts[j.id] = {{"verdict", to_string(j.outcome.verdict)}, {"detail", j.outcome.detail}};
   }
   out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, judged)});
-  out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"verdicts", verdicts},
+  out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
+                {"verdicts", verdicts},
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
   if (!g.k.empty()) out.config["k"] = g.k;
   if (!g.activations.empty()) out.config["activations"] = g.activations;
@@ -70,6 +71,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
 
 void validate_grid(const Sweep& sweep, const Grid& g) {
   if (g.seeds < 1) throw std::invalid_argument(text("seeds must be at least 1 (got ", g.seeds, ")"));
+  if (g.refine_seeds < 0) throw std::invalid_argument(text("refine-seeds must be >= 0 (got ", g.refine_seeds, ")"));
   if (g.N.empty()) throw std::invalid_argument("N must list at least one sequence length");
   for (Index n : g.N) patch_for(n);
   const auto& data = g.run.data;
@@ -132,6 +134,10 @@ StudyDefinition training_sweep_study(const std::string& name) {
         ->check(CLI::IsMember({"timm", "xavier", "unit"}))
         ->capture_default_str();
     app.add_option("--seeds", g.seeds, "training seeds per configuration (--seed, --seed + 1, ...)")->capture_default_str();
+    if (has("refine-seeds"))
+      app.add_option("--refine-seeds", g.refine_seeds,
+                     "seeds of the second stage: k at and a quarter and a half decade around each N's best grid k (0: none)")
+          ->capture_default_str();
     add_train_flags(app, g.run, TrainFlags::budget);
   };
   s.validate = [&sweep, grid](const StudyOptions&) { validate_grid(sweep, *grid); };
@@ -143,7 +149,7 @@ std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions
   const Sweep& sweep = find_sweep(name);
   const Grid& g = options.quick ? sweep.quick : sweep.full;
   validate_grid(sweep, g);
-  return run_points(sweep, g, options.seed, options.out, *ctx.progress);
+  return run_sweep(sweep, g, options.seed, options.out, *ctx.progress);
 }
 
 }  // namespace attnlab::io

@@ -103,6 +103,20 @@ StepRecord Trainer::train_step() {
   return r;
 }
 
+Plateau plateau(const std::vector<Evaluation>& validations, long steps, double window, double tolerance) {
+  Plateau p{.from_step = long(std::ceil((1 - window) * double(steps)))};
+  double lo = 1, hi = 0, first = 0, last = 0;
+  for (const auto& e : validations)
+    if (e.step >= p.from_step) {
+      if (p.evaluations++ == 0) first = e.accuracy;
+      last = e.accuracy, lo = std::min(lo, e.accuracy), hi = std::max(hi, e.accuracy);
+    }
+  if (p.evaluations == 0) return p;
+  p.spread = hi - lo, p.gain = last - first;
+  p.reached = p.evaluations >= 2 && p.spread <= tolerance;
+  return p;
+}
+
 Evaluation Trainer::evaluate(const Dataset& data, Index batch) {
   if (data.channels != config_.model.channels || data.height != config_.model.image_h || data.width != config_.model.image_w)
     throw std::invalid_argument("evaluate: the data's image shape differs from the model's");

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <set>
 #include <regex>
 #include <thread>
 
@@ -19,11 +21,13 @@ std::vector<std::string> sweep_args(const fs::path& out, std::vector<std::string
   return args;
 }
 
-// The number in "<sweep>: trained N of M points here".
+// The sum of N over the lines "<sweep>: trained N of M points here" (and "... refined points here"); −1 without one.
 int trained_here(const Run& r) {
-  std::smatch m;
-  const std::regex pattern(": trained ([0-9]+) of ([0-9]+) points here");
-  return std::regex_search(r.err, m, pattern) ? std::stoi(m[1]) : -1;
+  const std::regex pattern(": trained ([0-9]+) of ([0-9]+) (refined )?points here");
+  int trained = -1;
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), pattern); it != std::sregex_iterator(); ++it)
+    trained = std::max(trained, 0) + std::stoi((*it)[1]);
+  return trained;
 }
 
 std::size_t files_ending(const fs::path& dir, const std::string& suffix) {
@@ -42,6 +46,31 @@ bool point_in_progress_after_one_finished(const fs::path& dir) {
          });
 }
 
+// The second stage of a quick k_sweep (seeds 4, 5 on the grid 0.1, 1, 10; --refine-seeds 3): per N, the k with
+// seeds 4, 5 and 6 are the best grid k (by seed-mean accuracy) and a quarter and half decade either side of it.
+void expect_refined_around_the_best_k(const Csv& csv) {
+  std::map<std::string, std::map<double, std::pair<double, int>>> grid;  // N → log10 k → (Σ accuracy, seeds)
+  std::map<std::string, std::map<double, std::set<std::string>>> seeds;   // N → log10 k → seeds
+  for (std::size_t i = 0; i < csv.rows.size(); ++i)
+    if (csv.at(i, "quantity") == "val_accuracy") {
+      const double log_k = std::log10(std::stod(csv.at(i, "k")));
+      const auto& seed = csv.at(i, "seed");
+      seeds[csv.at(i, "N")][log_k].insert(seed);
+      if (seed != "6") grid[csv.at(i, "N")][log_k].first += std::stod(csv.at(i, "mean")), ++grid[csv.at(i, "N")][log_k].second;
+    }
+  for (const auto& [N, by_k] : seeds) {
+    double best = 0, best_mean = -1;
+    for (double log_k : {-1.0, 0.0, 1.0}) {
+      const auto& [sum, n] = grid[N].at(log_k);
+      if (sum / n > best_mean) best_mean = sum / n, best = log_k;
+    }
+    std::set<double> refined;
+    for (const auto& [log_k, s] : by_k)
+      if (s == std::set<std::string>{"4", "5", "6"}) refined.insert(std::round(4 * (log_k - best)) / 4);
+    EXPECT_EQ(refined, (std::set<double>{-0.5, -0.25, 0, 0.25, 0.5})) << "N = " << N << ", best log k " << best;
+  }
+}
+
 }  // namespace
 
 TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
@@ -50,8 +79,11 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
       {"activation_table", {"activation_table.png", "activation_table_p.png"}},
       {"training_norms", {"training_norms_phi.png", "training_norms_jacobian.png", "training_norms_drift.png"}},
       {"alpha_sweep", {"alpha_sweep.png"}}};
-  const std::map<std::string, std::size_t> points{
-      {"k_sweep", 2 * 3 * 2}, {"activation_table", 7}, {"training_norms", 3}, {"alpha_sweep", 2 * 2 * 3 * 2}};
+  // k_sweep: 2 N × 3 k × 2 seeds, then per N 5 k around the best × 3 seeds less the 2 seeds the best k already has.
+  const std::map<std::string, std::size_t> points{{"k_sweep", 2 * 3 * 2 + 2 * (5 * 3 - 2)},
+                                                  {"activation_table", 7},
+                                                  {"training_norms", 3},
+                                                  {"alpha_sweep", 2 * 2 * 3 * 2}};
   for (const auto& [sweep, figures] : outputs) {
     const ScratchDir dir(sweep);
     const auto r = run(sweep, sweep_args(dir.path));
@@ -66,6 +98,7 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
         EXPECT_TRUE(a >= 0 && a <= 1) << sweep << " accuracy " << a;
       }
     EXPECT_EQ(accuracies, points.at(sweep)) << sweep << ": one validation accuracy per point";
+    if (sweep == "k_sweep") expect_refined_around_the_best_k(csv);
     for (const auto& f : figures) EXPECT_TRUE(fs::exists(dir / f)) << f;
     expect_strict_csvs(dir.path);
     const auto md = slurp(dir / (sweep + ".md"));
@@ -74,8 +107,8 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
     const auto json = slurp(dir / (sweep + ".json"));
     EXPECT_NE(json.find("\"verdicts\""), std::string::npos);
     EXPECT_NE(json.find("\"budget\""), std::string::npos);
-    EXPECT_EQ(files_ending(dir.path / ".partial", ".json"), points.at(sweep)) << "every point persisted";
-    EXPECT_EQ(files_ending(dir.path / ".partial", ".lock"), 0u) << "no lock file outlives its point";
+    EXPECT_EQ(files_ending(dir.path / "points", ".json"), points.at(sweep)) << "every point persisted";
+    EXPECT_EQ(files_ending(dir.path / "points", ".lock"), 0u) << "no lock file outlives its point";
 
     // A rerun trains nothing and writes the same CSV.
     const auto before = slurp(dir / (sweep + ".csv"));
@@ -120,10 +153,11 @@ TEST(TrainingSweeps, ThreadCountDoesNotChangeAByte) {
 // its checksum: that point alone is trained again, and the CSV is the undamaged sweep's.
 TEST(TrainingSweeps, DamagedPointIsTrainedAgainNotTrusted) {
   const ScratchDir dir("sweep_damaged");
-  ASSERT_EQ(run("k_sweep", sweep_args(dir / "out")).code, 0);
+  const auto args = sweep_args(dir / "out", {"--refine-seeds", "0"});
+  ASSERT_EQ(run("k_sweep", args).code, 0);
   const std::string reference = slurp(dir / "out" / "k_sweep.csv");
   std::vector<fs::path> points;
-  for (const auto& e : fs::directory_iterator(dir / "out" / ".partial" / "k_sweep"))
+  for (const auto& e : fs::directory_iterator(dir / "out" / "points" / "k_sweep"))
     if (e.path().extension() == ".json") points.push_back(e.path());
   ASSERT_EQ(points.size(), 12u);
   std::sort(points.begin(), points.end());
@@ -135,7 +169,7 @@ TEST(TrainingSweeps, DamagedPointIsTrainedAgainNotTrusted) {
   const std::string whole = slurp(points[1]);
   std::ofstream(points[1], std::ios::trunc) << whole.substr(0, whole.size() / 2);
 
-  const auto rerun = run("k_sweep", sweep_args(dir / "out"));
+  const auto rerun = run("k_sweep", args);
   ASSERT_EQ(rerun.code, 0) << rerun.err;
   EXPECT_EQ(trained_here(rerun), 2) << rerun.err;
   EXPECT_TRUE(slurp(dir / "out" / "k_sweep.csv") == reference) << "the CSV after retraining the damaged points differs";
@@ -145,25 +179,25 @@ TEST(TrainingSweeps, DamagedPointIsTrainedAgainNotTrusted) {
 TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   const ScratchDir dir("sweep_resume");
   const auto killed = dir / "killed", reference = dir / "reference";
-  const std::vector<std::string> slow{"--steps", "30"};
+  const std::vector<std::string> slow{"--steps", "30", "--refine-seeds", "0"};
   Child child("k_sweep", sweep_args(killed, slow));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   // Killed mid-point: between one point's result and the next point's lock there would be no lock to take over.
-  while (child.running() && !point_in_progress_after_one_finished(killed / ".partial") &&
+  while (child.running() && !point_in_progress_after_one_finished(killed / "points") &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   child.kill(SIGKILL);
   const auto r = child.wait();
   ASSERT_EQ(r.signal, SIGKILL) << "k_sweep finished before it could be killed: " << r.err;
   EXPECT_FALSE(fs::exists(killed / "k_sweep.csv"));
-  const std::size_t kept = files_ending(killed / ".partial", ".json");
+  const std::size_t kept = files_ending(killed / "points", ".json");
   EXPECT_GE(kept, 1u);
-  EXPECT_EQ(files_ending(killed / ".partial", ".lock"), 1u) << "the point in progress keeps the dead process's lock file";
+  EXPECT_EQ(files_ending(killed / "points", ".lock"), 1u) << "the point in progress keeps the dead process's lock file";
 
   const auto resumed = run("k_sweep", sweep_args(killed, slow));
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_EQ(trained_here(resumed), int(12 - kept)) << resumed.err;
-  EXPECT_EQ(files_ending(killed / ".partial", ".lock"), 0u) << "the dead process's point was not taken over";
+  EXPECT_EQ(files_ending(killed / "points", ".lock"), 0u) << "the dead process's point was not taken over";
   ASSERT_EQ(run("k_sweep", sweep_args(reference, slow)).code, 0);
   EXPECT_FALSE(slurp(reference / "k_sweep.csv").empty());
   EXPECT_TRUE(slurp(killed / "k_sweep.csv") == slurp(reference / "k_sweep.csv")) << "the resumed sweep's CSV differs";

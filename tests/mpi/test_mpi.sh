@@ -52,7 +52,7 @@ killed="$scratch/killed"
   >"$killed.log" 2>&1 &
 job=$!
 deadline=$((SECONDS + 120))
-until compgen -G "$killed/.partial/k_sweep/*.json" >/dev/null || ((SECONDS > deadline)); do sleep 0.2; done
+until compgen -G "$killed/points/k_sweep/*.json" >/dev/null || ((SECONDS > deadline)); do sleep 0.2; done
 victim=$(pgrep -P "$job" | tail -1 || true)  # a rank: mpiexec starts them as its children
 [[ -n $victim ]] && kill -9 "$victim"
 if wait "$job"; then
@@ -60,7 +60,7 @@ if wait "$job"; then
 else
   grep -qE "rank [0-9]+ .* signal 9" "$killed.log" || fail "no message names the killed rank: $(tail -3 "$killed.log")"
 fi
-kept=$(compgen -G "$killed/.partial/k_sweep/*.json" | wc -l)
+kept=$(compgen -G "$killed/points/k_sweep/*.json" | wc -l)
 ((kept >= 1)) || fail "no finished point kept after the kill"
 "$mpiexec" --oversubscribe -n 2 "$studies/k_sweep" --quick --seed 4 --steps 600 --threads 1 --out "$killed" \
   >"$killed-rerun.log" 2>&1 || fail "the rerun after the kill failed: $(tail -1 "$killed-rerun.log")"

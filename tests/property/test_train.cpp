@@ -337,3 +337,23 @@ TEST(TrainLoop, NonFiniteLossStopsAndNamesTheStep) {
   EXPECT_EQ(t.step(), 1);
   EXPECT_TRUE(std::equal(before.begin() + 1, before.end(), t.model().parameters().begin() + 1));
 }
+
+// The budget rule: a curve still climbing in its last fifth is not on a plateau, one within a point is; the
+// evaluations before the window do not count, and one evaluation in it decides nothing.
+TEST(TrainLoop, PlateauLooksAtTheLastFifthOfTheSteps) {
+  const std::vector<Evaluation> climbing{{100, 0, 0.50}, {800, 0, 0.70}, {900, 0, 0.75}, {1000, 0, 0.80}};
+  const auto still = plateau(climbing, 1000);
+  EXPECT_EQ(still.from_step, 800);
+  EXPECT_EQ(still.evaluations, 3);
+  EXPECT_NEAR(still.spread, 0.10, 1e-12);
+  EXPECT_NEAR(still.gain, 0.10, 1e-12);
+  EXPECT_FALSE(still.reached);
+
+  const std::vector<Evaluation> flat{{100, 0, 0.20}, {700, 0, 0.60}, {800, 0, 0.795}, {900, 0, 0.80}, {1000, 0, 0.799}};
+  const auto level = plateau(flat, 1000);
+  EXPECT_EQ(level.evaluations, 3);
+  EXPECT_NEAR(level.spread, 0.005, 1e-12);
+  EXPECT_TRUE(level.reached);
+  EXPECT_FALSE(plateau(flat, 1000, 0.2, 0.004).reached) << "a tolerance below the spread";
+  EXPECT_FALSE(plateau({{1000, 0, 0.8}}, 1000).reached) << "one evaluation";
+}

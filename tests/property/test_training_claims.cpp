@@ -66,6 +66,38 @@ TEST(TrainingClaims, BestKSlopeRecoversTheConstructedExponent) {
   }
 }
 
+// The power of the design: from the interval's width and the seeds behind it, the seeds that would make it at most
+// 0.4 wide (width ∝ 1/√seeds); an interval already that narrow says so.
+TEST(TrainingClaims, BestKSlopeSaysTheSeedsANarrowIntervalNeeds) {
+  for (double noise : {1e-3, 3e-2}) {
+    auto rows = k_sweep_rows(0.5, 0.1);
+    for (auto& r : rows) r.value.mean += r.extra[0].second == "1" ? noise : -noise;
+    const auto out = judge("poly.k_vs_N", "k_sweep", rows);
+    const double width = out.ci_hi - out.ci_lo;
+    if (width <= 0.4) {
+      EXPECT_NE(out.detail.find("the interval is at most 0.4 wide"), std::string::npos) << out.detail;
+    } else {
+      const int needed = int(std::ceil(2 * std::pow(width / 0.4, 2)));
+      EXPECT_NE(out.detail.find(text("needs about ", needed, " seeds at the refined points (2 now")), std::string::npos)
+          << out.detail;
+    }
+    EXPECT_EQ(width > 0.4, noise > 1e-2) << "noise " << noise << ": width " << width << ", " << out.detail;
+  }
+}
+
+// Each report names the paper's setup next to ours, ours read off the rows: 3,600 steps of batch 64 over the
+// 60,000 − 10,000 images the rows' validation column leaves are 3600 · 64 / 50000 = 4.6 epochs.
+TEST(TrainingClaims, ReportNamesThePapersSetupNextToOurs) {
+  auto rows = k_sweep_rows(0.5, 0.1);
+  for (auto& r : rows) r.extra.insert(r.extra.end(), {{"steps", "3600"}, {"batch", "64"}, {"depth", "2"}});
+  const auto out = judge("poly.k_vs_N", "k_sweep", rows);
+  EXPECT_NE(out.markdown.find("Setup. Paper: ViT-Tiny (D 192, depth 12"), std::string::npos) << out.markdown;
+  EXPECT_NE(out.markdown.find("Ours: Fashion-MNIST padded to 32x32, D 32, depth 2, head dim 16, 3600 AdamW steps of batch "
+                              "64 (4.6 epochs of 50000 images)"),
+            std::string::npos)
+      << out.markdown;
+}
+
 // A flat accuracy landscape cannot locate k*: the interval of the slope is wide.
 TEST(TrainingClaims, FlatAccuracyInKIsInconclusive) {
   const auto out = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 1e-6));
@@ -86,6 +118,26 @@ TEST(TrainingClaims, OneSeedLeavesTheBestScaleInconclusive) {
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_EQ(out.verdict, Verdict::inconclusive);
   EXPECT_NE(out.detail.find("one seed"), std::string::npos) << out.detail;
+}
+
+// Each regime is judged from its own rows: timm's slope 1 (rows with init timm, or none) is violated while the
+// unit rows' slope 0.5 holds, in the same CSV; without unit rows poly.k_vs_N.unit says what to run.
+TEST(TrainingClaims, EachInitIsJudgedFromItsOwnRows) {
+  auto rows = k_sweep_rows(1.0, 0.1);
+  for (auto r : k_sweep_rows(0.5, 0.1)) {
+    r.extra.push_back({"init", "unit"});
+    rows.push_back(r);
+  }
+  for (std::size_t i = 0; i < rows.size() / 4; ++i) rows[i].extra.push_back({"init", "timm"});
+  const auto timm = judge("poly.k_vs_N", "k_sweep", rows), unit = judge("poly.k_vs_N.unit", "k_sweep", rows);
+  EXPECT_TRUE(test::close(timm.measured, 1.0, 1e-6, 1e-6)) << timm.detail;
+  EXPECT_EQ(timm.verdict, Verdict::violated) << timm.detail;
+  EXPECT_TRUE(test::close(unit.measured, 0.5, 1e-6, 1e-6)) << unit.detail;
+  EXPECT_EQ(unit.verdict, Verdict::holds) << unit.detail;
+  EXPECT_EQ(unit.figures.at(0).name, "k_sweep_unit");
+  const auto missing = judge("poly.k_vs_N.unit", "k_sweep", k_sweep_rows(0.5, 0.1));
+  EXPECT_EQ(missing.verdict, Verdict::inconclusive);
+  EXPECT_NE(missing.detail.find("--init timm,unit"), std::string::npos) << missing.detail;
 }
 
 TEST(TrainingClaims, MissingSweepIsInconclusiveAndSaysWhatToRun) {
@@ -199,6 +251,17 @@ TEST(TrainingClaims, BestAlphaNearOneMustBeTypical) {
   const auto split = with_far(2);
   EXPECT_EQ(split.verdict, Verdict::inconclusive) << split.detail;
   EXPECT_NE(split.detail.find("2 of 4 (h, N)"), std::string::npos) << split.detail;
+}
+
+// A best alpha at an end of the grid only bounds it (censored, as k is): three curves rising to alpha = 2 locate
+// nothing, neither near 1 nor away from it, so the one curve near 1 decides nothing either.
+TEST(TrainingClaims, BestAlphaAtTheEndOfTheGridIsCensored) {
+  const auto out = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows([](int i) { return i == 0 ? 1.1 : 2.8; }));
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_NE(out.detail.find("1 of 4 (h, N)"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("0 miss it"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("censored, neither): identity at N = 16, identity at N = 64, relu at N = 64"), std::string::npos)
+      << out.detail;
 }
 
 namespace {

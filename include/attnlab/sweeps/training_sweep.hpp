@@ -3,8 +3,8 @@
 // claims it feeds. k_sweep (poly.k_vs_N), activation_table (poly.table1, poly.scales_table, poly.high_p),
 // training_norms (poly.train_norms, poly.iid_at_init) and alpha_sweep (relu.alpha_sweep).
 //
-// Every finished point is written atomically to <out>/.partial/<sweep>/<key>.json, keyed by its whole training
-// configuration, so a killed run loses at most the points in progress and a rerun (or a rerun after the outputs
+// Every finished point is written atomically to <out>/points/<sweep>/<key>.json (committed with results/), keyed by
+// its whole training configuration, so a killed run loses at most the points in progress and a rerun (or a rerun after the outputs
 // exist) trains nothing twice. Several processes may run the same command on one machine: each trains a point
 // only while it holds an exclusive flock on the point's lock file (released by the kernel if the process dies),
 // checks for the finished point after taking the lock, skips points locked by others and waits for them at the
@@ -22,7 +22,7 @@ const std::vector<std::string>& training_sweep_names();
 StudyDefinition training_sweep_study(const std::string& name);
 
 // Trains (or resumes) sweep `name` on its default grid and budget (quick or full, as `options`) with its points
-// under <options.out>/.partial/<name>/, and returns its rows: verify --retrain.
+// under <options.out>/points/<name>/, and returns its rows: verify --retrain.
 std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx);
 
 }  // namespace attnlab::io

@@ -18,13 +18,16 @@ inline constexpr const char* phi_fro = "phi_fro";            // ‖ϕ(S)‖_F of
 inline constexpr const char* jacobian_fro = "jacobian_fro";  // ‖∂ϕ/∂S‖_F of a layer
 }  // namespace quantity
 
-// Extra columns: every row has seed, validation (images), steps, function (the activation's registered name), init
+// Extra columns: every row has seed, validation (images), steps, batch and depth (rows written before them have
+// none), function (the activation's registered name), init
 // (the Q/K initialisation; rows written before it existed are timm's) and diverged_at; alpha where the activation takes one; h in alpha_sweep; the norms' rows step, layer, tokens (N + 1)
 // and weight_std (of the initial Q and K weights).
 namespace column {
 inline constexpr const char* seed = "seed";
 inline constexpr const char* validation = "validation";
 inline constexpr const char* steps = "steps";
+inline constexpr const char* batch = "batch";
+inline constexpr const char* depth = "depth";
 inline constexpr const char* function = "function";
 inline constexpr const char* init = "init";
 inline constexpr const char* diverged_at = "diverged_at";

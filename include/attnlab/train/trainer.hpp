@@ -46,6 +46,17 @@ struct Evaluation {
   double loss = 0, accuracy = 0;
 };
 
+// Whether a learning curve has reached its plateau: the validation accuracies of the last `window` share of the
+// steps (those at step >= (1 - window) * steps) lie within `tolerance` of each other.
+struct Plateau {
+  long from_step = 0;
+  int evaluations = 0;      // in the window
+  double spread = 0;        // largest minus smallest accuracy in the window
+  double gain = 0;          // last minus first accuracy in the window
+  bool reached = false;     // at least two evaluations and spread <= tolerance
+};
+Plateau plateau(const std::vector<Evaluation>& validations, long steps, double window = 0.2, double tolerance = 0.01);
+
 class Trainer {
  public:
   // `train` and `validation` must already have the model's image shape (see pad()).
