@@ -14,14 +14,14 @@ namespace attnlab::train {
 
 template <class T>
 void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y) {
-  y = row_blocked_product(x, ConstMap<T>(W, x.cols(), O));
+  row_blocked_product(x, ConstMap<T>(W, x.cols(), O), y);
   if (b) y.rowwise() += Eigen::Map<const RowVector<T>>(b, O);
 }
 
 template <class T>
 void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db) {
   const ConstMap<T> w(W, x.cols(), dy.cols());
-  if (dx) *dx = row_blocked_product(dy, w.transpose());
+  if (dx) row_blocked_product(dy, w.transpose(), *dx);
   Map<T>(dW, x.cols(), dy.cols()) += inner_blocked_product(x.transpose(), dy);
   // Sums into an aligned temporary first: Eigen vectorises a reduction assigned to an unaligned Map with a
   // peeled head, which changes the summation order with the buffer's address.

@@ -235,7 +235,7 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
   label_smoothing_ = label_smoothing;
 
   patches_ = extract_patches(images, c);
-  Matrix<T> patch_embedding;
+  auto& [patch_embedding, residual] = forward_scratch_;
   linear_forward(patches_, p_.patch_w, p_.patch_b, D, patch_embedding);
   const ConstMap<T> pos(p_.pos, N, D);
   embedded_.resize(B * N, D);
@@ -246,7 +246,6 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
 
   const AttentionShape shape{B, N, D, c.heads};
   const Matrix<T>* x = &embedded_;
-  Matrix<T> residual;
   for (Index l = 0; l < c.depth; ++l) {
     const auto& w = p_.blocks[static_cast<std::size_t>(l)];
     auto& k = blocks_[static_cast<std::size_t>(l)];
@@ -279,15 +278,14 @@ void Vit<T>::backward() {
   const VitConfig& c = config_;
   const Index B = logits_.rows(), N = c.tokens(), P = c.patches(), D = c.dim;
   if (B == 0) throw std::logic_error("backward before forward");
-  Matrix<T> dlogits, dnormed, dfinal;
+  auto& [dlogits, dnormed, dfinal, dx, dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput, dpatch] = backward_scratch_;
   cross_entropy_backward(probabilities_, std::span<const int>(labels_), label_smoothing_, dlogits);
   linear_backward(dlogits, final_normed_, p_.head_w, &dnormed, g_.head_w, g_.head_b);
   layernorm_backward(dnormed, final_input_, p_.norm_w, final_mean_, final_rstd_, dfinal, g_.norm_w, g_.norm_b);
-  Matrix<T> dx = Matrix<T>::Zero(B * N, D);
+  dx.setZero(B * N, D);
   for (Index b = 0; b < B; ++b) dx.row(b * N) = dfinal.row(b);
 
   const AttentionShape shape{B, N, D, c.heads};
-  Matrix<T> dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput;
   for (Index l = c.depth - 1; l >= 0; --l) {
     const auto& w = p_.blocks[static_cast<std::size_t>(l)];
     const auto& gw = g_.blocks[static_cast<std::size_t>(l)];
@@ -310,7 +308,7 @@ void Vit<T>::backward() {
 
   Map<T> dpos(g_.pos, N, D);
   Eigen::Map<RowVector<T>> dcls(g_.cls, D);
-  Matrix<T> dpatch(B * P, D);
+  dpatch.resize(B * P, D);
   for (Index b = 0; b < B; ++b) {
     dpos += dx.middleRows(b * N, N);
     dcls += dx.row(b * N);

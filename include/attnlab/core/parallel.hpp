@@ -14,10 +14,10 @@ inline constexpr Index kProductRowBlock = 64;     // rows of the result per task
 inline constexpr Index kProductInnerBlock = 512;  // inner-dimension slice per partial product
 inline constexpr double kParallelFlops = 1e6;     // below this a product stays on one thread
 
-// A·B, the rows of the result in blocks of kProductRowBlock.
-template <class Lhs, class Rhs>
-Matrix<typename Lhs::Scalar> row_blocked_product(const Lhs& A, const Rhs& B) {
-  Matrix<typename Lhs::Scalar> C(A.rows(), B.cols());
+// C = A·B, the rows of the result in blocks of kProductRowBlock; C keeps its buffer when its shape is A·B's.
+template <class Lhs, class Rhs, class Result>
+void row_blocked_product(const Lhs& A, const Rhs& B, Result& C) {
+  C.resize(A.rows(), B.cols());
   const Index blocks = (A.rows() + kProductRowBlock - 1) / kProductRowBlock;
   const double flops = 2.0 * double(A.rows()) * double(A.cols()) * double(B.cols());
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1 && flops > kParallelFlops)
@@ -25,6 +25,13 @@ Matrix<typename Lhs::Scalar> row_blocked_product(const Lhs& A, const Rhs& B) {
     const Index r0 = b * kProductRowBlock, rows = std::min(kProductRowBlock, A.rows() - r0);
     C.middleRows(r0, rows).noalias() = A.middleRows(r0, rows) * B;
   }
+}
+
+// A·B, the rows of the result in blocks of kProductRowBlock.
+template <class Lhs, class Rhs>
+Matrix<typename Lhs::Scalar> row_blocked_product(const Lhs& A, const Rhs& B) {
+  Matrix<typename Lhs::Scalar> C;
+  row_blocked_product(A, B, C);
   return C;
 }
 

@@ -129,6 +129,14 @@ class Vit {
   Vector<T> final_mean_, final_rstd_;
   std::vector<BlockCache> blocks_;
   std::vector<LayerNorms> layer_norms_;
+  // Buffers a step fills and forgets, kept from step to step: fresh ones cost a page fault per page (at N = 256 the
+  // kernel's faults and the zeroing of new pages were 46% of a step).
+  struct ForwardScratch {
+    Matrix<T> patch_embedding, residual;
+  } forward_scratch_;
+  struct BackwardScratch {
+    Matrix<T> dlogits, dnormed, dfinal, dx, dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput, dpatch;
+  } backward_scratch_;
 };
 
 // The B × patches × patch_dim patch matrix (rows b·P + p) of images (B × pixels): patch (a, c) of the
