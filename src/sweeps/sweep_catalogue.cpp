@@ -106,6 +106,12 @@ std::string column_value(const ResultRow& r, const char* column) {
   return "";
 }
 
+// Rows written before the init column were trained under timm's init.
+std::string init_of(const ResultRow& r) {
+  const auto init = column_value(r, column::init);
+  return init.empty() ? "timm" : init;
+}
+
 // The second stage of a sweep: around the best grid value x of each curve (by the seed-mean validation accuracy of
 // the first stage's rows, all inits), the points at x + each offset, with seeds --seed … --seed + refine_seeds − 1.
 // The same seeds give the same initialisation and data order at every x (paired); the first stage's points recur
@@ -123,8 +129,7 @@ std::vector<Point> refine_around_best(const Grid& g, std::uint64_t seed, const s
   std::map<std::string, Curve> curves;
   for (const auto& r : rows)
     if (r.quantity == quantity::val_accuracy) {
-      const std::string init = column_value(r, column::init);
-      auto& c = curves[text(init.empty() ? "timm" : init, "|", curve(r))];
+      auto& c = curves[text(init_of(r), "|", curve(r))];
       c.example = &r;
       auto& sum = c.by_x[x_of(r)];
       sum.first += r.value.mean, ++sum.second;
@@ -136,11 +141,11 @@ std::vector<Point> refine_around_best(const Grid& g, std::uint64_t seed, const s
     const auto best = std::max_element(c.by_x.begin(), c.by_x.end(), [](const auto& a, const auto& b) {
       return a.second.first / a.second.second < b.second.first / b.second.second;
     });
-    const std::string init = column_value(*c.example, column::init);
+    const auto init = train::parse_qk_init(init_of(*c.example));
     for (double offset : offsets)
       for (std::uint64_t s : seeds(refined, seed))
         if (auto p = point(*c.example, best->first + offset, s)) {
-          p->config.model.qk_init = train::parse_qk_init(init.empty() ? "timm" : init);
+          p->config.model.qk_init = init;
           points.push_back(std::move(*p));
         }
   }

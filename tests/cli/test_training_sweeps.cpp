@@ -138,6 +138,34 @@ TEST(TrainingSweeps, InitIsRecordedAndChangesTheRun) {
   EXPECT_NE(loss["timm"], loss["unit"]) << "the initialisation did not change the run";
 }
 
+// alpha_sweep's second stage: around the best grid alpha (by the mean over seeds 4, 5), the alpha an eighth and a
+// quarter either side with the same seeds, none below 0; the grid's own points are not trained again.
+TEST(TrainingSweeps, AlphaSweepRefinesAroundTheBestAlpha) {
+  const ScratchDir dir("sweep_alpha_refined");
+  const auto r = run("alpha_sweep", sweep_args(dir.path, {"--N", "8", "--h", "relu", "--refine-seeds", "2"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto csv = read_csv(dir / "alpha_sweep.csv");
+  std::map<double, std::vector<double>> by_alpha;  // alpha → accuracy per seed
+  for (std::size_t i = 0; i < csv.rows.size(); ++i)
+    if (csv.at(i, "quantity") == "val_accuracy") by_alpha[std::stod(csv.at(i, "alpha"))].push_back(std::stod(csv.at(i, "mean")));
+  double best = 0, best_mean = -1;
+  for (double a : {0.0, 1.0, 2.0}) {
+    ASSERT_EQ(by_alpha[a].size(), 2u) << "alpha " << a << ": seeds 4 and 5, once each";
+    const double mean = (by_alpha[a][0] + by_alpha[a][1]) / 2;
+    if (mean > best_mean) best_mean = mean, best = a;
+  }
+  std::set<double> expected{0.0, 1.0, 2.0};
+  for (double offset : {-0.25, -0.125, 0.125, 0.25})
+    if (best + offset >= 0) expected.insert(best + offset);
+  std::set<double> trained;
+  for (const auto& [a, accuracies] : by_alpha) {
+    trained.insert(a);
+    EXPECT_EQ(accuracies.size(), 2u) << "alpha " << a;
+  }
+  EXPECT_EQ(trained, expected) << "best grid alpha " << best;
+  EXPECT_EQ(trained_here(r), int(2 * expected.size())) << r.err;
+}
+
 TEST(TrainingSweeps, ThreadCountDoesNotChangeAByte) {
   const ScratchDir dir("sweep_threads");
   for (const char* threads : {"1", "2"}) {
