@@ -100,15 +100,9 @@ std::vector<std::string> log_grid(double lo, double hi, int points) {
   return grid;
 }
 
-std::string column_value(const ResultRow& r, const char* column) {
-  for (const auto& [key, value] : r.extra)
-    if (key == column) return value;
-  return "";
-}
-
 // Rows written before the init column were trained under timm's init.
 std::string init_of(const ResultRow& r) {
-  const auto init = column_value(r, column::init);
+  const auto init = extra_value(r, column::init);
   return init.empty() ? "timm" : init;
 }
 
@@ -165,11 +159,11 @@ std::vector<Point> refine_k(const Grid& g, std::uint64_t seed, const std::vector
 std::vector<Point> refine_alpha(const Grid& g, std::uint64_t seed, const std::vector<ResultRow>& rows) {
   return refine_around_best(
       g, seed, rows, {-0.25, -0.125, 0.0, 0.125, 0.25},
-      [](const ResultRow& r) { return text(r.N, "|", column_value(r, column::h)); },
-      [](const ResultRow& r) { return std::stod(column_value(r, column::alpha)); },
+      [](const ResultRow& r) { return text(r.N, "|", extra_value(r, column::h)); },
+      [](const ResultRow& r) { return std::stod(extra_value(r, column::alpha)); },
       [&g](const ResultRow& r, double a, std::uint64_t s) -> std::optional<Point> {
         if (a < 0) return std::nullopt;
-        return alpha_point(g, r.N, column_value(r, column::h), a, s);
+        return alpha_point(g, r.N, extra_value(r, column::h), a, s);
       });
 }
 
