@@ -21,7 +21,10 @@ const char* kConventions = R"md(## Conventions
   against the explicit Jacobian. ∇softmax(A) is the N²×N² Jacobian of the row-wise softmax.
 - Monte-Carlo: trial t of a configuration draws X, Q, K from Philox4x32-10 streams keyed by
   (seed, N, D, d, t); σ scales standard normals, so configurations differing only in σ share noise.
-  Means carry 95% Student-t intervals; trials with Inf/NaN are counted and never averaged.
+  Means carry 95% Student-t intervals; trials with Inf/NaN are counted and never averaged. A norm (‖ϕ‖_F, ‖∂ϕ/∂S‖_F,
+  ‖∂ϕ/∂Q‖_F, ‖∂ϕ/∂K‖_F) of x^p, x, relu or relu² is estimated with its square, whose mean is exact (Wick), as a
+  control variate: the regression estimator ȳ − β̂(c̄ − E c), its interval from the residual variance with n − 2 dof;
+  cv_variance_ratio says how many plain trials each trial is worth (--plain-means turns this off).
 - "O(N^a)": weighted log-log fit of the mean over N (delta-method weights), exponent CI from Student t
   with n − 2 dof using the larger of model and residual errors.
 - The independent-factor model of POLY's proof (eq 41, 43) is read as S = AB with A = XQ, B = KᵀXᵀ

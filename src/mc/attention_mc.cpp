@@ -44,22 +44,24 @@ void validate_backend(Backend backend, const std::vector<ActivationSpec>& activa
 
 namespace {
 
-// Each quantity by name with its per-trial value from the squared norms (N: the sequence length).
+// Each quantity by name with its per-trial value from the squared norms (N: the sequence length), and the squared
+// quantity that can serve as its control variate.
 struct Quantity {
   std::string name;
   double (*of)(const AttentionNormsSquared&, double N);
   bool gradient = false;
+  std::string control{};
 };
 
 const std::vector<Quantity>& quantity_table() {
   static const std::vector<Quantity> table{
-      {"frob", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.frob2); }},
+      {"frob", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.frob2); }, false, "frob2"},
       {"frob2", [](const AttentionNormsSquared& n, double) { return n.frob2; }},
-      {"jac", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.jac2); }},
+      {"jac", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.jac2); }, false, "jac2"},
       {"jac2", [](const AttentionNormsSquared& n, double) { return n.jac2; }},
-      {"qgrad", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.qgrad2); }, true},
+      {"qgrad", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.qgrad2); }, true, "qgrad2"},
       {"qgrad2", [](const AttentionNormsSquared& n, double) { return n.qgrad2; }, true},
-      {"kgrad", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.kgrad2); }, true},
+      {"kgrad", [](const AttentionNormsSquared& n, double) { return std::sqrt(n.kgrad2); }, true, "kgrad2"},
       {"kgrad2", [](const AttentionNormsSquared& n, double) { return n.kgrad2; }, true},
       {"mean_weight", [](const AttentionNormsSquared& n, double N) { return n.sum / (N * N); }},
       {"row_sum", [](const AttentionNormsSquared& n, double N) { return n.sum / N; }},
@@ -92,6 +94,25 @@ void observables(const AttentionNormsSquared& n, double N, std::span<double> out
   for (std::size_t q = 0; q < table.size(); ++q) out[q] = table[q].of(n, N);
 }
 
+// The control variates of config.exact_mean for the activations in order (observable a·per + q for quantity q).
+std::vector<ControlVariate> control_variates(const AttentionMcConfig& c) {
+  std::vector<ControlVariate> controls;
+  if (!c.exact_mean) return controls;
+  const auto& table = quantity_table();
+  const auto index = [&](const std::string& name) {
+    return std::size_t(std::find_if(table.begin(), table.end(), [&](const Quantity& q) { return q.name == name; }) - table.begin());
+  };
+  for (std::size_t a = 0; a < c.activations.size(); ++a) {
+    const auto activation = c.activations[a].resolve(c.ensemble.N, c.ensemble.d);
+    for (std::size_t q = 0; q < table.size(); ++q) {
+      if (table[q].control.empty() || (table[q].gradient && !c.gradients)) continue;
+      const double mean = c.exact_mean(c.ensemble, activation, table[q].control);
+      if (std::isfinite(mean)) controls.push_back({a * table.size() + q, a * table.size() + index(table[q].control), mean});
+    }
+  }
+  return controls;
+}
+
 template <class T>
 std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& progress) {
   const auto& e = c.ensemble;
@@ -110,7 +131,7 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
           observables(attention_norms_streamed(s.X, s.Q, s.K, resolved[a], {}, c.gradients), double(e.N),
                       out.subspan(a * per, per));
       },
-      parallel_trials, progress);
+      parallel_trials, progress, control_variates(c));
 }
 
 // The accelerated engines compute every trial of this rank's block first (on GPU rank mod devices); the estimates
@@ -133,7 +154,7 @@ std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const Pro
         for (std::size_t a = 0; a < A; ++a)
           observables(norms[(t - block.first) * A + a], double(e.N), out.subspan(a * per, per));
       },
-      false);
+      false, {}, control_variates(c));
 }
 
 }  // namespace
@@ -168,6 +189,7 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
       r.sigma_t = c.ensemble.sigma_t;
       r.trials = c.trials;
       r.value = estimates[a * names.size() + q];
+      if (!std::isnan(r.value.variance_ratio)) r.extra.emplace_back("cv_variance_ratio", text(sig(r.value.variance_ratio, 4)));
       rows.push_back(std::move(r));
     }
   }
@@ -198,6 +220,7 @@ std::string cache_key(const AttentionMcConfig& c) {
   if (c.backend == Backend::cuda) key += "|device=" + accel::cuda_device_description();
   for (const auto& a : c.activations) key += '|' + a.key();
   if (!c.gradients) key += "|no-gradients";
+  if (c.exact_mean) key += "|control-variates";
   return key;
 }
 

@@ -9,7 +9,8 @@ namespace attnlab {
 
 std::vector<Estimate> run_trials(std::uint32_t trials, std::size_t observables,
                                  const std::function<void(std::uint32_t, std::span<double>)>& trial,
-                                 bool parallel_trials, const ProgressFn& progress) {
+                                 bool parallel_trials, const ProgressFn& progress,
+                                 std::span<const ControlVariate> controls) {
   // In an MPI job each rank runs its block of trials; every rank then holds every trial's values.
   const auto block = distributed::block_of(trials, distributed::rank(), distributed::size());
   const auto first = static_cast<std::int64_t>(block.first), last = static_cast<std::int64_t>(block.last);
@@ -26,12 +27,14 @@ std::vector<Estimate> run_trials(std::uint32_t trials, std::size_t observables,
     }
   }
   const auto values = distributed::all_blocks(mine, trials, observables);
+  const auto column = [&](std::size_t o) {
+    std::vector<double> c(trials);
+    for (std::uint32_t t = 0; t < trials; ++t) c[t] = values[t * observables + o];
+    return c;
+  };
   std::vector<Estimate> estimates(observables);
-  std::vector<double> column(trials);
-  for (std::size_t o = 0; o < observables; ++o) {
-    for (std::uint32_t t = 0; t < trials; ++t) column[t] = values[t * observables + o];
-    estimates[o] = estimate(column);
-  }
+  for (std::size_t o = 0; o < observables; ++o) estimates[o] = estimate(column(o));
+  for (const auto& cv : controls) estimates[cv.target] = estimate_with_control(column(cv.target), column(cv.control), cv.mean);
   return estimates;
 }
 

@@ -68,6 +68,43 @@ Estimate estimate(std::span<const double> values, double level) {
   return estimate(w, nonfinite, level);
 }
 
+Estimate estimate_with_control(std::span<const double> y, std::span<const double> c, double c_mean, double level) {
+  if (y.size() != c.size()) throw std::invalid_argument("estimate_with_control: y and c differ in size");
+  std::vector<double> ys, cs;
+  std::int64_t nonfinite = 0;
+  for (std::size_t t = 0; t < y.size(); ++t) {
+    if (std::isfinite(y[t]) && std::isfinite(c[t]))
+      ys.push_back(y[t]), cs.push_back(c[t]);
+    else
+      ++nonfinite;
+  }
+  const auto n = static_cast<double>(ys.size());
+  double y_bar = 0, c_bar = 0;
+  for (std::size_t t = 0; t < ys.size(); ++t) y_bar += ys[t], c_bar += cs[t];
+  y_bar /= n, c_bar /= n;
+  double s_cc = 0, s_cy = 0, s_yy = 0;
+  for (std::size_t t = 0; t < ys.size(); ++t) {
+    const double dc = cs[t] - c_bar, dy = ys[t] - y_bar;
+    s_cc += dc * dc, s_cy += dc * dy, s_yy += dy * dy;
+  }
+  // A control that is constant up to rounding carries no information (and would divide by ~0).
+  if (ys.size() < 3 || !(s_cc > 1e-24 * n * c_bar * c_bar)) {
+    Welford plain;
+    for (double v : ys) plain.add(v);
+    return estimate(plain, nonfinite, level);
+  }
+  const double beta = s_cy / s_cc;
+  const double residual_variance = std::max(0.0, s_yy - beta * s_cy) / (n - 2);
+  Estimate e{.count = std::int64_t(ys.size()), .nonfinite = nonfinite};
+  e.mean = y_bar - beta * (c_bar - c_mean);
+  e.se = std::sqrt(residual_variance * (1 / n + (c_bar - c_mean) * (c_bar - c_mean) / s_cc));
+  const double t = student_t_quantile(0.5 + level / 2, n - 2);
+  e.ci_lo = e.mean - t * e.se;
+  e.ci_hi = e.mean + t * e.se;
+  e.variance_ratio = (s_yy / (n - 1)) / residual_variance;
+  return e;
+}
+
 namespace {
 
 // Least squares of log y on log x with weights w (all 1 without standard errors); `known_errors` says whether the

@@ -49,7 +49,8 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
         .precision = spec.precision,
         .study = spec.study,
         .backend = spec.backend,
-        .gradients = std::any_of(spec.quantities.begin(), spec.quantities.end(), is_gradient_quantity)};
+        .gradients = std::any_of(spec.quantities.begin(), spec.quantities.end(), is_gradient_quantity),
+        .exact_mean = spec.exact_mean};
     auto rows = cached(cache, cache_key(config), [&] {
       return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{});
     });

@@ -2,6 +2,7 @@
 
 #include <attnlab/io/table.hpp>
 #include <attnlab/mc/sweep.hpp>
+#include <attnlab/theory/moments.hpp>
 
 #include <algorithm>
 
@@ -30,6 +31,7 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
                                 .trials = trials,
                                 .precision = o.precision,
                                 .backend = o.backend,
+                                .exact_mean = o.plain_means ? ExactMean{} : theory::squared_norm_exact,
                                 .reference_slopes = o.reference_slopes},
                                ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
   StudyOutput out{.rows = sweep.rows, .figures = sweep.figures};
@@ -44,6 +46,7 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
                 {"activation", o.activations},
                 {"convention", o.convention},
                 {"precision", to_string(o.precision)},
+                {"control_variates", !o.plain_means},
                 {"reference_slopes", o.reference_slopes},
                 {"exploratory", grid_flag_given(o)}};
   out.summary = sweep_table(sweep.rows, grid.fitted);

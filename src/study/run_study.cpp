@@ -96,8 +96,11 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
       [](std::string& v) { return v.rfind('-', 0) == 0 ? "must be at least 0 (got " + v + ")" : std::string(); }, "",
       "non-negative");
   app.add_option("--seed", o.seed, "seed of every random stream")->check(non_negative)->capture_default_str();
-  if (study.monte_carlo)
+  if (study.monte_carlo) {
     app.add_option("--trials", o.trials, "Monte-Carlo trials per configuration (default: the study's own)");
+    app.add_flag("--plain-means", o.plain_means,
+                 "estimate every norm by its plain mean, without the exact moments as control variates");
+  }
   app.add_option("--threads", o.threads, "OpenMP threads (0: all hardware threads)")->capture_default_str();
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
   app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");

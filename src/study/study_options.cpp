@@ -48,8 +48,10 @@ bool StudyOptions::was_given(const std::string& flag) const {
 }
 
 ClaimContext claim_context(const StudyOptions& o, StudyContext& ctx) {
-  return {o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
-          [&ctx](const std::string& label) { return ctx.progress->task(label); }};
+  ClaimContext claims{o.seed, o.quick, static_cast<std::uint32_t>(o.trials), ctx.cache,
+                      [&ctx](const std::string& label) { return ctx.progress->task(label); }};
+  claims.control_variates = !o.plain_means;
+  return claims;
 }
 
 }  // namespace attnlab::io

@@ -1,5 +1,6 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/theory/claims.hpp>
+#include <attnlab/theory/moments.hpp>
 
 #include <stdexcept>
 
@@ -33,6 +34,11 @@ Thresholds Thresholds::scaled(const Threshold& t, double factor) const {
 std::uint32_t ClaimContext::trials_or(std::uint32_t full, std::uint32_t quick_default) const {
   if (trials > 0) return trials;
   return quick ? quick_default : full;
+}
+
+std::vector<ResultRow> ClaimContext::attention_norms(AttentionMcConfig config, const std::string& label) const {
+  if (control_variates) config.exact_mean = theory::squared_norm_exact;
+  return cached(cache, cache_key(config), [&] { return run_attention_norms(config, progress_for(label)); });
 }
 
 ClaimOutcome Claim::judged(const std::any& evidence, const Thresholds& thresholds) const {

@@ -65,4 +65,26 @@ double qgrad2_paper_leading(const Ensemble& e) {
   return e.N * e.N * e.D * e.D * e.d * std::pow(e.sigma_x, 4) * std::pow(e.sigma_t, 2);
 }
 
+double squared_norm_exact(const EnsembleSpec& spec, const Activation& a, const std::string& quantity) {
+  const double unknown = std::nan("");
+  const auto* f = std::get_if<ElementwiseActivation>(&a.fn);
+  if (!f || a.transforms != Transforms{}) return unknown;
+  int p = 0;
+  double half = 1;
+  switch (f->fn) {
+    case Elementwise::power: p = f->p; break;
+    case Elementwise::identity: p = 1; break;
+    case Elementwise::relu: p = 1, half = 0.5; break;
+    case Elementwise::relu2: p = 2, half = 0.5; break;
+    default: return unknown;
+  }
+  const Ensemble e{double(spec.N), double(spec.D), double(spec.d), spec.sigma_x, spec.sigma_t};
+  const double c = f->logit_scale, o2 = f->out_scale * f->out_scale;
+  // ϕ = o(cM)^p, ∂ϕ/∂S = o p (cM)^(p−1) with S = cM, and the gradients carry c once more through ∂S/∂M.
+  if (quantity == "frob2") return half * o2 * std::pow(c, 2 * p) * frobenius2_exact(e, p);
+  if (quantity == "jac2") return half * o2 * p * p * std::pow(c, 2 * p - 2) * frobenius2_exact(e, p - 1);
+  if (quantity == "qgrad2" || quantity == "kgrad2") return half * o2 * std::pow(c, 2 * p) * qgrad2_exact(e, p);
+  return unknown;
+}
+
 }  // namespace attnlab::theory

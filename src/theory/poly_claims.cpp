@@ -164,9 +164,7 @@ std::vector<ResultRow> growth_sweep(const ClaimContext& ctx) {
       AttentionMcConfig c{.ensemble = {.N = N, .D = g.D, .d = g.d, .sigma_x = g.sigma_x, .sigma_t = g.sigma_t},
                           .activations = growth_activations(), .seed = ctx.seed, .trials = ctx.trials_or(64, 16),
                           .precision = Precision::float64, .study = "verify"};
-      auto part = cached(ctx.cache, cache_key(c), [&] {
-        return run_attention_norms(c, ctx.progress_for(text("growth grid ", g.name, " N=", N)));
-      });
+      auto part = ctx.attention_norms(c, text("growth grid ", g.name, " N=", N));
       for (auto& r : part) r.extra.push_back({"grid", g.name});
       rows.insert(rows.end(), part.begin(), part.end());
     }
@@ -281,9 +279,7 @@ LevelEvidence measure_level(const ClaimContext& ctx) {
                         .activations = {ActivationSpec::parse("softmax"), level_poly(1), level_poly(2), level_poly(3)},
                         .seed = ctx.seed, .trials = ctx.trials_or(64, 16), .precision = Precision::float64,
                         .study = "verify"};
-    const auto rows = cached(ctx.cache, cache_key(c), [&] {
-      return run_attention_norms(c, ctx.progress_for(text("level against softmax N=", N)));
-    });
+    const auto rows = ctx.attention_norms(c, text("level against softmax N=", N));
     for (const auto& r : rows)
       if (r.quantity == "frob") e.rows.push_back(r);
   }
@@ -502,9 +498,7 @@ MomentEvidence measure_qgrad_moments(const ClaimContext& ctx, std::vector<int> p
                         .activations = {}, .seed = ctx.seed, .trials = ctx.trials_or(4000, 400),
                         .precision = Precision::float64, .study = "verify"};
     for (int p : powers) c.activations.push_back({.name = "poly", .p = p, .convention = Convention::none});
-    const auto rows = cached(ctx.cache, cache_key(c), [&] {
-      return run_attention_norms(c, ctx.progress_for(text("gradient moments N=", cfg.N)));
-    });
+    const auto rows = ctx.attention_norms(c, text("gradient moments N=", cfg.N));
     const theory::Ensemble ens{.N = double(cfg.N), .D = double(cfg.D), .d = double(cfg.d),
                                .sigma_x = sx, .sigma_t = st};
     for (const auto& r : rows) {

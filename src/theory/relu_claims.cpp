@@ -61,9 +61,7 @@ std::vector<ResultRow> relu_sweep(const ClaimContext& ctx) {
       if (N <= kSoftmaxMaxN) acts.push_back(softmax_reference(g.qk_layernorm));
       AttentionMcConfig c{.ensemble = grid_ensemble(g, N), .activations = acts, .seed = ctx.seed,
                           .trials = ctx.trials_or(32, 8), .precision = Precision::float64, .study = "verify"};
-      auto part = cached(ctx.cache, cache_key(c), [&] {
-        return run_attention_norms(c, ctx.progress_for(text("relu grid ", g.name, " N=", N)));
-      });
+      auto part = ctx.attention_norms(c, text("relu grid ", g.name, " N=", N));
       for (auto& r : part) r.extra.push_back({"grid", g.name});
       rows.insert(rows.end(), part.begin(), part.end());
     }

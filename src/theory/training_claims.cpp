@@ -794,7 +794,7 @@ IidEvidence measure_iid(const ClaimContext& ctx) {
                                       .sigma_x = 1.0, .sigma_t = e.weight_std},
                          .activations = {spec}, .seed = ctx.seed, .trials = ctx.trials_or(64, 8),
                          .precision = Precision::float64, .study = "verify"};
-    const auto predicted = cached(ctx.cache, cache_key(mc), [&, &label = label] { return run_attention_norms(mc, ctx.progress_for(text("iid ", label))); });
+    const auto predicted = ctx.attention_norms(mc, text("iid ", label));
     auto& p = e.predicted[label];
     for (const auto& row : predicted) {
       if (row.quantity == "frob") p.phi = row.value.mean;

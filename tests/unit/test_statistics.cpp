@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 using namespace attnlab;
@@ -125,4 +126,68 @@ TEST(PowerLawFit, RejectsBadInput) {
   EXPECT_THROW(fit_power_law(x, y, se), std::invalid_argument);
   EXPECT_THROW(fit_power_law(std::vector<double>{1, 2}, std::vector<double>{1, 2}, std::vector<double>{1, 1}),
                std::invalid_argument);
+}
+
+// y = 2 + 0.8c + 0.5ε with c ~ N(3, 1) known to have mean 3: given the c's, the regression estimator at c = 3 is
+// normal with the Student interval's exact 95% coverage, and Var y / Var(y | c) = (0.64 + 0.25)/0.25.
+namespace {
+std::pair<std::vector<double>, std::vector<double>> linear_with_control(SplitmixGauss& gauss, int n) {
+  std::vector<double> y, c;
+  for (int t = 0; t < n; ++t) {
+    c.push_back(3 + gauss());
+    y.push_back(2 + 0.8 * c.back() + 0.5 * gauss());
+  }
+  return {y, c};
+}
+}  // namespace
+
+TEST(ControlVariate, IntervalCoversTheMeanAtItsLevel) {
+  const int replicates = 2000;
+  int covered = 0;
+  SplitmixGauss gauss(test::seed());
+  for (int r = 0; r < replicates; ++r) {
+    const auto [y, c] = linear_with_control(gauss, 20);
+    const auto e = estimate_with_control(y, c, 3.0);
+    covered += e.ci_lo <= 4.4 && 4.4 <= e.ci_hi;
+  }
+  // 4 binomial standard deviations (0.49% each) either side of 95%.
+  EXPECT_NEAR(double(covered) / replicates, 0.95, 4 * std::sqrt(0.95 * 0.05 / replicates));
+}
+
+TEST(ControlVariate, VarianceRatioIsTheVarianceExplained) {
+  SplitmixGauss gauss(test::seed());
+  const auto [y, c] = linear_with_control(gauss, 20000);
+  const auto cv = estimate_with_control(y, c, 3.0);
+  const auto plain = estimate(y);
+  // Both ratios have relative standard error about sqrt(2/n) = 1%.
+  EXPECT_TRUE(test::close(cv.variance_ratio, 0.89 / 0.25, 0.05, 0));
+  EXPECT_TRUE(test::close(plain.se / cv.se, std::sqrt(0.89 / 0.25), 0.05, 0));
+  EXPECT_TRUE(std::isnan(plain.variance_ratio));
+}
+
+TEST(ControlVariate, ExactWhereYIsLinearInTheControl) {
+  const std::vector<double> c{0.5, 2.0, -1.0, 4.0, 3.5}, y{2.0, 5.0, -1.0, 9.0, 8.0};  // y = 2c + 1
+  const auto e = estimate_with_control(y, c, 10.0);
+  EXPECT_TRUE(test::close(e.mean, 21.0, 1e-12, 0));
+  EXPECT_TRUE(test::close(e.se, 0, 0, 1e-12));
+}
+
+TEST(ControlVariate, WrongControlMeanMovesTheEstimateByTheSlope) {
+  SplitmixGauss gauss(test::seed());
+  const auto [y, c] = linear_with_control(gauss, 200);
+  const auto right = estimate_with_control(y, c, 3.0), wrong = estimate_with_control(y, c, 3.5);
+  EXPECT_NEAR(wrong.mean - right.mean, 0.8 * 0.5, 0.1);  // β̂ ≈ 0.8 within about 2.5 standard errors
+}
+
+TEST(ControlVariate, ConstantControlGivesThePlainMeanAndPairsWithInfOrNaNAreCounted) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> y{1, 2, 3, 4, 5, 6}, c{7, 7, 7, 7, inf, 7};
+  const auto e = estimate_with_control(y, c, 100.0);
+  const auto plain = estimate(std::vector<double>{1, 2, 3, 4, 6});
+  EXPECT_EQ(e.count, 5);
+  EXPECT_EQ(e.nonfinite, 1);
+  EXPECT_DOUBLE_EQ(e.mean, plain.mean);
+  EXPECT_DOUBLE_EQ(e.ci_hi, plain.ci_hi);
+  EXPECT_TRUE(std::isnan(e.variance_ratio));
+  EXPECT_THROW(estimate_with_control(y, std::vector<double>{1, 2}, 0.0), std::invalid_argument);
 }

@@ -6,6 +6,7 @@
 #include <attnlab/mc/driver.hpp>
 #include <attnlab/mc/result.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ std::string to_string(Backend b);
 // activation it does not implement (thrust and cuda: elementwise ϕ and softmax, without transforms).
 void validate_backend(Backend backend, const std::vector<ActivationSpec>& activations);
 
+// E of a squared quantity (frob2, jac2, qgrad2, kgrad2) of an activation on an ensemble, NaN where unknown (e.g.
+// theory::squared_norm_exact).
+using ExactMean = std::function<double(const EnsembleSpec&, const Activation&, const std::string& quantity)>;
+
 struct AttentionMcConfig {
   EnsembleSpec ensemble;
   std::vector<ActivationSpec> activations;  // evaluated on the same X, Q, K of each trial
@@ -33,6 +38,9 @@ struct AttentionMcConfig {
   std::string study = "attention_norms";
   Backend backend = Backend::cpu;
   bool gradients = true;  // the Q- and K-gradient quantities; without them their rows are left out, and not paid for
+  // Each squared quantity whose exact mean this knows is the control variate of its norm (frob, jac, qgrad, kgrad),
+  // whose row then carries the column cv_variance_ratio; the squared quantity's own row stays the plain mean.
+  ExactMean exact_mean{};
 };
 
 // The quantities of every activation: frob, frob2, jac, jac2, qgrad, qgrad2, kgrad, kgrad2, and the

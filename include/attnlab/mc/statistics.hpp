@@ -1,6 +1,7 @@
 #pragma once
 // Running moments, confidence intervals and log-log fits.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -30,12 +31,21 @@ struct Estimate {
   double se = 0;
   double ci_lo = 0;
   double ci_hi = 0;
+  // With a control variate: the per-trial variance without it over the residual variance with it (the factor by which
+  // the control multiplies the trials' worth); NaN for a plain mean.
+  double variance_ratio = std::numeric_limits<double>::quiet_NaN();
   bool finite() const { return nonfinite == 0 && count > 0; }
 };
 
 // 95% two-sided Student-t interval from a sample; Inf/NaN values are counted, not used.
 Estimate estimate(std::span<const double> values, double level = 0.95);
 Estimate estimate(const Welford& w, std::int64_t nonfinite = 0, double level = 0.95);
+
+// E[y] from pairs (y_t, c_t) whose control c has the known expectation c_mean: the regression estimator
+// ȳ − β̂(c̄ − c_mean) with β̂ the least-squares slope of y on c, its standard error s_e·sqrt(1/n + (c̄ − c_mean)²/S_cc)
+// from the residual variance s_e² (n − 2 degrees of freedom, Student t interval). A pair with an Inf/NaN is counted,
+// not used. Where c does not vary (or n < 3) this is the plain estimate of y.
+Estimate estimate_with_control(std::span<const double> y, std::span<const double> c, double c_mean, double level = 0.95);
 
 double student_t_quantile(double probability, double dof);
 

@@ -20,6 +20,7 @@ struct SweepSpec {
   std::uint32_t trials = 32;
   Precision precision = Precision::float64;
   Backend backend = Backend::cpu;
+  ExactMean exact_mean{};  // control variates (AttentionMcConfig::exact_mean)
   // Slopes s drawn as dashed N^s guides on each figure, through the geometric mean of the curves at the smallest N.
   std::vector<double> reference_slopes{};
 };

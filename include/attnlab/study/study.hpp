@@ -38,6 +38,7 @@ struct StudyOptions {
   std::vector<std::string> activations;
   std::string convention = "inside";
   Precision precision = Precision::float64;
+  bool plain_means = false;  // no control variates from exact moments (Monte-Carlo studies)
   std::vector<double> reference_slopes;  // dashed N^s lines on the sweep's figures
   // Filled by run_study: the command line as typed, and the flags it set (e.g. "--N").
   std::string command;

@@ -4,6 +4,7 @@
 // `judge` turns evidence into a verdict under named thresholds. Keeping them apart lets verify re-judge
 // the same evidence with every threshold halved and doubled (fragile verdicts), and lets the falsify
 // tests hand each rule evidence for the opposite outcome (a rule that cannot fail is no check).
+#include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/mc/driver.hpp>
 #include <attnlab/mc/figure.hpp>
 #include <attnlab/mc/result.hpp>
@@ -79,8 +80,11 @@ struct ClaimContext {
   // Rows of logits (the activation's argument) that the claims of logit_row_claims() judge in place of
   // their own inputs (--logits-file, to replay a saved worst case); empty: their own.
   std::vector<VectorD> logits{};
+  bool control_variates = true;  // attention_norms estimates norms with exact moments as control variates where known
 
   std::uint32_t trials_or(std::uint32_t full, std::uint32_t quick_default) const;
+  // run_attention_norms through the cache, with theory::squared_norm_exact's control variates unless switched off.
+  std::vector<ResultRow> attention_norms(AttentionMcConfig config, const std::string& label) const;
   // What a claim's evidence is sized by: its full value, or with --quick its CI-sized one.
   template <class T>
   T sized(T full, T quick_value) const {

@@ -8,7 +8,11 @@
 //   E M_ij^{2p} = (2p−1)!! [d]_p σx^{4p} σt^{4p} [D]_p²      (i ≠ j)
 //   E M_ii^{2p} = (2p−1)!! [d]_p σx^{4p} σt^{4p} [D]_{2p}
 // The gradients follow the same way from ‖∂M_ij^p/∂Q‖² = p² M_ij^{2p−2} ‖x_i‖² ‖v_j‖².
+#include <attnlab/attention/activation.hpp>
+#include <attnlab/core/ensemble.hpp>
+
 #include <cstdint>
+#include <string>
 
 namespace attnlab::theory {
 
@@ -34,5 +38,11 @@ double product_moment_paper(double D, int p, double sigma1, double sigma2);  // 
 double qgrad2_exact(const Ensemble& e, int p);
 double qgrad2_paper(const Ensemble& e, int p);  // p = 1: eq (55); p > 1: eq (71)
 double qgrad2_paper_leading(const Ensemble& e);  // eq (56): N²D²dσx⁴σt²
+
+// E of the squared norm `quantity` (frob2, jac2, qgrad2 or kgrad2; attention_norms_streamed's definitions) of ϕ = o·h(c·M)
+// for h = s^p, s (identity), relu = 1{s > 0}·s and relu² = 1{s > 0}·s², without transforms: exact. M's law is
+// symmetric (Q → −Q flips it and keeps X and V), so relu and relu² have half the moments of s and s². NaN for any other
+// activation or quantity.
+double squared_norm_exact(const EnsembleSpec& e, const Activation& a, const std::string& quantity);
 
 }  // namespace attnlab::theory
