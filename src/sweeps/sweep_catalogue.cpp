@@ -237,8 +237,10 @@ const std::vector<Sweep>& sweeps() {
     s.push_back(table);
 
     Sweep norms{training_rows::sweep::norms, "per-layer attention norms through training for softmax, x^3/sqrtN and x^3 (POLY Fig 2/3)"};
-    norms.full = {.N = {64}, .activations = {"softmax", "x^3/sqrtN", "x^3"}, .seeds = 2, .run = sweep_run(false)};
-    norms.full.run.config.model.depth = 6, norms.full.run.config.steps = 400, norms.full.run.config.warmup = 40;
+    // Issue 15's campaign: every N under both regimes, about 4 epochs (the learning curves' budget).
+    norms.full = {.N = {8, 16, 64, 256}, .activations = {"softmax", "x^3/sqrtN", "x^3"}, .inits = {"timm", "unit"}, .seeds = 4,
+                  .run = sweep_run(false)};
+    norms.full.run.config.model.depth = 6, norms.full.run.config.steps = 3600, norms.full.run.config.warmup = 40;
     norms.quick = {.N = {16}, .activations = {"softmax", "x^3/sqrtN", "x^3"}, .seeds = 1, .run = sweep_run(true)};
     norms.quick.run.config.model.depth = 3;
     norms.grid_flags = {"N", "activation"};

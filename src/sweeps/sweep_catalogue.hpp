@@ -20,6 +20,7 @@ struct Grid {
   std::vector<std::string> inits{"timm"};  // the Q/K initialisations every point is trained under (train::QkInit)
   int seeds = 2;
   int refine_seeds = 0;  // seeds of the refinement around each curve's best grid point (0: none)
+  bool finished_only = false;  // train nothing: the rows of the points already finished
   TrainRun run{};
 };
 

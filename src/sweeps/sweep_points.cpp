@@ -47,6 +47,8 @@ PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const
           const auto& n = rec.norms[std::size_t(l - 1)];
           result.measurements.push_back({quantity::phi_fro, n.phi, rec.step, l});
           result.measurements.push_back({quantity::jacobian_fro, n.jacobian, rec.step, l});
+          result.measurements.push_back({quantity::phi_fro_max, n.phi_max, rec.step, l});
+          result.measurements.push_back({quantity::jacobian_fro_max, n.jacobian_max, rec.step, l});
         }
   return result;
 }
@@ -91,18 +93,22 @@ std::filesystem::path point_dir(const std::filesystem::path& out, const std::str
 
 namespace {
 
-// Every point's rows in order: each point loaded, trained here, or waited for.
+// Every point's rows in order: each point loaded, trained here, or waited for (under finished_only, loaded or left out).
 std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& points,
                                   const std::filesystem::path& out, const std::string& stage, ProgressBar& progress_bar) {
   PointStore store(point_dir(out, sweep.name));
   std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
   std::vector<std::optional<PointResult>> results(points.size());
-  std::size_t finished = 0, trained = 0;
+  std::size_t finished = 0, trained = 0, missing = 0;
   const auto progress = progress_bar.task(text(sweep.name, " ", stage));
   // Loads point i, or trains it under its lock; false when another process holds the lock.
   const auto settle = [&](std::size_t i) {
     const auto key = point_key(sweep, g, points[i]);
     results[i] = store.load(key);
+    if (!results[i] && g.finished_only) {
+      ++missing;
+      return true;
+    }
     if (!results[i]) {
       const int lock = store.try_lock(key);
       if (lock < 0) return false;
@@ -121,23 +127,30 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, const std::
     if (progress) progress(std::uint32_t(finished), std::uint32_t(points.size()));
     return true;
   };
-  // The ranks of an MPI job take points from one queue, so a slow point holds up only its rank; then each rank reads
-  // the points the others settled (and waits for those another job holds).
-  {
-    distributed::WorkQueue queue(points.size());
-    for (auto i = queue.next(); i < points.size(); i = queue.next()) settle(i);
+  if (g.finished_only) {
+    for (std::size_t i = 0; i < points.size(); ++i) settle(i);
+    std::fprintf(stderr, "%s: %zu of %zu %s not finished yet, left out (--finished-only)\n", sweep.name.c_str(), missing,
+                 points.size(), stage.c_str());
+  } else {
+    // The ranks of an MPI job take points from one queue, so a slow point holds up only its rank; then each rank
+    // reads the points the others settled (and waits for those another job holds).
+    {
+      distributed::WorkQueue queue(points.size());
+      for (auto i = queue.next(); i < points.size(); i = queue.next()) settle(i);
+    }
+    distributed::barrier();
+    while (finished < points.size()) {
+      bool waiting = false;
+      for (std::size_t i = 0; i < points.size(); ++i)
+        if (!results[i]) waiting |= !settle(i);
+      if (waiting && finished < points.size()) std::this_thread::sleep_for(std::chrono::seconds(2));
+    }
+    std::fprintf(stderr, "%s: trained %zu of %zu %s here (the others by earlier runs or other processes)\n",
+                 sweep.name.c_str(), trained, points.size(), stage.c_str());
   }
-  distributed::barrier();
-  while (finished < points.size()) {
-    bool waiting = false;
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (!results[i]) waiting |= !settle(i);
-    if (waiting && finished < points.size()) std::this_thread::sleep_for(std::chrono::seconds(2));
-  }
-  std::fprintf(stderr, "%s: trained %zu of %zu %s here (the others by earlier runs or other processes)\n",
-               sweep.name.c_str(), trained, points.size(), stage.c_str());
   std::vector<ResultRow> rows;
   for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!results[i]) continue;
     const auto part = point_rows(sweep, g, points[i], *results[i]);
     rows.insert(rows.end(), part.begin(), part.end());
   }

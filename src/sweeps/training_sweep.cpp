@@ -92,6 +92,7 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
     throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha or init)");
+  if (g.finished_only) return;  // reads points, never the images
   const auto& files = fashion_mnist_files();
   require_data_files(data.dir, {files.begin(), files.begin() + 2});  // the training split only
 }
@@ -138,6 +139,8 @@ StudyDefinition training_sweep_study(const std::string& name) {
       app.add_option("--refine-seeds", g.refine_seeds,
                      "seeds of the second stage: k at and a quarter and a half decade around each N's best grid k (0: none)")
           ->capture_default_str();
+    app.add_flag("--finished-only", g.finished_only,
+                 "train nothing: write the outputs from the points already finished under --out, naming how many are missing");
     add_train_flags(app, g.run, TrainFlags::budget);
   };
   s.validate = [&sweep, grid](const StudyOptions&) { validate_grid(sweep, *grid); };

@@ -316,11 +316,17 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
       auto& sums = per_image[static_cast<std::size_t>(b)];
       sums.phi += std::sqrt(phi2);
       sums.jacobian += std::sqrt(jacobian2);
+      sums.phi_max = std::max(sums.phi_max, std::sqrt(phi2));
+      sums.jacobian_max = std::max(sums.jacobian_max, std::sqrt(jacobian2));
       ++sums.count;
     }
   }
   if (norms)
-    for (const auto& p : per_image) norms->phi += p.phi, norms->jacobian += p.jacobian, norms->count += p.count;
+    for (const auto& p : per_image) {
+      norms->phi += p.phi, norms->jacobian += p.jacobian, norms->count += p.count;
+      norms->phi_max = std::max(norms->phi_max, p.phi_max);
+      norms->jacobian_max = std::max(norms->jacobian_max, p.jacobian_max);
+    }
 }
 
 template <class T>

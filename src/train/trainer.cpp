@@ -143,7 +143,7 @@ const Evaluation& Trainer::record_validation() {
 namespace {
 
 constexpr std::uint64_t kStateMagic = 0x3174617473746976;  // "vitstat1"
-constexpr std::uint32_t kStateVersion = 2;  // 2: a checksum of the state ends it
+constexpr std::uint32_t kStateVersion = 3;  // 2: a checksum of the state ends it; 3: per-layer norm maxima
 
 struct Writer {
   std::string bytes;
@@ -215,7 +215,7 @@ std::string Trainer::save() const {
     w.put(std::int64_t(r.step));
     for (double v : {r.lr, r.loss, r.accuracy, r.grad_norm}) w.put(v);
     w.put(std::uint64_t(r.norms.size()));
-    for (const auto& n : r.norms) w.put(n.phi), w.put(n.jacobian);
+    for (const auto& n : r.norms) w.put(n.phi), w.put(n.jacobian), w.put(n.phi_max), w.put(n.jacobian_max);
   }
   w.put(std::uint64_t(validations_.size()));
   for (const auto& e : validations_) w.put(std::int64_t(e.step)), w.put(e.loss), w.put(e.accuracy);
@@ -247,8 +247,9 @@ void Trainer::restore(const std::string& sealed_bytes) {
   for (auto& rec : records) {
     rec.step = r.get<std::int64_t>();
     rec.lr = r.get<double>(), rec.loss = r.get<double>(), rec.accuracy = r.get<double>(), rec.grad_norm = r.get<double>();
-    rec.norms.resize(r.count(2 * sizeof(double)));
-    for (auto& n : rec.norms) n.phi = r.get<double>(), n.jacobian = r.get<double>();
+    rec.norms.resize(r.count(4 * sizeof(double)));
+    for (auto& n : rec.norms)
+      n.phi = r.get<double>(), n.jacobian = r.get<double>(), n.phi_max = r.get<double>(), n.jacobian_max = r.get<double>();
   }
   std::vector<Evaluation> validations(r.count(3 * sizeof(double)));
   for (auto& e : validations) e.step = r.get<std::int64_t>(), e.loss = r.get<double>(), e.accuracy = r.get<double>();

@@ -203,6 +203,33 @@ TEST(TrainingSweeps, DamagedPointIsTrainedAgainNotTrusted) {
   EXPECT_TRUE(slurp(dir / "out" / "k_sweep.csv") == reference) << "the CSV after retraining the damaged points differs";
 }
 
+// --finished-only assembles a campaign from its finished points alone: the N = 16 points of a quick run are written
+// with their norms and per-matrix maxima, the N = 8 ones are counted as missing, and nothing is trained (no images).
+TEST(TrainingSweeps, FinishedOnlyWritesTheFinishedPointsAndTrainsNothing) {
+  const ScratchDir dir("sweep_finished_only");
+  ASSERT_EQ(run("training_norms", sweep_args(dir.path)).code, 0);
+  const auto partial = run("training_norms", sweep_args(dir.path, {"--N", "8,16", "--finished-only", "--data-dir", "/nonexistent"}));
+  ASSERT_EQ(partial.code, 0) << partial.err;
+  EXPECT_NE(partial.err.find("training_norms: 3 of 6 points not finished yet, left out (--finished-only)"), std::string::npos)
+      << partial.err;
+  EXPECT_EQ(trained_here(partial), -1) << partial.err;
+  EXPECT_EQ(files_ending(dir.path / "points", ".json"), 3u) << "no point trained";
+  EXPECT_EQ(files_ending(dir.path / "points", ".lock"), 0u) << "no point locked";
+  const auto csv = read_csv(dir / "training_norms.csv");
+  std::set<std::string> sizes;
+  std::size_t accuracies = 0, maxima = 0;
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    if (csv.at(i, "quantity") == "val_accuracy") ++accuracies, sizes.insert(csv.at(i, "N"));
+    if (csv.at(i, "quantity") == "phi_fro_max") ++maxima;
+    if (csv.at(i, "quantity") == "phi_fro_max" && csv.at(i, "activation") == "softmax") {
+      EXPECT_LE(std::stod(csv.at(i, "mean")), std::sqrt(std::stod(csv.at(i, "tokens"))) * (1 + 1e-12)) << "Thm 4.1 (6)";
+    }
+  }
+  EXPECT_EQ(accuracies, 3u);
+  EXPECT_EQ(sizes, std::set<std::string>{"16"});
+  EXPECT_GT(maxima, 0u) << "the largest ||phi||_F over images and heads is kept";
+}
+
 // Killed while training, the sweep keeps the finished points and the claim of the dead process is taken over.
 TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   const ScratchDir dir("sweep_resume");

@@ -351,3 +351,88 @@ TEST(TrainingClaims, StepZeroNormsAreComparedWithTheMonteCarloPrediction) {
   EXPECT_TRUE(test::close(apart.measured, 0.5, 1e-9, 0));
   EXPECT_EQ(apart.verdict, Verdict::inexact);
 }
+
+namespace {
+
+// Softmax, x³/√N and x³ norms at N = 8, 16, 64, 256 (two seeds, layers 1 and 2, steps 0 … 100) that follow
+// c N^a by construction over the last tenth of each run, the seeds a factor e^0.05 either side of it;
+// step 0 sits far off the law, so a fit that read the whole run would not recover a.
+std::vector<ResultRow> growth_rows(double scaled_exponent, double unscaled_exponent) {
+  std::vector<ResultRow> rows;
+  for (Index n : {8, 16, 64, 256})
+    for (const char* seed : {"1", "2"})
+      for (long step : {0L, 50L, 90L, 100L})
+        for (int layer : {1, 2})
+          for (const char* q : {"phi_fro", "jacobian_fro"})
+            for (const auto& [activation, p, k, a] : {std::tuple{std::string("softmax"), 0, "", 0.1},
+                                                     {label("poly", 3, "sqrtN"), 3, "sqrtN", scaled_exponent},
+                                                     {label("poly", 3, "1"), 3, "1", unscaled_exponent}}) {
+              const double wobble = std::exp(seed[0] == '2' ? 0.05 : -0.05);
+              const double value = step < 90 ? 1e3 : layer * std::pow(double(n), a) * wobble;
+              auto r = norm_row(q, activation, p, k, step, layer, value);
+              r.N = n;
+              r.extra[0].second = seed;
+              r.extra[4].second = text(n + 1);
+              rows.push_back(r);
+            }
+  return rows;
+}
+
+}  // namespace
+
+// Norms growing as Thm 4.2 and Cor 4.1 say (x³ like N, x³/√N like √N) hold, and the fitted exponent of x³/√N's
+// ||ϕ||_F is the one constructed; x³/√N growing like N is half a power above its corollary and violates it.
+TEST(TrainingClaims, NormGrowthInNIsFittedOverTheEndOfEachRun) {
+  const auto holds = judge("poly.train_growth.timm", "training_norms", growth_rows(0.5, 1.0));
+  EXPECT_EQ(holds.verdict, Verdict::holds) << holds.detail;
+  EXPECT_TRUE(test::close(holds.measured, 0.5, 1e-9, 1e-9)) << holds.detail;
+  EXPECT_LT(holds.ci_lo, 0.5);
+  EXPECT_GT(holds.ci_hi, 0.5);
+  const auto violated = judge("poly.train_growth.timm", "training_norms", growth_rows(1.0, 1.0));
+  EXPECT_EQ(violated.verdict, Verdict::violated) << violated.detail;
+  EXPECT_TRUE(test::close(violated.measured, 1.0, 1e-9, 1e-9));
+  // Slower than the theorem (x³ flat in N) is loose, not violated: O(N) bounds the growth from above.
+  EXPECT_EQ(judge("poly.train_growth.timm", "training_norms", growth_rows(0.5, 0.0)).verdict, Verdict::loose);
+  // The rows carry no init column, so they are timm's: the unit regime has none.
+  const auto unit = judge("poly.train_growth.unit", "training_norms", growth_rows(0.5, 1.0));
+  EXPECT_EQ(unit.verdict, Verdict::inconclusive);
+  EXPECT_NE(unit.detail.find("no training_norms rows trained under init unit"), std::string::npos) << unit.detail;
+}
+
+// Two N cannot fit an exponent with an interval: fewer than three is inconclusive, whatever the values.
+TEST(TrainingClaims, NormGrowthNeedsThreeSequenceLengths) {
+  auto rows = growth_rows(0.5, 1.0);
+  std::erase_if(rows, [](const ResultRow& r) { return r.N > 16; });
+  const auto out = judge("poly.train_growth.timm", "training_norms", rows);
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_NE(out.markdown.find("fewer than 3 N"), std::string::npos) << out.markdown;
+}
+
+namespace {
+
+// Softmax's largest per-matrix norms at N = 16 (T = 17 tokens), set to `ratio` times Thm 4.1's bounds at one
+// (layer 2, step 10) and to half of them elsewhere.
+std::vector<ResultRow> bound_rows(double ratio) {
+  std::vector<ResultRow> rows;
+  for (long step : {0L, 10L})
+    for (int layer : {1, 2})
+      for (const auto& [q, bound] : {std::pair{"phi_fro_max", std::sqrt(17.0)}, std::pair{"jacobian_fro_max", 2 * std::sqrt(17.0)}})
+        rows.push_back(norm_row(q, "softmax", 0, "", step, layer, (step == 10 && layer == 2 ? ratio : 0.5) * bound));
+  return rows;
+}
+
+}  // namespace
+
+// Thm 4.1 on every logged matrix: the largest ratio decides (at the bound holds, above it is violated, far below
+// is loose) and is located; runs without the per-matrix maxima are counted, not checked.
+TEST(TrainingClaims, SoftmaxBoundsAreCheckedOnTheLargestLoggedMatrix) {
+  const auto at = judge("poly.train_softmax_bounds", "training_norms", bound_rows(1.0));
+  EXPECT_EQ(at.verdict, Verdict::holds) << at.detail;
+  EXPECT_TRUE(test::close(at.measured, 1.0, 1e-12, 0));
+  EXPECT_NE(at.detail.find("timm N = 16 seed 1, layer 2, step 10"), std::string::npos) << at.detail;
+  EXPECT_EQ(judge("poly.train_softmax_bounds", "training_norms", bound_rows(1.001)).verdict, Verdict::violated);
+  EXPECT_EQ(judge("poly.train_softmax_bounds", "training_norms", bound_rows(0.6)).verdict, Verdict::loose);
+  const auto none = judge("poly.train_softmax_bounds", "training_norms", norm_rows(1.5, 12));
+  EXPECT_EQ(none.verdict, Verdict::inconclusive);
+  EXPECT_NE(none.detail.find("predate"), std::string::npos) << none.detail;
+}

@@ -16,6 +16,9 @@ inline constexpr const char* val_loss = "val_loss";
 inline constexpr const char* train_loss = "train_loss";
 inline constexpr const char* phi_fro = "phi_fro";            // ‖ϕ(S)‖_F of a layer, mean over images and heads
 inline constexpr const char* jacobian_fro = "jacobian_fro";  // ‖∂ϕ/∂S‖_F of a layer
+// The largest over the layer's images and heads (points trained before they existed lack them).
+inline constexpr const char* phi_fro_max = "phi_fro_max";
+inline constexpr const char* jacobian_fro_max = "jacobian_fro_max";
 }  // namespace quantity
 
 // Extra columns: every row has seed, validation (images), steps, batch and depth (rows written before them have

@@ -53,9 +53,10 @@ struct AttentionCache {
 };
 
 // Sums over images and heads of ‖ϕ(S)‖_F and of the Frobenius norm of ϕ's Jacobian with respect to its
-// logits (row-block for row-normalised ϕ, diagonal for elementwise).
+// logits (row-block for row-normalised ϕ, diagonal for elementwise), and the largest of each.
 struct AttentionNormSums {
   double phi = 0, jacobian = 0;
+  double phi_max = 0, jacobian_max = 0;
   Index count = 0;
 };
 

@@ -76,9 +76,11 @@ struct VitTensors {
 // The standard deviation of timm's initial Linear weights (and so of Q and K at step 0).
 inline constexpr double kInitWeightStd = 0.02;
 
-// Per block, ‖ϕ(S)‖_F and the Frobenius norm of ϕ's Jacobian wrt its logits, averaged over images and heads.
+// Per block, ‖ϕ(S)‖_F and the Frobenius norm of ϕ's Jacobian wrt its logits, averaged over images and heads,
+// and the largest of each over them (the matrices a deterministic bound must hold for).
 struct LayerNorms {
   double phi = 0, jacobian = 0;
+  double phi_max = 0, jacobian_max = 0;
 };
 
 template <class T>
