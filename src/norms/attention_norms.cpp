@@ -8,6 +8,7 @@
 #include <limits>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace attnlab {
@@ -95,6 +96,11 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     kv = kx.cwiseProduct((2 * inv_d - st.v2.array() * inv_d * inv_d).matrix());
   }
   thread_local std::vector<double> rq, rk, rs;  // capacity kept: no allocation once warm
+  thread_local Eigen::VectorXf v2_float, x2_float;
+  if constexpr (std::is_same_v<T, float> && kPiecewisePolynomial<F> && !QKLN) {
+    v2_float = st.v2.template cast<float>();
+    x2_float = st.x2.template cast<float>();
+  }
   rq.assign(static_cast<std::size_t>(nr), 0.0);
   rk.assign(static_cast<std::size_t>(nr), 0.0);
   rs.assign(static_cast<std::size_t>(nr), 0.0);
@@ -123,18 +129,43 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
           k += g2 * (kxj[j] * u2 - mm * mm * kvj[j]);
         }
       } else {
+        // Float tiles sum each row of a tile (at most tile.cols() terms) in float and those sums in double; a row
+        // whose float sums overflow is summed again in double.
+        bool in_double = true;
+        if constexpr (std::is_same_v<T, float> && kPiecewisePolynomial<F>) {
+          float f2f = 0, j2f = 0, qf = 0, kf = 0, sumf = 0;  // of h and h', the out_scale applied once per row
+          const float lsf = float(ls);
+          const float *v2f = v2_float.data() + c0, *x2f = x2_float.data() + c0;
+#pragma omp simd reduction(+ : f2f, j2f, qf, kf, sumf)
+          for (Index j = 0; j < nc; ++j) {
+            float h, dh;
+            evaluate<F, P>(lsf * m[j], a.p, h, dh);
+            const float dh2 = dh * dh;
+            sumf += h;
+            f2f += h * h;
+            j2f += dh2;
+            qf += dh2 * v2f[j];
+            kf += dh2 * x2f[j];
+          }
+          in_double = !std::isfinite(f2f + j2f + qf + kf + sumf);
+          const double os2 = os * os;
+          f2 = os2 * f2f, j2 = os2 * j2f, q = os2 * qf, k = os2 * kf, sum = os * sumf;
+        }
+        if (in_double) {
+          f2 = j2 = q = k = sum = 0;
 #pragma omp simd reduction(+ : f2, j2, q, k, sum)
-        for (Index j = 0; j < nc; ++j) {
-          double h, dh;
-          evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
-          const double phi = os * h;
-          sum += phi;
-          const double g = os * dh;  // ∂ϕ/∂S
-          const double g2 = g * g;
-          f2 += phi * phi;
-          j2 += g2;
-          q += g2 * v2[j];
-          k += g2 * x2[j];
+          for (Index j = 0; j < nc; ++j) {
+            double h, dh;
+            evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
+            const double phi = os * h;
+            sum += phi;
+            const double g = os * dh;  // ∂ϕ/∂S
+            const double g2 = g * g;
+            f2 += phi * phi;
+            j2 += g2;
+            q += g2 * v2[j];
+            k += g2 * x2[j];
+          }
         }
       }
       acc.frob2 += f2;

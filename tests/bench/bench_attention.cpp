@@ -76,11 +76,13 @@ void BM_dgemm(benchmark::State& state) {
 }
 
 // The GEMM of one tile of attention_norms_streamed (64 rows × 256 columns, inner size d), one thread:
-// compare with BM_dgemm to see how much of the large-N gap is the tile shape.
-void BM_dgemm_tile(benchmark::State& state) {
+// compare with BM_dgemm to see how much of the large-N gap is the tile shape, and float's tile with double's to see
+// the most the float path can gain over the double one.
+template <class T>
+void gemm_tile(benchmark::State& state) {
   const TileShape tile{};
-  const MatrixD U = MatrixD::Random(tile.rows, kd), V = MatrixD::Random(tile.cols, kd);
-  MatrixD S(tile.rows, tile.cols);
+  const Matrix<T> U = Matrix<T>::Random(tile.rows, kd), V = Matrix<T>::Random(tile.cols, kd);
+  Matrix<T> S(tile.rows, tile.cols);
   Eigen::setNbThreads(1);
   for (auto _ : state) {
     S.noalias() = U * V.transpose();
@@ -89,6 +91,8 @@ void BM_dgemm_tile(benchmark::State& state) {
   Eigen::setNbThreads(0);  // back to OpenMP's default for the benchmarks after this one
   report(state, 2.0 * tile.rows * tile.cols * kd, 1);
 }
+void BM_dgemm_tile(benchmark::State& state) { gemm_tile<double>(state); }
+void BM_sgemm_tile(benchmark::State& state) { gemm_tile<float>(state); }
 
 void sizes(benchmark::internal::Benchmark* b) {
   for (Index N : {16, 64, 256, 1024, 4096}) b->Arg(N);
@@ -103,5 +107,6 @@ BENCHMARK(BM_fused_kernel_float)->Apply(sizes);
 BENCHMARK(BM_mc_run)->Apply(sizes);
 BENCHMARK(BM_dgemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_dgemm_tile)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sgemm_tile)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

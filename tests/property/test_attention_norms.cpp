@@ -159,6 +159,38 @@ TEST(AttentionNorms, FloatPathAgreesWithDouble) {
   }
 }
 
+// The float path on float samples against the double path on the same samples widened to double: what differs is
+// float's logits and float's sums of each tile row (at most 256 terms, then accumulated in double), so every sum
+// agrees to a few float roundings (2e-5 relative; ~1e-6 measured). N = 700 spans three column tiles.
+TEST(AttentionNorms, FloatTileSumsAgreeWithDoubleOnTheSameSamples) {
+  EnsembleSample<float> f;
+  draw_ensemble(EnsembleSpec{700, 16, 16, 1.0, 0.25}, test::seed(), 0, f);
+  const MatrixD X = f.X.cast<double>(), Q = f.Q.cast<double>(), K = f.K.cast<double>();
+  for (const auto& spec : {ActivationSpec{"poly", 3, KScale::parse("sqrtN")}, ActivationSpec{"poly", 1},
+                           ActivationSpec{"relu2"}, ActivationSpec{"relu6"}, ActivationSpec{"gelu"}}) {
+    const auto act = spec.resolve(700, 16);
+    const auto in_float = attention_norms_streamed(f.X, f.Q, f.K, act), in_double = attention_norms_streamed(X, Q, K, act);
+    for (const auto& [name, of] : {std::pair{"frob2", &AttentionNormsSquared::frob2}, {"jac2", &AttentionNormsSquared::jac2},
+                                   {"qgrad2", &AttentionNormsSquared::qgrad2}, {"kgrad2", &AttentionNormsSquared::kgrad2},
+                                   {"row_sum2", &AttentionNormsSquared::row_sum2}})
+      EXPECT_TRUE(test::close(in_float.*of, in_double.*of, 2e-5, 0)) << spec.label() << " " << name;
+  }
+}
+
+// Where float's sums overflow (x^5 of logits near 1e4: ϕ² near 1e40 > 3.4e38) the row is summed again in double, so
+// the float path stays finite and equal to the double path on the same samples.
+TEST(AttentionNorms, FloatRowsThatOverflowAreSummedInDouble) {
+  EnsembleSample<float> f;
+  draw_ensemble(EnsembleSpec{300, 8, 8, 10.0, 10.0}, test::seed(), 0, f);
+  const auto act = ActivationSpec{"poly", 5}.resolve(300, 8);
+  const auto in_float = attention_norms_streamed(f.X, f.Q, f.K, act);
+  const auto in_double = attention_norms_streamed<double>(f.X.cast<double>(), f.Q.cast<double>(), f.K.cast<double>(), act);
+  ASSERT_GT(in_double.frob2, 1e39) << "the case must overflow float";
+  EXPECT_TRUE(std::isfinite(in_float.frob2) && std::isfinite(in_float.kgrad2));
+  EXPECT_TRUE(test::close(in_float.frob2, in_double.frob2, 1e-4, 0));
+  EXPECT_TRUE(test::close(in_float.kgrad2, in_double.kgrad2, 1e-4, 0));
+}
+
 // Central differences of ϕ(XQKᵀXᵀ) in each entry of Q and K, against the explicit Jacobians.
 TEST(ReferenceJacobians, MatchFiniteDifferences) {
   const Index N = 4, D = 3, d = 3;

@@ -24,23 +24,30 @@ using std::expm1, std::fabs, std::log1p, std::tanh, vmath::erfc, vmath::exp;
 #endif
 }  // namespace elementwise_math
 
+// The piecewise polynomials: cheap enough per entry that float tiles evaluate them in float (R below).
+template <Elementwise F>
+inline constexpr bool kPiecewisePolynomial = F == Elementwise::power || F == Elementwise::relu ||
+                                             F == Elementwise::relu2 || F == Elementwise::identity || F == Elementwise::relu6;
+
 // h(s) and h'(s). F (and P for x^P) fixed at compile time lets the tile loops specialise; P = 0 uses p.
-template <Elementwise F, int P = 0>
-ATTNLAB_HD inline void evaluate(double s, int p, double& h, double& dh) {
+// R = float only for the piecewise polynomials; the others are evaluated in double.
+template <Elementwise F, int P = 0, class R = double>
+ATTNLAB_HD inline void evaluate(R s, int p, R& h, R& dh) {
   using E = Elementwise;
   using namespace elementwise_math;
+  static_assert(sizeof(R) == sizeof(double) || kPiecewisePolynomial<F>);
   if constexpr (F == E::power) {
     const int n = P > 0 ? P : p;
-    double r = 1.0;  // s^(n-1)
+    R r = 1;  // s^(n-1)
     for (int q = 1; q < n; ++q) r *= s;
     h = r * s;
-    dh = n * r;
+    dh = R(n) * r;
   } else if constexpr (F == E::relu) {
-    h = s > 0 ? s : 0.0;
-    dh = s > 0 ? 1.0 : 0.0;
+    h = s > 0 ? s : R(0);
+    dh = s > 0 ? R(1) : R(0);
   } else if constexpr (F == E::relu2) {
-    h = s > 0 ? s * s : 0.0;
-    dh = s > 0 ? 2 * s : 0.0;
+    h = s > 0 ? s * s : R(0);
+    dh = s > 0 ? 2 * s : R(0);
   } else if constexpr (F == E::gelu) {  // exact: s Φ(s)
     const double cdf = 0.5 * erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * exp(-0.5 * s * s);
     h = s * cdf;
@@ -50,11 +57,11 @@ ATTNLAB_HD inline void evaluate(double s, int p, double& h, double& dh) {
     dh = s >= 0 ? 1 / (1 + exp(-s)) : exp(s) / (1 + exp(s));
   } else if constexpr (F == E::identity) {
     h = s;
-    dh = 1.0;
+    dh = 1;
   } else if constexpr (F == E::relu6) {
-    const double t = s < 0.0 ? 0.0 : s;
-    h = 6.0 < t ? 6.0 : t;
-    dh = s > 0 && s < 6 ? 1.0 : 0.0;
+    const R t = s < 0 ? R(0) : s;
+    h = 6 < t ? R(6) : t;
+    dh = s > 0 && s < 6 ? R(1) : R(0);
   } else if constexpr (F == E::sigmoid) {
     const double e = exp(-fabs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
     h = sig;
