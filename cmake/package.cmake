@@ -28,7 +28,7 @@ if(MPI_CXX_FOUND)
 endif()
 if(CMAKE_CUDA_COMPILER)
   set(ATTNLAB_PC_CUDA_DEFINE " -DATTNLAB_HAVE_CUDA")
-  set(ATTNLAB_PC_CUDA_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcublas -lcudart_static -ldl -lrt")
+  set(ATTNLAB_PC_CUDA_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")  # cuBLAS is dlopen'ed
 endif()
 list(JOIN attnlab_abi_flags " " ATTNLAB_PC_ABI_FLAGS)
 # The prefix relative to the .pc file, so that `cmake --install --prefix` anywhere gives a working file.

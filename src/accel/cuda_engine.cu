@@ -8,6 +8,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/mr/allocator.h>
 #include <thrust/system/cuda/memory_resource.h>
@@ -26,8 +27,37 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("cuda: ") + what + ": " + cudaGetErrorString(e));
 }
 
+// cuBLAS is opened on the first GEMM, not linked: its libcublasLt initialises for about 0.35 s at the start of every
+// process that links it, CPU-only runs included. LD_LIBRARY_PATH's copy first, then the one this build was linked for.
+struct Cublas {
+  decltype(&cublasCreate_v2) create;
+  decltype(&cublasDestroy_v2) destroy;
+  decltype(&cublasDgemmStridedBatched) dgemm_strided_batched;
+  decltype(&cublasSgemmStridedBatched) sgemm_strided_batched;
+  decltype(&cublasGetStatusString) status_string;
+};
+
+const Cublas& cublas() {
+  static const Cublas api = [] {
+    void* lib = dlopen(ATTNLAB_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen(ATTNLAB_CUBLAS_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) throw std::runtime_error(std::string("backend cuda: cannot load cuBLAS: ") + dlerror());
+    const auto symbol = [lib]<class F>(F*, const char* name) {
+      void* s = dlsym(lib, name);
+      if (!s) throw std::runtime_error(std::string("backend cuda: cuBLAS lacks ") + name);
+      return reinterpret_cast<F*>(s);
+    };
+    return Cublas{symbol(decltype(&cublasCreate_v2){}, "cublasCreate_v2"),
+                  symbol(decltype(&cublasDestroy_v2){}, "cublasDestroy_v2"),
+                  symbol(decltype(&cublasDgemmStridedBatched){}, "cublasDgemmStridedBatched"),
+                  symbol(decltype(&cublasSgemmStridedBatched){}, "cublasSgemmStridedBatched"),
+                  symbol(decltype(&cublasGetStatusString){}, "cublasGetStatusString")};
+  }();
+  return api;
+}
+
 void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cublas: ") + what + ": " + cublasGetStatusString(s));
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cublas: ") + what + ": " + cublas().status_string(s));
 }
 
 // CUDA's version numbers: 12080 is 12.8.
@@ -138,7 +168,7 @@ struct CudaSystem {
 
   CudaSystem() = default;
   ~CudaSystem() {
-    if (blas) cublasDestroy(blas);
+    if (blas) cublas().destroy(blas);
   }
   CudaSystem(const CudaSystem&) = delete;
   CudaSystem& operator=(const CudaSystem&) = delete;
@@ -147,15 +177,15 @@ struct CudaSystem {
 
   template <class T>
   void gemm(const engine::GemmArgs<T>& g) {
-    if (!blas) check(cublasCreate(&blas), "cublasCreate");
+    if (!blas) check(cublas().create(&blas), "cublasCreate");
     const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
     const auto n = [](I v) { return static_cast<int>(v); };
     if constexpr (std::is_same_v<T, double>)
-      check(cublasDgemmStridedBatched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
+      check(cublas().dgemm_strided_batched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
                                       g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc), g.stride_c, n(g.batch)),
             "DgemmStridedBatched");
     else
-      check(cublasSgemmStridedBatched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
+      check(cublas().sgemm_strided_batched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
                                       g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc), g.stride_c, n(g.batch)),
             "SgemmStridedBatched");
   }
