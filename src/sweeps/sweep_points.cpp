@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -53,12 +54,37 @@ PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const
   return result;
 }
 
-// The rows of a point: its measurements with the configuration's columns.
+// The norms a point's rows keep (its file keeps every logged step): about kNormRowsPerRun evenly spaced steps with
+// the first and the last, and per layer only the largest of the per-matrix maxima, at the step where it occurred.
+// A campaign's CSV stays a few MB; every logged matrix still enters the bounds' check through its maximum.
+constexpr long kNormRowsPerRun = 72;
+std::vector<Measurement> kept_measurements(const PointResult& result, long log_every) {
+  long last = 0;
+  std::map<std::pair<std::string, Index>, const Measurement*> largest;  // (quantity, layer) of the maxima
+  for (const auto& m : result.measurements) {
+    last = std::max(last, m.step);
+    if (m.quantity != quantity::phi_fro_max && m.quantity != quantity::jacobian_fro_max) continue;
+    auto& l = largest[{m.quantity, m.layer}];
+    if (!l || m.value > l->value || std::isnan(l->value)) l = &m;  // NaN stays only where every step is NaN
+  }
+  const long stride = log_every * std::max(1L, last / log_every / kNormRowsPerRun);
+  std::vector<Measurement> kept;
+  for (const auto& m : result.measurements) {
+    if (m.quantity == quantity::phi_fro_max || m.quantity == quantity::jacobian_fro_max) {
+      if (largest.at({m.quantity, m.layer}) == &m) kept.push_back(m);
+    } else if (m.layer == 0 || m.step % stride == 0 || m.step == last) {
+      kept.push_back(m);
+    }
+  }
+  return kept;
+}
+
+// The rows of a point: its kept measurements with the configuration's columns.
 std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point& p, const PointResult& result) {
   const auto& c = p.config;
   const auto& info = find_activation(c.model.activation.name);
   std::vector<ResultRow> rows;
-  for (const auto& m : result.measurements) {
+  for (const auto& m : kept_measurements(result, c.log_every)) {
     ResultRow r;
     r.study = sweep.name;
     r.quantity = m.quantity;
