@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 #include <regex>
 #include <thread>
@@ -228,6 +229,46 @@ TEST(TrainingSweeps, FinishedOnlyWritesTheFinishedPointsAndTrainsNothing) {
   EXPECT_EQ(accuracies, 3u);
   EXPECT_EQ(sizes, std::set<std::string>{"16"});
   EXPECT_GT(maxima, 0u) << "the largest ||phi||_F over images and heads is kept";
+}
+
+// The CSV keeps every other logged step of a run with 150 (at most 72 a run, the first and the last always), and per
+// layer one largest per-matrix norm: the largest the point's file holds over all 150 steps.
+TEST(TrainingSweeps, CsvThinsTheNormsButKeepsEachLayersLargestMatrix) {
+  const ScratchDir dir("sweep_thinned");
+  const auto r = run("training_norms", sweep_args(dir.path, {"--activation", "softmax", "--steps", "150", "--log-every", "1"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<fs::path> points;
+  for (const auto& e : fs::directory_iterator(dir / "points" / "training_norms"))
+    if (e.path().extension() == ".json") points.push_back(e.path());
+  ASSERT_EQ(points.size(), 1u);
+  std::map<std::string, double> largest;  // layer → the file's largest phi_fro_max
+  std::set<long> logged;
+  const auto point = nlohmann::json::parse(slurp(points[0]));
+  for (const auto& m : point["measurements"]) {
+    if (m[0] == "phi_fro") logged.insert(m[2].get<long>());
+    if (m[0] == "phi_fro_max") {
+      auto& l = largest[std::to_string(m[3].get<long>())];
+      l = std::max(l, m[1].get<double>());
+    }
+  }
+  ASSERT_EQ(logged.size(), 150u) << "the point keeps every logged step";
+  const auto csv = read_csv(dir / "training_norms.csv");
+  std::map<std::string, std::set<long>> steps;
+  std::map<std::string, int> maxima;
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    if (csv.at(i, "quantity") == "phi_fro") steps[csv.at(i, "layer")].insert(std::stol(csv.at(i, "step")));
+    if (csv.at(i, "quantity") == "phi_fro_max") {
+      ++maxima[csv.at(i, "layer")];
+      const double want = largest.at(csv.at(i, "layer"));  // the CSV writes 10 significant digits
+      EXPECT_NEAR(std::stod(csv.at(i, "mean")), want, 1e-9 * want) << "layer " << csv.at(i, "layer");
+    }
+  }
+  ASSERT_EQ(steps.size(), largest.size());
+  for (const auto& [layer, kept] : steps) {
+    EXPECT_EQ(kept.size(), 76u) << "steps 0, 2, ..., 148 and the last, 149";
+    EXPECT_TRUE(kept.count(0) && kept.count(149) && !kept.count(1)) << "layer " << layer;
+    EXPECT_EQ(maxima[layer], 1) << "layer " << layer;
+  }
 }
 
 // Killed while training, the sweep keeps the finished points and the claim of the dead process is taken over.
