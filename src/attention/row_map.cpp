@@ -28,8 +28,14 @@ double RowJacobian::frob2() const {
   // only (prefix + suffix): expanding ‖diag + low rank‖² instead cancels catastrophically when one entry
   // dominates (one-hot softmax rows, sirenmax at a pole).
   const Index n = diag.size();
-  double f = diagonal().squaredNorm();
-  VectorD others(n);
+  double f = 0;
+  for (Index j = 0; j < n; ++j) {
+    double jj = diag[j];
+    for (int k = 0; k < rank; ++k) jj += left[k][j] * right[k][j];
+    f += jj * jj;
+  }
+  thread_local VectorD others;
+  others.resize(n);
   for (int k = 0; k < rank; ++k)
     for (int l = k; l < rank; ++l) {
       double before = 0;
@@ -130,6 +136,60 @@ void compose_with_prenorm(const Prenorm& pn, RowJacobian& J) {
   J.diag *= inv;
 }
 
+// g and g' of a row into y and dg; returns Σg.
+template <RowNormalised F>
+double row_terms(const double* x, Index n, double logit_scale, double* g, double* dg) {
+  RowConstants constants{.shift = 0.0, .logit_scale = logit_scale};
+  if constexpr (F == RowNormalised::softmax) constants.shift = Eigen::Map<const VectorD>(x, n).maxCoeff();
+#pragma omp simd
+  for (Index j = 0; j < n; ++j) evaluate_row<F>(x[j], constants, g[j], dg[j]);
+  double G = 0;
+#pragma omp simd reduction(+ : G)
+  for (Index j = 0; j < n; ++j) G += g[j];
+  return G;
+}
+
+// The first index of the largest |v_j| (the last if none compares equal: a NaN row), by a vectorised maximum and a
+// scan eight entries at a time: Eigen's maxCoeff(&index) is scalar.
+Index largest_magnitude(const VectorD& v) {
+  const Index n = v.size();
+  const double largest = v.cwiseAbs().maxCoeff();
+  Index at = 0;
+  for (; at + 8 <= n; at += 8) {
+    bool hit = false;
+    for (int k = 0; k < 8; ++k) hit |= std::abs(v[at + k]) == largest;
+    if (hit) break;
+  }
+  while (at < n - 1 && !(std::abs(v[at]) == largest)) ++at;
+  return at;
+}
+
+// ‖J‖_F² = Σ_j r_j²(1 − s_j)² + Σ_j s_j² Σ_{m≠j} r_m² with s = g/G, r = g'/G, where two sums could cancel:
+// 1 − s_j = (G − g_j)/G at the largest g_j is taken from the sum of the other g; and Σ_{m≠j} r_m² is the sum of the
+// others at the largest |r_j| (the top) and R + r_top² − r_j² elsewhere, R = Σ_{m≠top} r_m², where r_j² ≤ (R + r_top²)/2
+// keeps the subtraction within a factor 2.
+template <RowNormalised F>
+RowNorms normalised_row_norms(const double* x, Index n, double logit_scale) {
+  thread_local VectorD g, dg;
+  g.resize(n);
+  dg.resize(n);
+  const double G = row_terms<F>(x, n, logit_scale, g.data(), dg.data());
+  const Index top_g = largest_magnitude(g), top_r = largest_magnitude(dg);
+  double frob2 = 0, diagonal = 0, others_g = 0, R = 0, S = 0, T = 0;
+#pragma omp simd reduction(+ : frob2, diagonal, others_g, R, S, T)
+  for (Index j = 0; j < n; ++j) {
+    const double s = g[j] / G, r = dg[j] / G, s2 = s * s, r2 = r * r, jj = r * ((G - g[j]) / G);
+    frob2 += s2;
+    diagonal += j == top_g ? 0.0 : jj * jj;
+    others_g += j == top_g ? 0.0 : g[j];
+    R += j == top_r ? 0.0 : r2;
+    S += j == top_r ? 0.0 : s2;
+    T += j == top_r ? 0.0 : s2 * r2;
+  }
+  const double jj_top = dg[top_g] / G * (others_g / G), s_top = g[top_r] / G, r_top = dg[top_r] / G;
+  return {frob2, diagonal + jj_top * jj_top + s_top * s_top * R + (R + r_top * r_top) * S - T};
+}
+
 }  // namespace
 
 void row_forward(const Activation& act, const double* x, Index n, double* y, RowJacobian* J, double* scale_grad) {
@@ -144,26 +204,21 @@ void row_forward(const Activation& act, const double* x, Index n, double* y, Row
     J->rank = 0;
   }
   if (const auto* e = std::get_if<ElementwiseActivation>(&act.fn)) {
-    for (Index j = 0; j < n; ++j) {
-      double h, dh;
-      evaluate(e->fn, e->p, z[j], h, dh);
-      y[j] = e->out_scale * h;
-      if (J) J->diag[j] = e->out_scale * dh;
-      if (scale_grad) scale_grad[j] = h;
-    }
+    with_elementwise(e->fn, e->p, [&]<Elementwise F, int P>() {
+      for (Index j = 0; j < n; ++j) {
+        double h, dh;
+        evaluate<F, P>(z[j], e->p, h, dh);
+        y[j] = e->out_scale * h;
+        if (J) J->diag[j] = e->out_scale * dh;
+        if (scale_grad) scale_grad[j] = h;
+      }
+    });
   } else {
     if (scale_grad) throw std::invalid_argument("a learned scale applies to elementwise activations only");
     const auto& row = std::get<RowActivation>(act.fn);
-    const RowConstants constants{
-        .shift = row.fn == RowNormalised::softmax ? Eigen::Map<const VectorD>(z, n).maxCoeff() : 0.0,
-        .logit_scale = row.logit_scale};
     thread_local VectorD dg;
     dg.resize(n);
-    double G = 0;
-    for (Index j = 0; j < n; ++j) {
-      evaluate_row(row.fn, z[j], constants, y[j], dg[j]);
-      G += y[j];
-    }
+    const double G = with_row_normalised(row.fn, [&]<RowNormalised F>() { return row_terms<F>(z, n, row.logit_scale, y, dg.data()); });
     for (Index j = 0; j < n; ++j) y[j] /= G;
     if (J) {
       J->diag = dg / G;
@@ -173,6 +228,10 @@ void row_forward(const Activation& act, const double* x, Index n, double* y, Row
     }
   }
   if (J && act.transforms.prenorm) compose_with_prenorm(pn, *J);
+}
+
+RowNorms normalised_row_norms(const RowActivation& a, const double* x, Index n) {
+  return with_row_normalised(a.fn, [&]<RowNormalised F>() { return normalised_row_norms<F>(x, n, a.logit_scale); });
 }
 
 namespace {

@@ -23,10 +23,11 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Each colour of kSeriesColours with its own point shape, so that series stay apart in grey too; past the seventh
-// series the lines are dashed.
+// series the lines are dashed and the shapes shift by one, so that no two of the first 49 share colour and shape.
 constexpr int kPointTypes[] = {7, 5, 9, 13, 11, 6, 4};
 constexpr std::size_t kStyles = std::size(kSeriesColours);
 static_assert(std::size(kPointTypes) == kStyles);
+std::size_t dash_type(std::size_t series) { return 1 + (series / kStyles) % 3; }
 constexpr const char* kReferenceColour = "#666666";
 constexpr std::size_t kDenseCurve = 60;    // a curve of more points is drawn as a line alone: markers would merge
 constexpr std::size_t kUnrotatedTic = 6;  // named ticks longer than this are slanted
@@ -247,7 +248,9 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     entries += !titles.back().empty();
   }
   const std::size_t columns =
-      entries == 0 ? 1 : std::clamp<std::size_t>(std::size_t(double(f.width - 60) / (double(longest + 6) * 6.5)), 1, entries);
+      // about 8.5 px a character at font 10 plus the sample: gnuplot falls back to fewer columns (more rows, over the
+      // x label) when its own measure of an entry is wider than this estimate
+      entries == 0 ? 1 : std::clamp<std::size_t>(std::size_t(double(f.width - 60) / (double(longest + 8) * 8.5)), 1, entries);
   const std::size_t legend_rows = (entries + columns - 1) / columns;
   // The bottom margin (in lines) holds the tics, the x label and the legend's rows; rotated names take their
   // slanted height. The image grows by what the margin adds, so that the plot keeps its size.
@@ -316,8 +319,8 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
       continue;
     }
     const std::string colour = s.colour.empty() ? kSeriesColours[i % kStyles] : s.colour;
-    const std::string style = text(" lc rgb ", gp_quoted(colour), " pt ", kPointTypes[i % kStyles], " ps 1 lw 1.5 dt ",
-                                   1 + (i / kStyles) % 3);
+    const std::string style = text(" lc rgb ", gp_quoted(colour), " pt ", kPointTypes[(i + i / kStyles) % kStyles],
+                                   " ps 1 lw 1.5 dt ", dash_type(i));
     if (!drawable(s, f)) {
       elements.push_back("keyentry with points" + style + title);
       continue;
@@ -344,8 +347,8 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     }
     data << "\n\n";
     const std::string colour = s.colour.empty() ? kSeriesColours[i % kStyles] : s.colour;
-    elements.push_back(text(gp_quoted(data_file), " index ", block++, " using 1:2 with lines lw 1.5 lc rgb ", gp_quoted(colour),
-                            " notitle"));
+    elements.push_back(text(gp_quoted(data_file), " index ", block++, " using 1:2 with lines lw 1.5 dt ", dash_type(i),
+                            " lc rgb ", gp_quoted(colour), " notitle"));
   }
   elements.insert(elements.end(), references.begin(), references.end());
   gp << "plot ";

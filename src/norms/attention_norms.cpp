@@ -219,16 +219,26 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
   const double c = logit_scale(a), inv_d = 1.0 / double(Vd.cols());
   auto t = tile.topLeftCorner(nr, st.N);
   t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
+  // without gradients or prenorm a row-normalised row needs only its two norms
+  const auto* normalised = std::get_if<RowActivation>(&a.fn);
+  const bool norms_only = !gradients && normalised && !a.transforms.prenorm;
   thread_local std::vector<RowJacobian> J;
   thread_local VectorD x, phi;
-  J.resize(static_cast<std::size_t>(nr));
+  if (J.size() < static_cast<std::size_t>(nr)) J.resize(static_cast<std::size_t>(nr));  // never shrunk: no reallocation
   x.resize(st.N);
   phi.resize(st.N);
-  const MatrixD M = t.template cast<double>();
   AttentionNormsSquared acc;
   for (Index i = 0; i < nr; ++i) {
+    x = c * t.row(i).template cast<double>().transpose();
+    if (norms_only) {
+      const auto r = normalised_row_norms(*normalised, x.data(), st.N);
+      acc.frob2 += r.frob2;
+      acc.jac2 += r.jac2;
+      acc.sum += 1;
+      acc.row_sum2 += 1;
+      continue;
+    }
     auto& Ji = J[static_cast<std::size_t>(i)];
-    x = c * M.row(i).transpose();
     row_forward(a, x.data(), st.N, phi.data(), &Ji);
     acc.frob2 += phi.squaredNorm();
     acc.jac2 += Ji.frob2();
@@ -237,14 +247,14 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
     acc.row_sum2 += row_sum * row_sum;
   }
   if (!gradients) return acc;
-  const std::span<const RowJacobian> rows(J.data(), J.size());
+  const std::span<const RowJacobian> rows(J.data(), static_cast<std::size_t>(nr));
   const VectorD spread_v = frob2_times(rows, Vd, st.v2);
   const VectorD spread_x = st.qk_layernorm ? VectorD() : frob2_times(rows, Xd, st.x2);
   for (Index i = 0; i < nr; ++i) {
     const auto& Ji = J[static_cast<std::size_t>(i)];
     double q = spread_v[i], k = 0;
     if (st.qk_layernorm) {
-      const VectorD m = M.row(i).transpose();
+      const VectorD m = t.row(i).template cast<double>().transpose();
       VectorD Jm(st.N);
       Ji.jvp(m.data(), Jm.data());
       const double u2 = st.u2[r0 + i], is = st.u_isigma[r0 + i];
@@ -386,8 +396,9 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
     Xt = st.v_isigma.asDiagonal() * Xd;
     xt2 = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
   }
-  // Row blocks hold whole rows and several block-sized work matrices: keep a block near 1 MB.
-  const Index rows = std::clamp<Index>((Index{1} << 17) / std::max<Index>(st.N, 1), 1, tile.rows);
+  // Row blocks hold whole rows and several block-sized work matrices: keep a block near 4 MB (64 rows up to N = 8192),
+  // so that the GEMM repacks V once per 64 rows.
+  const Index rows = std::clamp<Index>((Index{1} << 19) / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
     return row_block<T>(Xd, Vd, Xt, xt2, st, activation, gradients, r0, nr, buf);
   });

@@ -53,7 +53,7 @@ TEST(Allocations, FusedTrialsAllocateNothingOnceWarm) {
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
   const EnsembleSpec e{300, 16, 8, 1.0, 1.0};
-  for (const char* name : {"poly", "softmax"}) {
+  for (const char* name : {"poly", "softmax", "sin2max", "sirenmax", "softmax+prenorm", "sinsoftmax+prenorm"}) {
     SCOPED_TRACE(name);
     const auto act = ActivationSpec::parse(name).resolve(e.N, e.d);
     EnsembleSample<double> s;

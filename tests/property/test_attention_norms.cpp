@@ -91,7 +91,7 @@ TEST(AttentionNorms, TileShapeDoesNotChangeTheResult) {
 
 // Softmax without gradients streams each row's maximum and sums across column tiles: against the path that forms
 // whole rows, on tiles that cut rows and columns, peaked (up to one-hot) rows and qk-layernorm. The other
-// row-normalised ϕ keep the whole-row path, without its spreads: the same rows, summed in other blocks.
+// row-normalised ϕ take each whole row's norms in two passes (normalised_row_norms), without a Jacobian.
 TEST(AttentionNorms, RowNormalisedWithoutGradientsEqualTheWholeRowPath) {
   std::vector<std::string> names{"softmax+qkln", "sinsoftmax+prenorm"};
   for (const auto& info : activation_registry())

@@ -159,6 +159,53 @@ TEST(RowMap, FrobeniusNormSurvivesADominantEntry) {
   }
 }
 
+// The two-pass row norms (no Jacobian formed) against the structured Jacobian's prefix/suffix sums, for every
+// row-normalised g on Gaussian rows at several scales and next to a sirenmax pole. The structured form takes
+// 1 − s_top by subtraction, which rounds to ε/(1 − s_top) relative: the tolerance grows with that (peaked rows).
+TEST(RowMap, TwoPassRowNormsMatchTheStructuredJacobian) {
+  for (const auto& info : activation_registry()) {
+    if (!info.row_normalised) continue;
+    for (Index n : {1, 2, 7, 300})
+      for (double scale : {0.3, 2.0, 30.0})
+        for (bool near_pole : {false, true}) {
+          if (near_pole && info.row != RowNormalised::sirenmax) continue;
+          SCOPED_TRACE(text(info.name, " n=", n, " scale=", scale, near_pole ? " near a pole" : ""));
+          const auto act = ActivationSpec::parse(info.name).resolve(n, 1);
+          VectorD x = gaussian(n, std::uint64_t(n), near_pole ? 0.3 : scale);
+          if (near_pole) x[n / 2] = 1.5707963267948966 - 1e-3;
+          VectorD y(n);
+          RowJacobian J;
+          row_forward(act, x.data(), n, y.data(), &J);
+          const auto fast = normalised_row_norms(std::get<RowActivation>(act.fn), x.data(), n);
+          EXPECT_TRUE(test::close(fast.frob2, y.squaredNorm(), 1e-12, 0));
+          if (n == 1) {  // s = 1 and J = 0 exactly
+            EXPECT_EQ(fast.jac2, 0.0);
+            continue;
+          }
+          const double peaked = 1 / std::abs(1 - y.maxCoeff());
+          EXPECT_TRUE(test::close(fast.jac2, J.frob2(), 1e-11 * std::max(1.0, peaked), 0)) << "1/(1 − s_top) " << peaked;
+        }
+  }
+}
+
+// A softmax row (0, …, 0, L) has s_top = 1/Z and the others e/Z, e = exp(−L), Z = 1 + (n−1)e, so with R = (n−1)e,
+// A_k = (n−1)e^k: ‖J‖_F² = (R² + Z²A₂ − 2Z·A₃ + 2A₂ + A₂²)/Z⁴. At L = 30, 1 − s_top ≈ 1e-13·n: subtracting s_top from
+// 1 would keep about 3 digits of the largest diagonal entry.
+TEST(RowMap, TwoPassRowNormsAreExactOnAOneHotRow) {
+  const auto act = std::get<RowActivation>(ActivationSpec::parse("softmax").resolve(7, 1).fn);
+  for (Index n : {2, 7, 300})
+    for (double L : {5.0, 30.0}) {
+      VectorD x = VectorD::Zero(n);
+      x[n - 1] = L;
+      const double e = std::exp(-L), Z = 1 + double(n - 1) * e, R = double(n - 1) * e;
+      const double A2 = R * e, A3 = A2 * e;
+      const double jac2 = (R * R + Z * Z * A2 - 2 * Z * A3 + 2 * A2 + A2 * A2) / (Z * Z * Z * Z);
+      const auto fast = normalised_row_norms(act, x.data(), n);
+      EXPECT_TRUE(test::close(fast.frob2, (1 + A2) / (Z * Z), 1e-13, 0)) << "n=" << n << " L=" << L;
+      EXPECT_TRUE(test::close(fast.jac2, jac2, 1e-12, 0)) << "n=" << n << " L=" << L;
+    }
+}
+
 // PERIODIC demo.py on the unscaled logits m, written as it writes them (map_norm: unbiased variance, eps 1e-5),
 // against the registered `-released` definitions on x = m/√d; at d = 1 they are the paper's.
 TEST(RowMap, ReleasedDefinitionsFollowDemoPy) {

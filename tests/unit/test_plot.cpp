@@ -120,20 +120,23 @@ TEST(Plot, ReferenceSlopesRunThroughTheCurvesAtTheSmallestNAndAreDrawnLast) {
 }
 
 // Okabe-Ito without yellow, a distinct colour for each of the first seven series; the eighth repeats a colour
-// with a dashed line.
+// with a dashed line and another point shape.
 TEST(Plot, PaletteIsColourBlindSafeWithoutFaintColours) {
   Figure f{.name = "many"};
   for (int i = 0; i < 8; ++i) f.series.push_back({.label = text("s", i), .x = {1, 2}, .y = {1.0 + i, 2.0 + i}});
   const auto script = script_of(f);
   EXPECT_EQ(script.find("#F0E442"), std::string::npos) << "Okabe-Ito's yellow is faint on white";
   std::set<std::string> colours;
-  const std::regex re("lc rgb '(#[0-9A-F]{6})' pt \\d+ ps 1 lw 1.5 dt (\\d)");
+  const std::regex re("lc rgb '(#[0-9A-F]{6})' pt (\\d+) ps 1 lw 1.5 dt (\\d)");
   std::vector<std::string> dash;
+  std::set<std::pair<std::string, std::string>> colour_and_shape;
   for (auto it = std::sregex_iterator(script.begin(), script.end(), re); it != std::sregex_iterator(); ++it) {
     if (colours.size() < 7) colours.insert((*it)[1]);
-    dash.push_back((*it)[2]);
+    colour_and_shape.emplace((*it)[1], (*it)[2]);
+    dash.push_back((*it)[3]);
   }
   EXPECT_EQ(colours.size(), 7u);
+  EXPECT_EQ(colour_and_shape.size(), 8u) << "the eighth series shares its colour with the first, not its shape";
   ASSERT_EQ(dash.size(), 8u);
   EXPECT_EQ(dash[0], "1");
   EXPECT_EQ(dash[7], "2");

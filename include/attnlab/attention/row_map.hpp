@@ -33,6 +33,17 @@ struct RowJacobian {
 // over the block: Σ_j a_j²‖w_j‖² + 2 Σ_k (Wᵀ(a∘l_k))·(Wᵀr_k) + Σ_kl (l_k·l_l)(Wᵀr_k·Wᵀr_l).
 VectorD frob2_times(std::span<const RowJacobian> rows, const MatrixD& W, const VectorD& w2);
 
+// Σ_j s_j² and the squared Frobenius norm of the row Jacobian J_jl = (δ_jl g'_j − s_j g'_l)/Σg of a row s = g(x)/Σg
+// (for softmax, diag(s) − s sᵀ).
+struct RowNorms {
+  double frob2 = 0;
+  double jac2 = 0;
+};
+
+// The same for one row x (logit scale applied, no prenorm) from sums over the row in two vectorised passes, J never
+// formed; matches row_forward's RowJacobian::frob2 to rounding, one-hot rows and sirenmax's poles included.
+RowNorms normalised_row_norms(const RowActivation& a, const double* x, Index n);
+
 // y = ϕ(x) for one row x (the activation's argument: logit_scale already applied) of length n.
 // With J, fills ∂ϕ/∂x; with scale_grad (elementwise ϕ only), ∂ϕ_j/∂out_scale = h(z_j), the gradient
 // of a learned scale θ in ϕ = θ·h.

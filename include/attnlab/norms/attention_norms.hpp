@@ -8,6 +8,7 @@
 //   row-normalised s = g(c·m_i)/G:  ‖∂ϕ/∂Q‖² = c² Σ_i ‖x_i‖² Σ_j ‖Σ_l J_jl v_l‖², J_jl = δ_jl g'_j/G − s_j g'_l/G
 //   (softmax: Σ_j s_j² ‖v_j − v̄_i‖²), and K the same with (u_i, x_j) for (x_i, v_j).
 #include <attnlab/attention/activation.hpp>
+#include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/types.hpp>
 #include <attnlab/norms/norms_squared.hpp>
 
@@ -25,12 +26,8 @@ template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile = {}, bool gradients = true);
 
-// Per-row closed forms for a row x of logits, s = g(x)/Σg: Σ_j s_j² and the squared Frobenius norm of
-// the row Jacobian J_jl = (δ_jl g'_j − s_j g'_l)/Σg (for softmax, diag(s) − s sᵀ).
-struct RowNorms {
-  double frob2 = 0;
-  double jac2 = 0;
-};
+// Per-row closed forms for a row x of logits, s = g(x)/Σg, from the row's structured Jacobian (the reference for
+// normalised_row_norms).
 RowNorms row_norms(RowNormalised f, const double* logits, Index n);
 RowNorms softmax_row_norms(const double* logits, Index n);
 
