@@ -28,7 +28,7 @@ double RowJacobian::frob2() const {
   // only (prefix + suffix): expanding ‖diag + low rank‖² instead cancels catastrophically when one entry
   // dominates (one-hot softmax rows, sirenmax at a pole).
   const Index n = diag.size();
-  double f = 0;
+  double f = 0;  // Σ_j J_jj², as diagonal() without its allocation
   for (Index j = 0; j < n; ++j) {
     double jj = diag[j];
     for (int k = 0; k < rank; ++k) jj += left[k][j] * right[k][j];
@@ -136,7 +136,7 @@ void compose_with_prenorm(const Prenorm& pn, RowJacobian& J) {
   J.diag *= inv;
 }
 
-// g and g' of a row into y and dg; returns Σg.
+// g and g' of a row x into g and dg; returns Σg.
 template <RowNormalised F>
 double row_terms(const double* x, Index n, double logit_scale, double* g, double* dg) {
   RowConstants constants{.shift = 0.0, .logit_scale = logit_scale};
@@ -170,6 +170,7 @@ Index largest_magnitude(const VectorD& v) {
 // keeps the subtraction within a factor 2.
 template <RowNormalised F>
 RowNorms normalised_row_norms(const double* x, Index n, double logit_scale) {
+  if (n == 0) return {};
   thread_local VectorD g, dg;
   g.resize(n);
   dg.resize(n);

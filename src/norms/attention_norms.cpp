@@ -1,4 +1,5 @@
 #include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/text.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 
 #include <omp.h>
@@ -234,8 +235,9 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
       const auto r = normalised_row_norms(*normalised, x.data(), st.N);
       acc.frob2 += r.frob2;
       acc.jac2 += r.jac2;
-      acc.sum += 1;
-      acc.row_sum2 += 1;
+      const double row_sum = std::isfinite(r.frob2) ? 1.0 : r.frob2;  // Σs = 1; not finite where the Jacobian path's is not
+      acc.sum += row_sum;
+      acc.row_sum2 += row_sum * row_sum;
       continue;
     }
     auto& Ji = J[static_cast<std::size_t>(i)];
@@ -376,6 +378,8 @@ AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const Elementwise
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile, bool gradients) {
+  if (activation.transforms.prenorm && X.rows() < 2)  // checked here: an exception cannot leave the parallel loops
+    throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", X.rows(), ")"));
   const auto& st = prepare(X, Q, K, activation.transforms);
   const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
   if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile);

@@ -54,11 +54,12 @@ PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const
   return result;
 }
 
-// The norms a point's rows keep (its file keeps every logged step): about kNormRowsPerRun evenly spaced steps with
-// the first and the last, and per layer only the largest of the per-matrix maxima, at the step where it occurred.
-// A campaign's CSV stays a few MB; every logged matrix still enters the bounds' check through its maximum.
+// The norms a point's rows keep (its file keeps every logged step): at most kNormRowsPerRun + 1 steps evenly spaced over
+// the configured budget, the same for every run of it (a diverged run keeps the others' steps), with its last step;
+// and per layer only the largest of the per-matrix maxima, at the step where it occurred. A campaign's CSV stays a few
+// MB; every logged matrix still enters the bounds' check through its maximum.
 constexpr long kNormRowsPerRun = 72;
-std::vector<Measurement> kept_measurements(const PointResult& result, long log_every) {
+std::vector<Measurement> kept_measurements(const PointResult& result, long steps, long log_every) {
   long last = 0;
   std::map<std::pair<std::string, Index>, const Measurement*> largest;  // (quantity, layer) of the maxima
   for (const auto& m : result.measurements) {
@@ -67,7 +68,8 @@ std::vector<Measurement> kept_measurements(const PointResult& result, long log_e
     auto& l = largest[{m.quantity, m.layer}];
     if (!l || m.value > l->value || std::isnan(l->value)) l = &m;  // NaN stays only where every step is NaN
   }
-  const long stride = log_every * std::max(1L, last / log_every / kNormRowsPerRun);
+  const long logged = std::max(1L, steps / log_every);
+  const long stride = log_every * ((logged + kNormRowsPerRun - 1) / kNormRowsPerRun);
   std::vector<Measurement> kept;
   for (const auto& m : result.measurements) {
     if (m.quantity == quantity::phi_fro_max || m.quantity == quantity::jacobian_fro_max) {
@@ -84,7 +86,7 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
   const auto& c = p.config;
   const auto& info = find_activation(c.model.activation.name);
   std::vector<ResultRow> rows;
-  for (const auto& m : kept_measurements(result, c.log_every)) {
+  for (const auto& m : kept_measurements(result, c.steps, c.log_every)) {
     ResultRow r;
     r.study = sweep.name;
     r.quantity = m.quantity;
@@ -119,9 +121,10 @@ std::filesystem::path point_dir(const std::filesystem::path& out, const std::str
 
 namespace {
 
-// Every point's rows in order: each point loaded, trained here, or waited for (under finished_only, loaded or left out).
-std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& points,
-                                  const std::filesystem::path& out, const std::string& stage, ProgressBar& progress_bar) {
+// Every point's rows in order, appended to `into`: each point loaded, trained here, or waited for (under finished_only,
+// loaded or left out).
+void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& points, const std::filesystem::path& out,
+                const std::string& stage, ProgressBar& progress_bar, SweepRows& into) {
   PointStore store(point_dir(out, sweep.name));
   std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
   std::vector<std::optional<PointResult>> results(points.size());
@@ -174,30 +177,30 @@ std::vector<ResultRow> run_points(const Sweep& sweep, const Grid& g, const std::
     std::fprintf(stderr, "%s: trained %zu of %zu %s here (the others by earlier runs or other processes)\n",
                  sweep.name.c_str(), trained, points.size(), stage.c_str());
   }
-  std::vector<ResultRow> rows;
+  into.points += points.size();
+  into.left_out += missing;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!results[i]) continue;
     const auto part = point_rows(sweep, g, points[i], *results[i]);
-    rows.insert(rows.end(), part.begin(), part.end());
+    into.rows.insert(into.rows.end(), part.begin(), part.end());
   }
-  return rows;
 }
 
 }  // namespace
 
-std::vector<ResultRow> run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
-                                 ProgressBar& progress_bar) {
+SweepRows run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
+                    ProgressBar& progress_bar) {
   const auto points = grid_points(sweep, g, seed);
-  auto rows = run_points(sweep, g, points, out, "points", progress_bar);
-  if (!sweep.refine || g.refine_seeds < 1) return rows;
+  SweepRows result;
+  run_points(sweep, g, points, out, "points", progress_bar, result);
+  if (!sweep.refine || g.refine_seeds < 1) return result;
   std::set<std::string> keys;
   for (const auto& p : points) keys.insert(point_key(sweep, g, p));
   std::vector<Point> refined;
-  for (auto& p : sweep.refine(g, seed, rows))
+  for (auto& p : sweep.refine(g, seed, result.rows))
     if (keys.insert(point_key(sweep, g, p)).second) refined.push_back(std::move(p));
-  const auto more = run_points(sweep, g, refined, out, "refined points", progress_bar);
-  rows.insert(rows.end(), more.begin(), more.end());
-  return rows;
+  run_points(sweep, g, refined, out, "refined points", progress_bar, result);
+  return result;
 }
 
 }  // namespace attnlab::io

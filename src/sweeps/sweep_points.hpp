@@ -16,9 +16,15 @@ namespace attnlab::io {
 // are committed with it and a sweep continues from a fresh clone where it stopped.
 std::filesystem::path point_dir(const std::filesystem::path& out, const std::string& sweep);
 
+struct SweepRows {
+  std::vector<ResultRow> rows;
+  std::size_t points = 0;    // the grid's and its refinement's
+  std::size_t left_out = 0;  // of those, not finished yet (Grid::finished_only)
+};
+
 // The rows of every point of the sweep, with points under point_dir(out, sweep): the grid's points in grid order,
 // then those its refinement chooses from their rows (none twice).
-std::vector<ResultRow> run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
-                                 ProgressBar& progress_bar);
+SweepRows run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
+                    ProgressBar& progress_bar);
 
 }  // namespace attnlab::io

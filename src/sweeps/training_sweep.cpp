@@ -34,10 +34,14 @@ nlohmann::json budget_json(const Grid& g) {
   return budget;
 }
 
-std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Grid& g, const std::vector<Judged>& judged) {
+std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Grid& g, const SweepRows& swept,
+                             const std::vector<Judged>& judged) {
   std::string md = text("# ", sweep.name, "\n\n", sweep.description, ".\n\nProduced by `", o.command, "`", o.quick ? " (quick budget)" : "",
                         ".\n\nRun per point: ", budget_json(g).dump(), "; Q/K init ", nlohmann::json(g.inits).dump(), "; ", g.seeds,
-                        " seed(s) from ", o.seed, ".\n");
+                        " seed(s) from ", o.seed, ".\n",
+                        swept.left_out ? text("\n**Partial:** ", swept.left_out, " of the ", swept.points,
+                                              " points are not finished yet and are left out (--finished-only).\n")
+                                       : "");
   for (const auto& j : judged) {
     md += text("\n## ", j.id, ": ", to_string(j.outcome.verdict), "\n\n", j.outcome.detail, "\n\n", j.outcome.markdown);
     for (const auto& f : j.outcome.figures) md += text("\n![", f.title, "](", f.name, ".png)\n");
@@ -47,7 +51,8 @@ std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Gr
 
 StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& g, StudyContext& ctx) {
   StudyOutput out;
-  out.rows = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
+  auto swept = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
+  out.rows = std::move(swept.rows);
   const auto judged = judge(sweep, out.rows, o, ctx);
   nlohmann::json verdicts = nlohmann::json::object();
   for (const auto& j : judged) {
@@ -59,9 +64,9 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
     out.figures.insert(out.figures.end(), j.outcome.figures.begin(), j.outcome.figures.end());
     verdicts[j.id] = {{"verdict", to_string(j.outcome.verdict)}, {"detail", j.outcome.detail}};
   }
-  out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, judged)});
+  out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, swept, judged)});
   out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
-                {"verdicts", verdicts},
+                {"points", swept.points}, {"points_left_out", swept.left_out}, {"verdicts", verdicts},
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
   if (!g.k.empty()) out.config["k"] = g.k;
   if (!g.activations.empty()) out.config["activations"] = g.activations;
@@ -152,7 +157,7 @@ std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions
   const Sweep& sweep = find_sweep(name);
   const Grid& g = options.quick ? sweep.quick : sweep.full;
   validate_grid(sweep, g);
-  return run_sweep(sweep, g, options.seed, options.out, *ctx.progress);
+  return run_sweep(sweep, g, options.seed, options.out, *ctx.progress).rows;
 }
 
 }  // namespace attnlab::io

@@ -769,20 +769,26 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
     return out;
   }
   const double f = t(kLevelFactor);
-  long last = 0;
-  for (const auto& [k, v] : e.phi) last = std::max(last, std::get<3>(k));
-  const auto from = long(std::floor(t(kNormWindow) * double(last)));
   const auto level = [f](double r) { return r >= 1 / f && r <= f; };
-  std::string table = "| N | x^3: ||phi||_F / softmax's | ||J||_F / softmax's | x^3/sqrtN: ||phi||_F / softmax's | ||J||_F / softmax's |\n"
-                      "|---|---|---|---|---|\n";
+  std::string table = "| N | steps | x^3: ||phi||_F / softmax's | ||J||_F / softmax's | x^3/sqrtN: ||phi||_F / softmax's | ||J||_F / softmax's |\n"
+                      "|---|---|---|---|---|---|\n";
   for (Index n : sizes) {
+    long last = 0;  // per N: budgets may differ between sequence lengths
+    for (const auto& [k, v] : e.phi)
+      if (std::get<1>(k) == n) last = std::max(last, std::get<3>(k));
+    const auto from = long(std::floor(t(kNormWindow) * double(last)));
     const double phi_unscaled = geometric_mean_ratio(e.phi, kUnscaled, kSoftmax, n, from);
     const double phi_scaled = geometric_mean_ratio(e.phi, kScaled, kSoftmax, n, from);
     const double jac_unscaled = geometric_mean_ratio(e.jac, kUnscaled, kSoftmax, n, from);
     const double jac_scaled = geometric_mean_ratio(e.jac, kScaled, kSoftmax, n, from);
-    table += text("| ", n, " | ", sig(phi_unscaled, 3), " | ", sig(jac_unscaled, 3), " | ", sig(phi_scaled, 3), " | ",
-                  sig(jac_scaled, 3), " |\n");
+    table += text("| ", n, " | ", from, "..", last, " | ", sig(phi_unscaled, 3), " | ", sig(jac_unscaled, 3), " | ",
+                  sig(phi_scaled, 3), " | ", sig(jac_scaled, 3), " |\n");
     if (n != sizes.back()) continue;
+    if (!std::isfinite(phi_unscaled * phi_scaled * jac_unscaled * jac_scaled)) {
+      out.detail = text("at N = ", n, " a ratio to softmax is not finite (an activation has no finite norm over the steps ",
+                        from, "..", last, "): nothing to judge");
+      continue;
+    }
     const bool larger = phi_unscaled > f && jac_unscaled > f;
     const bool brought = level(phi_scaled) && level(jac_scaled);
     out.verdict = larger && brought ? Verdict::holds : Verdict::violated;
@@ -793,7 +799,7 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
                       "; \"softmax level\": within a factor ", f, "); other N in report.md");
   }
   out.figures = norm_figures(e.phi, e.jac, sizes.back(), e.init);
-  out.markdown = text("Ratios to softmax per N (geometric mean over the layers and the steps ", from, "..", last, "):\n\n",
+  out.markdown = text("Ratios to softmax per N (geometric mean over the layers and the steps of each N's window):\n\n",
                       table, e.setup);
   return out;
 }
@@ -894,8 +900,12 @@ ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& 
     const bool softmax = activation == kSoftmax;
     const double claimed = claimed_exponent(activation);
     // Softmax's ‖·‖_F ≤ √N bounds its exponent from above only: below 1/2 is what the bound allows, not loose.
-    const Verdict v = softmax ? (fit.ci_lo > claimed + t(kExponentTolerance) ? Verdict::violated : Verdict::holds)
-                              : growth_verdict(fit, claimed, t);
+    const auto bound_verdict = [&] {
+      const double limit = claimed + t(kExponentTolerance);
+      if (!std::isfinite(fit.ci_lo) || !std::isfinite(fit.ci_hi)) return Verdict::inconclusive;
+      return fit.ci_lo > limit ? Verdict::violated : fit.ci_hi <= limit ? Verdict::holds : Verdict::inconclusive;
+    };
+    const Verdict v = softmax ? bound_verdict() : growth_verdict(fit, claimed, t);
     if (!softmax) {
       out.verdict = worst(out.verdict, v), ++judged;
       if (fit.ci_hi - fit.ci_lo > widest) widest = fit.ci_hi - fit.ci_lo, runs_per_n = double(f.n.size()) / double(distinct.size());
@@ -977,6 +987,7 @@ ClaimOutcome judge_softmax_bounds(const SoftmaxBoundEvidence& e, const Threshold
 // The i.i.d. Monte-Carlo means of one activation's norms for the block's shapes and initial weights.
 struct IidPrediction {
   double phi = 0, jac = 0;
+  double weight_std = 0;  // Q, K ~ N(0, weight_std²) at initialisation (under unit, per activation and N)
 };
 
 struct IidEvidence {
@@ -984,7 +995,6 @@ struct IidEvidence {
   NormTable phi{}, jac{};
   std::map<std::pair<std::string, Index>, IidPrediction> predicted{};  // by activation and N
   std::vector<ResultRow> monte_carlo{};                                // the predictions' rows (verify.csv)
-  double weight_std = 0;                                               // Q, K ~ N(0, weight_std²) at initialisation
   std::string setup{};                                                 // the paper's and ours (setup_line)
 };
 
@@ -1001,13 +1011,13 @@ IidEvidence measure_iid(const ClaimContext& ctx, const std::string& init) {
                         .convention = Convention::inside};
     if (r->p > 0) spec.k = KScale{false, KScale::parse(r->k).resolve(r->N)};
     if (extra(*r, column::alpha)) spec.alpha = extra_number(*r, column::alpha);
-    e.weight_std = extra_number(*r, column::weight_std);
+    auto& p = e.predicted[key];
+    p.weight_std = extra_number(*r, column::weight_std);
     AttentionMcConfig mc{.ensemble = {.N = Index(extra_number(*r, column::tokens)), .D = r->D, .d = r->d,
-                                      .sigma_x = 1.0, .sigma_t = e.weight_std},
+                                      .sigma_x = 1.0, .sigma_t = p.weight_std},
                          .activations = {spec}, .seed = ctx.seed, .trials = ctx.trials_or(64, 8),
                          .precision = Precision::float64, .study = "verify"};
     const auto predicted = ctx.attention_norms(mc, text("iid ", key.first, " N = ", key.second));
-    auto& p = e.predicted[key];
     for (const auto& row : predicted) {
       if (row.quantity == "frob") p.phi = row.value.mean;
       if (row.quantity == "jac") p.jac = row.value.mean;
@@ -1036,9 +1046,11 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
   Figure drift{.name = "training_norms_drift" + regime_suffix(e.init, "_"),
                .title = text("measured / i.i.d. Monte-Carlo prediction along training, N = ", drawn, ", init ", e.init),
                .xlabel = "step", .ylabel = "measured / predicted", .logy = true};
-  std::string table = "| activation | N | layer | ||phi||_F step 0 / predicted | at the last step | ||J||_F step 0 / predicted | at the last step |\n|---|---|---|---|---|---|---|\n";
+  std::string table = "| activation | N | Q, K std | layer | ||phi||_F step 0 / predicted | at the last step | ||J||_F step 0 / predicted | at the last step |\n|---|---|---|---|---|---|---|---|\n";
   double worst = 1;
+  std::set<double> weight_stds;
   for (const auto& [key, predicted] : e.predicted) {
+    weight_stds.insert(predicted.weight_std);
     const auto& [label, n] = key;
     std::map<int, Series> series;
     std::map<int, long> last_step;  // per layer: a diverged run's series ends early
@@ -1060,8 +1072,8 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
       const double phi_end = at(e.phi, last_step[layer]) / predicted.phi, jac_end = at(e.jac, last_step[layer]) / predicted.jac;
       for (double ratio : {phi0, jac0})
         if (std::abs(std::log(ratio)) > std::abs(std::log(worst))) worst = ratio;
-      table += text("| ", label, " | ", n, " | ", layer, " | ", sig(phi0, 3), " | ", sig(phi_end, 3), " | ", sig(jac0, 3), " | ",
-                    sig(jac_end, 3), " |\n");
+      table += text("| ", label, " | ", n, " | ", sig(predicted.weight_std, 4), " | ", layer, " | ", sig(phi0, 3), " | ",
+                    sig(phi_end, 3), " | ", sig(jac0, 3), " | ", sig(jac_end, 3), " |\n");
       if (n == drawn) drift.series.push_back(s);
     }
   }
@@ -1069,7 +1081,9 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
   out.measured = worst;
   out.verdict = std::abs(worst - 1) <= tol ? Verdict::holds : Verdict::inexact;
   out.detail = text("step-0 norms against the i.i.d. prediction (X ~ N(0, 1) for the LayerNorm output, Q, K ~ N(0, ",
-                    e.weight_std, "^2) as initialised) at every N and layer: worst ratio ", sig(worst, 3), " (holds within ±",
+                    weight_stds.size() == 1 ? text(*weight_stds.begin(), "^2)") : "s^2) with s", " as initialised",
+                    weight_stds.size() == 1 ? "" : ", per activation and N in report.md",
+                    ") at every N and layer: worst ratio ", sig(worst, 3), " (holds within ±",
                     tol, "); the ratios at the last step are in report.md");
   out.markdown = text("Measured per-layer norms (mean over images, heads and seeds) divided by the Monte-Carlo "
                       "prediction for the same tokens N + 1, D, d and initial weight scale:\n\n", table, e.setup);

@@ -30,6 +30,9 @@ void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix
 
 namespace {
 
+// The larger of two norms, NaN if either is: a head whose norm is NaN must reach the bounds' check, not vanish.
+double max_keeping_nan(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
+
 // One row (or head segment) of LayerNorm: z = (x − mean)·rstd, returning (mean, rstd).
 template <class T, class In, class Out>
 std::pair<T, T> standardise(const In& x, double eps, Out&& z) {
@@ -316,16 +319,16 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
       auto& sums = per_image[static_cast<std::size_t>(b)];
       sums.phi += std::sqrt(phi2);
       sums.jacobian += std::sqrt(jacobian2);
-      sums.phi_max = std::max(sums.phi_max, std::sqrt(phi2));
-      sums.jacobian_max = std::max(sums.jacobian_max, std::sqrt(jacobian2));
+      sums.phi_max = max_keeping_nan(sums.phi_max, std::sqrt(phi2));
+      sums.jacobian_max = max_keeping_nan(sums.jacobian_max, std::sqrt(jacobian2));
       ++sums.count;
     }
   }
   if (norms)
     for (const auto& p : per_image) {
       norms->phi += p.phi, norms->jacobian += p.jacobian, norms->count += p.count;
-      norms->phi_max = std::max(norms->phi_max, p.phi_max);
-      norms->jacobian_max = std::max(norms->jacobian_max, p.jacobian_max);
+      norms->phi_max = max_keeping_nan(norms->phi_max, p.phi_max);
+      norms->jacobian_max = max_keeping_nan(norms->jacobian_max, p.jacobian_max);
     }
 }
 

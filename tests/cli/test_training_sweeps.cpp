@@ -229,10 +229,15 @@ TEST(TrainingSweeps, FinishedOnlyWritesTheFinishedPointsAndTrainsNothing) {
   EXPECT_EQ(accuracies, 3u);
   EXPECT_EQ(sizes, std::set<std::string>{"16"});
   EXPECT_GT(maxima, 0u) << "the largest ||phi||_F over images and heads is kept";
+  // the outputs say they are partial, not only stderr
+  const auto config = nlohmann::json::parse(slurp(dir / "training_norms.json"))["config"];
+  EXPECT_EQ(config["points"], 6);
+  EXPECT_EQ(config["points_left_out"], 3);
+  EXPECT_NE(slurp(dir / "training_norms.md").find("**Partial:** 3 of the 6 points are not finished yet"), std::string::npos);
 }
 
-// The CSV keeps every other logged step of a run with 150 (at most 72 a run, the first and the last always), and per
-// layer one largest per-matrix norm: the largest the point's file holds over all 150 steps.
+// The CSV keeps every third logged step of a run with 150 (the stride ceil(150/72) = 3 keeps at most 72 + 1, the first
+// and the last always), and per layer one largest per-matrix norm: the largest the point's file holds over all 150 steps.
 TEST(TrainingSweeps, CsvThinsTheNormsButKeepsEachLayersLargestMatrix) {
   const ScratchDir dir("sweep_thinned");
   const auto r = run("training_norms", sweep_args(dir.path, {"--activation", "softmax", "--steps", "150", "--log-every", "1"}));
@@ -265,8 +270,8 @@ TEST(TrainingSweeps, CsvThinsTheNormsButKeepsEachLayersLargestMatrix) {
   }
   ASSERT_EQ(steps.size(), largest.size());
   for (const auto& [layer, kept] : steps) {
-    EXPECT_EQ(kept.size(), 76u) << "steps 0, 2, ..., 148 and the last, 149";
-    EXPECT_TRUE(kept.count(0) && kept.count(149) && !kept.count(1)) << "layer " << layer;
+    EXPECT_EQ(kept.size(), 51u) << "steps 0, 3, ..., 147 and the last, 149";
+    EXPECT_TRUE(kept.count(0) && kept.count(3) && kept.count(149) && !kept.count(1) && !kept.count(148)) << "layer " << layer;
     EXPECT_EQ(maxima[layer], 1) << "layer " << layer;
   }
 }

@@ -4,6 +4,7 @@
 #include <attnlab/core/hd.hpp>
 
 #include <cmath>
+#include <type_traits>
 #include <stdexcept>
 
 #if !defined(__CUDACC__)
@@ -35,7 +36,7 @@ template <Elementwise F, int P = 0, class R = double>
 ATTNLAB_HD inline void evaluate(R s, int p, R& h, R& dh) {
   using E = Elementwise;
   using namespace elementwise_math;
-  static_assert(sizeof(R) == sizeof(double) || kPiecewisePolynomial<F>);
+  static_assert(std::is_same_v<R, double> || (std::is_same_v<R, float> && kPiecewisePolynomial<F>));
   if constexpr (F == E::power) {
     const int n = P > 0 ? P : p;
     R r = 1;  // s^(n-1)

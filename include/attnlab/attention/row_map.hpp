@@ -40,8 +40,9 @@ struct RowNorms {
   double jac2 = 0;
 };
 
-// The same for one row x (logit scale applied, no prenorm) from sums over the row in two vectorised passes, J never
-// formed; matches row_forward's RowJacobian::frob2 to rounding, one-hot rows and sirenmax's poles included.
+// The same for one row x (logit scale applied, no prenorm) from vectorised passes over the row (g and g', their largest
+// entries, then five sums), J never formed; matches row_forward's RowJacobian::frob2 to rounding, and is exact where
+// that form's 1 − s_top cancels (peaked rows, sirenmax next to a pole).
 RowNorms normalised_row_norms(const RowActivation& a, const double* x, Index n);
 
 // y = ϕ(x) for one row x (the activation's argument: logit_scale already applied) of length n.

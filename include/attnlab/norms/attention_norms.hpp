@@ -26,8 +26,7 @@ template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile = {}, bool gradients = true);
 
-// Per-row closed forms for a row x of logits, s = g(x)/Σg, from the row's structured Jacobian (the reference for
-// normalised_row_norms).
+// Per-row closed forms for a row x of logits, s = g(x)/Σg, from the row's structured Jacobian.
 RowNorms row_norms(RowNormalised f, const double* logits, Index n);
 RowNorms softmax_row_norms(const double* logits, Index n);
 
