@@ -315,6 +315,16 @@ TEST(TrainingClaims, TrainingNormRatiosSkipTheFirstHalfOfTheRun) {
   EXPECT_NE(out.detail.find("steps 10..20"), std::string::npos) << out.detail;
 }
 
+// A ratio that is not finite at the judged N (x³'s norms NaN, as when every seed diverged) decides nothing.
+TEST(TrainingClaims, TrainingNormRatiosThatAreNotFiniteDecideNothing) {
+  auto rows = norm_rows(1.5, 12);
+  for (auto& r : rows)
+    if (r.p == 3 && r.k == "1") r.value.mean = std::nan("");
+  const auto out = judge("poly.train_norms", "training_norms", rows);
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_NE(out.detail.find("not finite"), std::string::npos) << out.detail;
+}
+
 // A run that diverged ends its series early: its own last step is its drift, and nothing is looked up past it.
 TEST(TrainingClaims, DivergedRunsEndTheirOwnSeries) {
   auto rows = norm_rows(1.5, 12);
@@ -397,6 +407,19 @@ TEST(TrainingClaims, NormGrowthInNIsFittedOverTheEndOfEachRun) {
   const auto unit = judge("poly.train_growth.unit", "training_norms", growth_rows(0.5, 1.0));
   EXPECT_EQ(unit.verdict, Verdict::inconclusive);
   EXPECT_NE(unit.detail.find("no training_norms rows trained under init unit"), std::string::npos) << unit.detail;
+}
+
+// Softmax's exponent is held against Thm 4.1's bound of 1/2 from above: an interval below it holds, one that straddles
+// it (seeds scattering by e^±1.5) says nothing.
+TEST(TrainingClaims, SoftmaxGrowthHoldsOnlyWithItsIntervalBelowTheBound) {
+  const auto narrow = judge("poly.train_growth.timm", "training_norms", growth_rows(0.5, 1.0));
+  EXPECT_NE(narrow.markdown.find("| <= 0.5 (bound) | holds |"), std::string::npos) << narrow.markdown;
+  auto rows = growth_rows(0.5, 1.0);
+  for (auto& r : rows)
+    if (r.activation == "softmax" && r.extra[2].second != "0") r.value.mean *= std::exp(r.extra[0].second == "2" ? 1.5 : -1.5);
+  const auto wide = judge("poly.train_growth.timm", "training_norms", rows);
+  EXPECT_EQ(wide.markdown.find("| <= 0.5 (bound) | holds |"), std::string::npos) << wide.markdown;
+  EXPECT_NE(wide.markdown.find("| <= 0.5 (bound) | inconclusive |"), std::string::npos) << wide.markdown;
 }
 
 // Two N cannot fit an exponent with an interval: fewer than three is inconclusive, whatever the values.
