@@ -400,9 +400,10 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
     Xt = st.v_isigma.asDiagonal() * Xd;
     xt2 = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
   }
-  // Row blocks hold whole rows and several block-sized work matrices: keep a block near 4 MB (64 rows up to N = 8192),
-  // so that the GEMM repacks V once per 64 rows.
-  const Index rows = std::clamp<Index>((Index{1} << 19) / std::max<Index>(st.N, 1), 1, tile.rows);
+  // Row blocks hold whole rows and, with gradients, several block-sized work matrices per thread: near 1 MB then;
+  // without, up to 4 MB (64 rows up to N = 8192), so that the GEMM repacks V half as often at N = 4096.
+  const Index block_doubles = gradients ? Index{1} << 17 : Index{1} << 19;
+  const Index rows = std::clamp<Index>(block_doubles / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {
     return row_block<T>(Xd, Vd, Xt, xt2, st, activation, gradients, r0, nr, buf);
   });
