@@ -38,6 +38,18 @@ void BM_attention_norms_trial(benchmark::State& state) {
   report(state, flops_per_trial(spec.N), 1);
 }
 
+// Sampling alone, one trial's X, Q and K (N·D + 2·D·d normals, items/s counting normals): what bounds small N.
+void BM_draw_ensemble(benchmark::State& state) {
+  const EnsembleSpec spec{state.range(0), kD, kd};
+  EnsembleSample<double> sample;
+  std::uint32_t trial = 0;
+  for (auto _ : state) {
+    draw_ensemble(spec, kSeed, trial++, sample);
+    benchmark::DoNotOptimize(sample.X.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * (spec.N * kD + 2 * kD * kd));
+}
+
 template <class T>
 void fused_kernel(benchmark::State& state) {
   const EnsembleSpec spec{state.range(0), kD, kd};
@@ -106,6 +118,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(BM_attention_norms_trial)->Apply(sizes);
+BENCHMARK(BM_draw_ensemble)->Arg(16)->Arg(256)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_fused_kernel)->Apply(sizes);
 BENCHMARK(BM_fused_kernel_float)->Apply(sizes);
 BENCHMARK(BM_mc_run)->Apply(sizes);
