@@ -1,6 +1,7 @@
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/norms/attention_norms.hpp>
+#include <attnlab/norms/tile_product.hpp>
 
 #include <omp.h>
 
@@ -19,6 +20,7 @@ template <class T>
 struct Streamed {
   Index N = 0;
   Matrix<T> U, V;            // XQ, XK (layer-normed with qk-layernorm)
+  PackedColumns<T> columns;  // V packed for the tiles of S
   VectorD x2, u2, v2;        // ‖x_i‖², ‖u_i‖², ‖v_i‖²
   VectorD u_isigma, v_isigma;  // qk-layernorm: 1/σ of each raw q_i and k_i
   bool qk_layernorm = false;
@@ -49,9 +51,11 @@ Matrix<T>& tile_buffer(Index rows, Index cols) {
   return tile;
 }
 
-// U = XQ, V = XK and the row norms, in parallel over row blocks unless already in a parallel region.
+// U = XQ, V = XK and the row norms, in parallel over row blocks unless already in a parallel region; V packed for
+// tiles of tile_cols columns.
 template <class T>
-const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K, const Transforms& t) {
+const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K, const Transforms& t,
+                           Index tile_cols) {
   auto& st = workspace<T>();
   const Index N = X.rows(), rows = 256, blocks = (N + rows - 1) / rows;
   st.N = N;
@@ -77,6 +81,7 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
     st.u2.segment(r0, nr) = st.U.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
     st.v2.segment(r0, nr) = st.V.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
   }
+  st.columns.pack(st.V, tile_cols);
   return st;
 }
 
@@ -105,10 +110,11 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
   rq.assign(static_cast<std::size_t>(nr), 0.0);
   rk.assign(static_cast<std::size_t>(nr), 0.0);
   rs.assign(static_cast<std::size_t>(nr), 0.0);
+  thread_local PackedRows<T> u;
+  u.pack(st.U, r0, nr);
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
     const Index nc = std::min(tile.cols(), st.N - c0);
-    auto t = tile.topLeftCorner(nr, nc);
-    t.noalias() = st.U.middleRows(r0, nr) * st.V.middleRows(c0, nc).transpose();
+    tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
     const double* v2 = st.v2.data() + c0;
     const double* x2 = st.x2.data() + c0;
     for (Index i = 0; i < nr; ++i) {
@@ -218,8 +224,11 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
                                 const Streamed<T>& st, const Activation& a, bool gradients, Index r0, Index nr,
                                 Matrix<T>& tile) {
   const double c = logit_scale(a), inv_d = 1.0 / double(Vd.cols());
-  auto t = tile.topLeftCorner(nr, st.N);
-  t.noalias() = st.U.middleRows(r0, nr) * st.V.transpose();
+  thread_local PackedRows<T> u;
+  u.pack(st.U, r0, nr);
+  for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols())
+    tile_product(u, st.columns, c0, std::min(st.columns.tile_cols(), st.N - c0), tile.data() + c0, tile.cols());
+  const auto t = tile.topLeftCorner(nr, st.N);
   // without gradients or prenorm a row-normalised row needs only its two norms
   const auto* normalised = std::get_if<RowActivation>(&a.fn);
   const bool norms_only = !gradients && normalised && !a.transforms.prenorm;
@@ -310,9 +319,11 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
   rows.assign(static_cast<std::size_t>(nr), RowSums{});
   shifted.resize(static_cast<std::size_t>(tile.cols()));
   double* e = shifted.data();  // x − max, then its exp, for one row of a tile
+  thread_local PackedRows<T> u;
+  u.pack(st.U, r0, nr);
   for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
     const Index nc = std::min(tile.cols(), st.N - c0);
-    tile.topLeftCorner(nr, nc).noalias() = st.U.middleRows(r0, nr) * st.V.middleRows(c0, nc).transpose();
+    tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
     for (Index i = 0; i < nr; ++i) {
       auto& row = rows[static_cast<std::size_t>(i)];
       const T* m = tile.data() + i * tile.cols();
@@ -380,7 +391,7 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
                                                const Activation& activation, TileShape tile, bool gradients) {
   if (activation.transforms.prenorm && X.rows() < 2)  // checked here: an exception cannot leave the parallel loops
     throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", X.rows(), ")"));
-  const auto& st = prepare(X, Q, K, activation.transforms);
+  const auto& st = prepare(X, Q, K, activation.transforms, std::clamp<Index>(X.rows(), 1, tile.cols));
   const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
   if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile);
   const auto* row = std::get_if<RowActivation>(&activation.fn);
