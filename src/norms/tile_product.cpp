@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace attnlab {
 namespace {
@@ -12,8 +13,13 @@ template <class T>
 void block_product(const T* __restrict u, const T* __restrict v, Index depth, T* __restrict out, Index ld, Index rows,
                    Index cols) {
   constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
-  alignas(64) T acc[G][W] = {};
-  for (Index k = 0; k < depth; ++k) {
+  alignas(64) T acc[G][W];
+  // k = 0 peeled (a zero-initialised acc became a call of memset); depth is at least 1
+  for (Index r = 0; r < G; ++r) {
+#pragma omp simd
+    for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(v[j], u[r], T(0));
+  }
+  for (Index k = 1; k < depth; ++k) {
     const T* vk = v + k * W;
     for (Index r = 0; r < G; ++r) {
       const T b = u[k * G + r];
@@ -35,6 +41,7 @@ void block_product(const T* __restrict u, const T* __restrict v, Index depth, T*
 
 template <class T>
 void PackedColumns<T>::pack(const Matrix<T>& V, Index tile_cols) {
+  if (V.cols() < 1) throw std::invalid_argument("the tile product needs an inner size of at least 1");
   constexpr Index W = TilePanels<T>::kPanel;
   const Index N = V.rows(), tiles = (N + tile_cols - 1) / tile_cols, panels = (tile_cols + W - 1) / W;
   tile_cols_ = tile_cols;
