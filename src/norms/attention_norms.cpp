@@ -1,4 +1,5 @@
 #include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/parallel.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 #include <attnlab/norms/tile_product.hpp>
@@ -67,8 +68,7 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
   st.x2.resize(N);
   st.u2.resize(N);
   st.v2.resize(N);
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1)
-  for (Index b = 0; b < blocks; ++b) {
+  for_each_index(blocks, true, [&](Index b) {
     const Index r0 = b * rows, nr = std::min(rows, N - r0);
     const auto x = X.middleRows(r0, nr);
     st.U.middleRows(r0, nr).noalias() = x * Q;
@@ -80,7 +80,7 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
     st.x2.segment(r0, nr) = x.template cast<double>().rowwise().squaredNorm();
     st.u2.segment(r0, nr) = st.U.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
     st.v2.segment(r0, nr) = st.V.middleRows(r0, nr).template cast<double>().rowwise().squaredNorm();
-  }
+  });
   st.columns.pack(st.V, tile_cols);
   return st;
 }
@@ -286,13 +286,18 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
   thread_local std::vector<AttentionNormsSquared> partial_buffer;  // the calling thread's; shared by the team below
   auto& partial = partial_buffer;
   partial.assign(static_cast<std::size_t>(blocks), {});
-#pragma omp parallel if (!omp_in_parallel() && blocks > 1)
-  {
-    auto& tile = tile_buffer<T>(block_rows, tile_cols);
+  const auto run = [&](Index b, Matrix<T>& tile) {
+    const Index r0 = b * block_rows;
+    partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0), tile);
+  };
+  if (blocks == 1 || omp_in_parallel()) {  // not even an inactive region (about 2 µs a call)
+    for (Index b = 0; b < blocks; ++b) run(b, tile_buffer<T>(block_rows, tile_cols));
+  } else {
+#pragma omp parallel
+    {
+      auto& tile = tile_buffer<T>(block_rows, tile_cols);
 #pragma omp for schedule(dynamic)
-    for (Index b = 0; b < blocks; ++b) {
-      const Index r0 = b * block_rows;
-      partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0), tile);
+      for (Index b = 0; b < blocks; ++b) run(b, tile);
     }
   }
   AttentionNormsSquared total;  // summed in block order: identical for any thread count
@@ -412,7 +417,7 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
     xt2 = st.x2.cwiseProduct(st.v_isigma.cwiseAbs2());
   }
   // Row blocks hold whole rows and, with gradients, several block-sized work matrices per thread: near 1 MB then;
-  // without, up to 4 MB (64 rows up to N = 8192), so that the GEMM repacks V half as often at N = 4096.
+  // without, up to 4 MB (64 rows up to N = 8192).
   const Index block_doubles = gradients ? Index{1} << 17 : Index{1} << 19;
   const Index rows = std::clamp<Index>(block_doubles / std::max<Index>(st.N, 1), 1, tile.rows);
   return over_row_blocks<T>(st.N, rows, st.N, [&](Index r0, Index nr, Matrix<T>& buf) {

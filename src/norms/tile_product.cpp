@@ -1,3 +1,4 @@
+#include <attnlab/core/parallel.hpp>
 #include <attnlab/norms/tile_product.hpp>
 
 #include <algorithm>
@@ -48,7 +49,7 @@ void PackedColumns<T>::pack(const Matrix<T>& V, Index tile_cols) {
   depth_ = V.cols();
   tile_stride_ = panels * W * depth_;
   data_.resize(static_cast<std::size_t>(tiles * tile_stride_));
-  for (Index t = 0; t < tiles; ++t) {
+  const auto pack_tile = [&](Index t) {
     const Index c0 = t * tile_cols, nc = std::min(tile_cols, N - c0);
     for (Index p = 0; p < panels; ++p) {
       T* panel = data_.data() + t * tile_stride_ + p * W * depth_;
@@ -57,7 +58,8 @@ void PackedColumns<T>::pack(const Matrix<T>& V, Index tile_cols) {
         for (Index k = 0; k < depth_; ++k) panel[k * W + j] = col < nc ? V(c0 + col, k) : T(0);
       }
     }
-  }
+  };
+  for_each_index(tiles, true, pack_tile);
 }
 
 template <class T>
