@@ -37,7 +37,7 @@ void fill_gaussian(Matrix<T>& m, const GaussianStream& stream, double sigma) {
   // Counter-based: chunks can be filled in any order, by any thread, with the same result.
   const std::size_t size = static_cast<std::size_t>(m.size()), chunk = std::size_t{1} << 15;
   const Index chunks = static_cast<Index>((size + chunk - 1) / chunk);
-  for_each_index(chunks, true, [&](Index c) {
+  for_each_in_parallel(chunks, [&](Index c) {
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
     stream.fill(std::span<T>(m.data() + first, std::min(chunk, size - first)), sigma, first);
   });

@@ -45,6 +45,14 @@ Streamed<T>& workspace() {
   return ws;
 }
 
+// This thread's rows [r0, r0 + nr) of U, packed for the tile product.
+template <class T>
+const PackedRows<T>& packed_rows(const Streamed<T>& st, Index r0, Index nr) {
+  thread_local PackedRows<T> rows;
+  rows.pack(st.U, r0, nr);
+  return rows;
+}
+
 template <class T>
 Matrix<T>& tile_buffer(Index rows, Index cols) {
   thread_local Matrix<T> tile;
@@ -68,7 +76,7 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
   st.x2.resize(N);
   st.u2.resize(N);
   st.v2.resize(N);
-  for_each_index(blocks, true, [&](Index b) {
+  for_each_in_parallel(blocks, [&](Index b) {
     const Index r0 = b * rows, nr = std::min(rows, N - r0);
     const auto x = X.middleRows(r0, nr);
     st.U.middleRows(r0, nr).noalias() = x * Q;
@@ -110,10 +118,9 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
   rq.assign(static_cast<std::size_t>(nr), 0.0);
   rk.assign(static_cast<std::size_t>(nr), 0.0);
   rs.assign(static_cast<std::size_t>(nr), 0.0);
-  thread_local PackedRows<T> u;
-  u.pack(st.U, r0, nr);
-  for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
-    const Index nc = std::min(tile.cols(), st.N - c0);
+  const auto& u = packed_rows(st, r0, nr);
+  for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols()) {
+    const Index nc = std::min(st.columns.tile_cols(), st.N - c0);
     tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
     const double* v2 = st.v2.data() + c0;
     const double* x2 = st.x2.data() + c0;
@@ -224,8 +231,7 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
                                 const Streamed<T>& st, const Activation& a, bool gradients, Index r0, Index nr,
                                 Matrix<T>& tile) {
   const double c = logit_scale(a), inv_d = 1.0 / double(Vd.cols());
-  thread_local PackedRows<T> u;
-  u.pack(st.U, r0, nr);
+  const auto& u = packed_rows(st, r0, nr);
   for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols())
     tile_product(u, st.columns, c0, std::min(st.columns.tile_cols(), st.N - c0), tile.data() + c0, tile.cols());
   const auto t = tile.topLeftCorner(nr, st.N);
@@ -286,20 +292,10 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
   thread_local std::vector<AttentionNormsSquared> partial_buffer;  // the calling thread's; shared by the team below
   auto& partial = partial_buffer;
   partial.assign(static_cast<std::size_t>(blocks), {});
-  const auto run = [&](Index b, Matrix<T>& tile) {
+  for_each_in_parallel(blocks, [&](Index b) {
     const Index r0 = b * block_rows;
-    partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0), tile);
-  };
-  if (blocks == 1 || omp_in_parallel()) {  // not even an inactive region (about 2 µs a call)
-    for (Index b = 0; b < blocks; ++b) run(b, tile_buffer<T>(block_rows, tile_cols));
-  } else {
-#pragma omp parallel
-    {
-      auto& tile = tile_buffer<T>(block_rows, tile_cols);
-#pragma omp for schedule(dynamic)
-      for (Index b = 0; b < blocks; ++b) run(b, tile);
-    }
-  }
+    partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0), tile_buffer<T>(block_rows, tile_cols));
+  });
   AttentionNormsSquared total;  // summed in block order: identical for any thread count
   for (const auto& p : partial) total += p;
   return total;
@@ -324,10 +320,9 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
   rows.assign(static_cast<std::size_t>(nr), RowSums{});
   shifted.resize(static_cast<std::size_t>(tile.cols()));
   double* e = shifted.data();  // x − max, then its exp, for one row of a tile
-  thread_local PackedRows<T> u;
-  u.pack(st.U, r0, nr);
-  for (Index c0 = 0; c0 < st.N; c0 += tile.cols()) {
-    const Index nc = std::min(tile.cols(), st.N - c0);
+  const auto& u = packed_rows(st, r0, nr);
+  for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols()) {
+    const Index nc = std::min(st.columns.tile_cols(), st.N - c0);
     tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
     for (Index i = 0; i < nr; ++i) {
       auto& row = rows[static_cast<std::size_t>(i)];
@@ -394,8 +389,10 @@ AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const Elementwise
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
                                                const Activation& activation, TileShape tile, bool gradients) {
-  if (activation.transforms.prenorm && X.rows() < 2)  // checked here: an exception cannot leave the parallel loops
+  // checked here: an exception cannot leave the parallel loops
+  if (activation.transforms.prenorm && X.rows() < 2)
     throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", X.rows(), ")"));
+  if (Q.cols() < 1) throw std::invalid_argument(text("the logits need an inner size d of at least 1 (got ", Q.cols(), ")"));
   const auto& st = prepare(X, Q, K, activation.transforms, std::clamp<Index>(X.rows(), 1, tile.cols));
   const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
   if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile);

@@ -59,7 +59,7 @@ void PackedColumns<T>::pack(const Matrix<T>& V, Index tile_cols) {
       }
     }
   };
-  for_each_index(tiles, true, pack_tile);
+  for_each_in_parallel(tiles, pack_tile);
 }
 
 template <class T>

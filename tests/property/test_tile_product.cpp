@@ -1,5 +1,6 @@
 // The packed tile product against its definition: every entry of a tile is the fma chain Σ_k u_ik·v_jk from k = 0,
-// bit for bit, for shapes that cut register blocks, panels and tiles, in float and double.
+// bit for bit, for shapes that cut register blocks, panels and tiles, in float and double, and nothing outside the
+// nr × nc block it is asked for is written (tiles side by side in one buffer, as the whole-row path lays them out).
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/norms/tile_product.hpp>
@@ -21,6 +22,7 @@ Matrix<T> gaussian(Index rows, Index cols, StreamTag tag) {
 
 template <class T>
 void expect_tiles_are_fma_chains() {
+  constexpr T kUntouched = -7;
   for (const Index N : {1, 7, 37, 300})
     for (const Index d : {1, 3, 64})
       for (const Index tile_cols : {1, 5, 16, 33, 256}) {
@@ -32,20 +34,23 @@ void expect_tiles_are_fma_chains() {
         for (const Index r0 : {Index{0}, N / 3}) {
           const Index nr = std::min<Index>(N - r0, 13);  // not a whole number of register blocks
           rows.pack(U, r0, nr);
-          Matrix<T> tile = Matrix<T>::Constant(nr, cols + 2, T(-7));  // two columns past the tile must stay untouched
+          // one row below the block and two columns past the last tile stay as they were
+          Matrix<T> out = Matrix<T>::Constant(nr + 1, N + 2, kUntouched);
+          const auto where = [&](Index i, Index j) {
+            return text("N=", N, " d=", d, " tile=", cols, " r0=", r0, " entry (", i, ", ", j, ")");
+          };
           for (Index c0 = 0; c0 < N; c0 += cols) {
             const Index nc = std::min(cols, N - c0);
-            tile_product(rows, columns, c0, nc, tile.data(), tile.cols());
-            for (Index i = 0; i < nr; ++i) {
-              for (Index j = 0; j < nc; ++j) {
-                T chain = 0;
-                for (Index k = 0; k < d; ++k) chain = std::fma(U(r0 + i, k), V(c0 + j, k), chain);
-                ASSERT_EQ(tile(i, j), chain) << text("N=", N, " d=", d, " tile=", cols, " r0=", r0, " c0=", c0,
-                                                     " entry (", i, ", ", j, ")");
-              }
-              for (Index j = cols; j < tile.cols(); ++j) ASSERT_EQ(tile(i, j), T(-7));
-            }
+            tile_product(rows, columns, c0, nc, out.data() + c0, out.cols());
+            for (Index i = 0; i <= nr; ++i)
+              for (Index j = i == nr ? 0 : c0 + nc; j < out.cols(); ++j) ASSERT_EQ(out(i, j), kUntouched) << where(i, j);
           }
+          for (Index i = 0; i < nr; ++i)
+            for (Index j = 0; j < N; ++j) {  // after every tile: none wrote over another's columns
+              T chain = 0;
+              for (Index k = 0; k < d; ++k) chain = std::fma(U(r0 + i, k), V(j, k), chain);
+              ASSERT_EQ(out(i, j), chain) << where(i, j);
+            }
         }
       }
 }

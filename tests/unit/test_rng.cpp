@@ -19,6 +19,11 @@ TEST(GaussianStream, SameKeySameNumbersAnyOrder) {
   std::vector<double> tail(500);
   s.fill(std::span<double>(tail), 1.0, 501);  // starts at an odd element
   for (std::size_t i = 0; i < tail.size(); ++i) ASSERT_EQ(tail[i], forward[501 + i]);
+  // past 2^33 elements the block counter's high word is non-zero: the vectorised fill carries it in its own lane
+  const std::uint64_t far = (std::uint64_t{1} << 33) + 1;
+  std::vector<double> high(300);
+  s.fill(std::span<double>(high), 1.0, far);
+  for (std::size_t i = 0; i < high.size(); ++i) ASSERT_EQ(high[i], s.normal(far + i)) << "element " << far + i;
 }
 
 TEST(GaussianStream, DifferentKeysGiveDifferentStreams) {

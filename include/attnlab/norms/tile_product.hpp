@@ -1,10 +1,13 @@
 #pragma once
 // Tiles of the logits S = UVᵀ from packed operands, for the streamed estimators. V's rows (the columns of S) are
 // packed once per trial in panels of kPanel columns, a block's U rows in groups of kGroup; each kGroup × kPanel
-// block of S is summed in registers over k as one fma chain from 0, the order of Eigen's GEMM kernel, without
-// Eigen's repacking of both operands for every tile (1.8× its rate on a 64 × 256 tile with d = 64).
+// block of S is summed in registers over k as one fma chain from 0, without Eigen's repacking of both operands for
+// every tile (1.5× its rate on a 64 × 256 tile with d = 64 on AVX-512). With hardware FMA (-march=native, the
+// default) and d within Eigen's blocking depth that chain is the order of Eigen's GEMM kernel, so S is the same bits;
+// without FMA each std::fma is a library call, slow.
 #include <attnlab/core/types.hpp>
 
+#include <cassert>
 #include <vector>
 
 namespace attnlab {
@@ -12,7 +15,7 @@ namespace attnlab {
 template <class T>
 struct TilePanels {
   static constexpr Index kGroup = 8;                   // rows of a register block
-  static constexpr Index kPanel = 128 / sizeof(T);     // its columns: two 64-byte vectors
+  static constexpr Index kPanel = 128 / sizeof(T);     // its columns: two AVX-512 vectors (four AVX2 ones)
   using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
 };
 
@@ -21,7 +24,10 @@ template <class T>
 class PackedColumns {
  public:
   void pack(const Matrix<T>& V, Index tile_cols);
-  const T* tile(Index c0) const { return data_.data() + (c0 / tile_cols_) * tile_stride_; }  // c0: a tile's first
+  const T* tile(Index c0) const {  // c0: a tile's first column, a multiple of tile_cols()
+    assert(c0 % tile_cols_ == 0);
+    return data_.data() + (c0 / tile_cols_) * tile_stride_;
+  }
   Index tile_cols() const { return tile_cols_; }
   Index depth() const { return depth_; }
 
