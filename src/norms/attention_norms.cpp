@@ -2,7 +2,7 @@
 #include <attnlab/core/parallel.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/norms/attention_norms.hpp>
-#include <attnlab/norms/tile_product.hpp>
+#include <attnlab/core/tile_product.hpp>
 
 #include <omp.h>
 

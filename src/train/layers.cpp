@@ -1,5 +1,6 @@
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/parallel.hpp>
+#include <attnlab/core/tile_product.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/core/vmath.hpp>
 #include <attnlab/train/layers.hpp>
@@ -14,15 +15,19 @@ namespace attnlab::train {
 
 template <class T>
 void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y) {
-  row_blocked_product(x, ConstMap<T>(W, x.cols(), O), y);
+  y.resize(x.rows(), O);
+  packed_product(view_of(x), view_of(W, x.cols(), O), y.data(), O);
   if (b) y.rowwise() += Eigen::Map<const RowVector<T>>(b, O);
 }
 
 template <class T>
 void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db) {
-  const ConstMap<T> w(W, x.cols(), dy.cols());
-  if (dx) row_blocked_product(dy, w.transpose(), *dx);
-  Map<T>(dW, x.cols(), dy.cols()) += inner_blocked_product(x.transpose(), dy);
+  const StridedView<T> w = view_of(W, x.cols(), dy.cols());
+  if (dx) {
+    dx->resize(dy.rows(), x.cols());
+    packed_product(view_of(dy), w.transposed(), dx->data(), x.cols());
+  }
+  packed_product(view_of(x).transposed(), view_of(dy), dW, dy.cols(), true);
   // Sums into an aligned temporary first: Eigen vectorises a reduction assigned to an unaligned Map with a
   // peeled head, which changes the summation order with the buffer's address.
   if (db) Eigen::Map<RowVector<T>>(db, dy.cols()) += RowVector<T>(dy.colwise().sum());
@@ -72,12 +77,15 @@ void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, con
                         const Vector<T>& rstd, Matrix<T>& dx, T* dw, T* db) {
   const Index R = x.rows(), C = x.cols();
   dx.resize(R, C);
-  Matrix<T> z(R, C);
+  thread_local std::vector<T> z_buffer;  // grows only: a warm step allocates nothing
+  z_buffer.resize(std::max(z_buffer.size(), static_cast<std::size_t>(R * C)));
+  Map<T> z(z_buffer.data(), R, C);
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && R * C > 16384)
   for (Index r = 0; r < R; ++r) {
     z.row(r) = (x.row(r).array() - mean(r)) * rstd(r);
     if (w) {
-      const RowVector<T> g = dy.row(r).cwiseProduct(Eigen::Map<const RowVector<T>>(w, C));
+      thread_local RowVector<T> g;
+      g = dy.row(r).cwiseProduct(Eigen::Map<const RowVector<T>>(w, C));
       standardise_backward(g, z.row(r), rstd(r), dx.row(r));
     } else {
       standardise_backward(dy.row(r), z.row(r), rstd(r), dx.row(r));
@@ -87,17 +95,44 @@ void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, con
   if (db) Eigen::Map<RowVector<T>>(db, C) += RowVector<T>(dy.colwise().sum());
 }
 
+namespace {
+
+// body(i0, i1) over [0, n) in fixed chunks spread over the threads, each chunk one vector loop (a `parallel for simd`
+// left GCC calling the scalar erfc and exp on two threads).
+template <class Body>
+void over_chunks(Index n, const Body& body) {
+  constexpr Index kChunk = 16384;
+  for_each_in_parallel((n + kChunk - 1) / kChunk, [&](Index c) { body(c * kChunk, std::min(n, (c + 1) * kChunk)); });
+}
+
+template <class T>
+void gelu_values(const T* __restrict x, Index n, T* __restrict y) {
+#pragma omp simd
+  for (Index i = 0; i < n; ++i) {
+    const double v = x[i];
+    y[i] = T(v * 0.5 * vmath::erfc(-v * 0.70710678118654752));
+  }
+}
+
+// dx = dy ∘ (Φ(x) + x φ(x))
+template <class T>
+void gelu_gradients(const T* __restrict x, const T* __restrict dy, Index n, T* __restrict dx) {
+#pragma omp simd
+  for (Index i = 0; i < n; ++i) {
+    const double v = x[i];
+    const double cdf = 0.5 * vmath::erfc(-v * 0.70710678118654752), pdf = 0.39894228040143268 * vmath::exp(-0.5 * v * v);
+    dx[i] = T(double(dy[i]) * (cdf + v * pdf));
+  }
+}
+
+}  // namespace
+
 template <class T>
 void gelu_forward(const Matrix<T>& x, Matrix<T>& y) {
   y.resize(x.rows(), x.cols());
   const T* in = x.data();
   T* out = y.data();
-  const Index n = x.size();
-#pragma omp parallel for simd schedule(static) if (!omp_in_parallel() && n > 65536)
-  for (Index i = 0; i < n; ++i) {
-    const double v = in[i];
-    out[i] = T(v * 0.5 * vmath::erfc(-v * 0.70710678118654752));
-  }
+  over_chunks(x.size(), [in, out](Index i0, Index i1) { gelu_values(in + i0, i1 - i0, out + i0); });
 }
 
 template <class T>
@@ -105,13 +140,7 @@ void gelu_backward(const Matrix<T>& dy, const Matrix<T>& x, Matrix<T>& dx) {
   dx.resize(x.rows(), x.cols());
   const T *in = x.data(), *g = dy.data();
   T* out = dx.data();
-  const Index n = x.size();
-#pragma omp parallel for simd schedule(static) if (!omp_in_parallel() && n > 65536)
-  for (Index i = 0; i < n; ++i) {
-    const double v = in[i];
-    const double cdf = 0.5 * vmath::erfc(-v * 0.70710678118654752), pdf = 0.39894228040143268 * vmath::exp(-0.5 * v * v);
-    out[i] = T(double(g[i]) * (cdf + v * pdf));
-  }
+  over_chunks(x.size(), [in, g, out](Index i0, Index i1) { gelu_gradients(in + i0, g + i0, i1 - i0, out + i0); });
 }
 
 namespace {
@@ -338,7 +367,6 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
   check_attention_shape(s, qkv.rows(), qkv.cols(), "qkv");
   const Index B = s.batch, N = s.tokens, D = s.dim, H = s.heads, dh = s.head_dim();
   const T scale = T(logit_scale(activation));
-  Matrix<T> dq(B * N, D), dk(B * N, D);
   dqkv.resize(B * N, 3 * D);
   std::vector<double> dtheta_per_image(static_cast<std::size_t>(B), 0.0);
 #pragma omp parallel for schedule(static) if (worth_threads(s))
@@ -351,7 +379,7 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
       const auto k = cache.k.block(b * N, h * dh, N, dh);
       const auto v = qkv.block(b * N, 2 * D + h * dh, N, dh);
       auto dv = dqkv.block(b * N, 2 * D + h * dh, N, dh);
-      auto dk_head = dk.block(b * N, h * dh, N, dh);
+      auto dk_head = dqkv.block(b * N, D + h * dh, N, dh);
       dv.setZero(), dk_head.setZero();
       for (Index i0 = 0; i0 < N; i0 += kRowBlock) {
         const Index rows = std::min(kRowBlock, N - i0);
@@ -373,7 +401,7 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
           activation_in_place(activation, phi, &dphi, image_dtheta);
         dv.noalias() += phi.transpose() * d_out;
         dphi *= scale;
-        dq.block(b * N + i0, h * dh, rows, dh).noalias() = dphi * k;
+        dqkv.block(b * N + i0, h * dh, rows, dh).noalias() = dphi * k;
         dk_head.noalias() += dphi.transpose() * q_rows;
       }
     }
@@ -382,14 +410,12 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
 #pragma omp parallel for schedule(static) if (worth_threads(s))
     for (Index r = 0; r < B * N; ++r)
       for (Index h = 0; h < H; ++h) {
-        auto gq = dq.row(r).segment(h * dh, dh);
-        auto gk = dk.row(r).segment(h * dh, dh);
+        auto gq = dqkv.row(r).segment(h * dh, dh);
+        auto gk = dqkv.row(r).segment(D + h * dh, dh);
         standardise_backward(RowVector<T>(gq), cache.q.row(r).segment(h * dh, dh), cache.q_rstd(r * H + h), gq);
         standardise_backward(RowVector<T>(gk), cache.k.row(r).segment(h * dh, dh), cache.k_rstd(r * H + h), gk);
       }
   }
-  dqkv.leftCols(D) = dq;
-  dqkv.middleCols(D, D) = dk;
   if (dtheta)
     for (double v : dtheta_per_image) *dtheta += v;
 }

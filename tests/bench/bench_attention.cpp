@@ -4,7 +4,7 @@
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
-#include <attnlab/norms/tile_product.hpp>
+#include <attnlab/core/tile_product.hpp>
 
 #include <benchmark/benchmark.h>
 

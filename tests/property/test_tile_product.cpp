@@ -1,13 +1,18 @@
 // The packed tile product against its definition: every entry of a tile is the fma chain Σ_k u_ik·v_jk from k = 0,
 // bit for bit, for shapes that cut register blocks, panels and tiles, in float and double, and nothing outside the
 // nr × nc block it is asked for is written (tiles side by side in one buffer, as the whole-row path lays them out).
+// The whole product A·B (the trainer's linear layers) the same, for every layout of A and B, with and without
+// accumulating, on one and two threads.
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/norms/tile_product.hpp>
+#include <attnlab/core/tile_product.hpp>
 
 #include "support.hpp"
 
+#include <omp.h>
+
 #include <cmath>
+#include <stdexcept>
 
 using namespace attnlab;
 
@@ -58,6 +63,56 @@ void expect_tiles_are_fma_chains() {
 TEST(TileProduct, EveryEntryIsTheFmaChainOverK) {
   expect_tiles_are_fma_chains<double>();
   expect_tiles_are_fma_chains<float>();
+}
+
+// A as stored (rows × cols) or, with `transposed`, stored as its transpose and viewed back.
+template <class T>
+struct Operand {
+  Matrix<T> stored;
+  StridedView<T> view;
+  Operand(const Matrix<T>& m, bool transposed)
+      : stored(transposed ? Matrix<T>(m.transpose()) : m),
+        view(transposed ? view_of(stored).transposed() : view_of(stored)) {}
+};
+
+template <class T>
+void expect_products_are_fma_chains() {
+  const int saved_threads = omp_get_max_threads();
+  for (const int threads : {1, 2})
+    for (const Index R : {1, 33, 70})
+      for (const Index K : {1, 5, 300})
+        for (const Index O : {1, 17, 130})  // 130: past one tile of columns in float and two in double
+          for (const int layout : {0, 1, 2, 3})
+            for (const bool accumulate : {false, true}) {
+              const auto a = gaussian<T>(R, K, StreamTag::Q), b = gaussian<T>(K, O, StreamTag::K);
+              const Operand<T> A(a, layout & 1), B(b, layout & 2);
+              const Index ldc = O + 2;  // two columns past the product stay as they were
+              const Matrix<T> before = gaussian<T>(R, ldc, StreamTag::A);
+              Matrix<T> C = before;
+              omp_set_num_threads(threads);
+              packed_product(A.view, B.view, C.data(), ldc, accumulate);
+              for (Index i = 0; i < R; ++i)
+                for (Index j = 0; j < ldc; ++j) {
+                  const auto where = text("threads=", threads, " R=", R, " K=", K, " O=", O, " layout=", layout,
+                                          " accumulate=", accumulate, " entry (", i, ", ", j, ")");
+                  if (j >= O) {
+                    ASSERT_EQ(C(i, j), before(i, j)) << where;
+                    continue;
+                  }
+                  T chain = 0;
+                  for (Index k = 0; k < K; ++k) chain = std::fma(a(i, k), b(k, j), chain);
+                  ASSERT_EQ(C(i, j), accumulate ? before(i, j) + chain : chain) << where;
+                }
+            }
+  omp_set_num_threads(saved_threads);
+  Matrix<T> C(2, 2);
+  const auto a = gaussian<T>(2, 3, StreamTag::Q), b = gaussian<T>(4, 2, StreamTag::K);
+  EXPECT_THROW(packed_product(view_of(a), view_of(b), C.data(), 2), std::invalid_argument) << "3 columns against 4 rows";
+}
+
+TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayout) {
+  expect_products_are_fma_chains<double>();
+  expect_products_are_fma_chains<float>();
 }
 
 }  // namespace

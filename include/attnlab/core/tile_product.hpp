@@ -1,10 +1,12 @@
 #pragma once
-// Tiles of the logits S = UVᵀ from packed operands, for the streamed estimators. V's rows (the columns of S) are
+// Products from packed operands: the tiles of the logits S = UVᵀ for the streamed estimators, and whole products
+// A·B for the trainer's linear layers. V's rows (the columns of S) are
 // packed once per trial in panels of kPanel columns, a block's U rows in groups of kGroup; each kGroup × kPanel
 // block of S is summed in registers over k as one fma chain from 0, without Eigen's repacking of both operands for
 // every tile (1.5× its rate on a 64 × 256 tile with d = 64 on AVX-512). With hardware FMA (-march=native, the
 // default) and d within Eigen's blocking depth that chain is the order of Eigen's GEMM kernel, so S is the same bits;
-// without FMA each std::fma is a library call, slow.
+// without FMA each std::fma is a library call, slow. Every entry is one chain over the whole inner index, so any
+// blocking and any thread count give the same bits.
 #include <attnlab/core/types.hpp>
 
 #include <cassert>
@@ -19,11 +21,28 @@ struct TilePanels {
   using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
 };
 
+// A read-only matrix with any strides: a row-major matrix, a raw buffer, or the transpose of either.
+template <class T>
+struct StridedView {
+  const T* data = nullptr;
+  Index rows = 0, cols = 0, row_stride = 0, col_stride = 1;
+  StridedView transposed() const { return {data, cols, rows, col_stride, row_stride}; }
+};
+template <class T>
+StridedView<T> view_of(const T* data, Index rows, Index cols) {
+  return {data, rows, cols, cols, 1};
+}
+template <class T>
+StridedView<T> view_of(const Matrix<T>& m) {
+  return view_of(m.data(), m.rows(), m.cols());
+}
+
 // The rows of V for tiles of tile_cols columns, each tile in zero-padded panels of kPanel columns ([k][column]).
 template <class T>
 class PackedColumns {
  public:
-  void pack(const Matrix<T>& V, Index tile_cols);
+  void pack(StridedView<T> V, Index tile_cols);
+  void pack(const Matrix<T>& V, Index tile_cols) { pack(view_of(V), tile_cols); }
   const T* tile(Index c0) const {  // c0: a tile's first column, a multiple of tile_cols()
     assert(c0 % tile_cols_ == 0);
     return data_.data() + (c0 / tile_cols_) * tile_stride_;
@@ -40,7 +59,8 @@ class PackedColumns {
 template <class T>
 class PackedRows {
  public:
-  void pack(const Matrix<T>& U, Index r0, Index nr);
+  void pack(StridedView<T> U, Index r0, Index nr);
+  void pack(const Matrix<T>& U, Index r0, Index nr) { pack(view_of(U), r0, nr); }
   const T* data() const { return data_.data(); }
   Index rows() const { return rows_; }
 
@@ -51,6 +71,14 @@ class PackedRows {
 
 // out (rows.rows() × nc, row stride ld) = the packed rows times the first nc columns of the tile that starts at c0.
 template <class T>
-void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld);
+void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld,
+                  bool accumulate = false);
+
+// C (row stride ldc) = A·B, or C += A·B with `accumulate` (each entry's chain formed, then added). Over the threads
+// in blocks of kPackedProductRows rows by one tile of columns; the packing buffers are kept per thread and grow only,
+// so a warm caller allocates nothing.
+inline constexpr Index kPackedProductRows = 32;
+template <class T>
+void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate = false);
 
 }  // namespace attnlab
