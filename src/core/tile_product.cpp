@@ -1,13 +1,34 @@
 #include <attnlab/core/parallel.hpp>
 #include <attnlab/core/tile_product.hpp>
 
+#include <immintrin.h>
+
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace attnlab {
 namespace {
+
+// The first `rows` × `cols` of a register block into out (added to it, with `accumulate`).
+template <class T, Index G, Index W>
+void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows, Index cols, bool accumulate) {
+  for (Index r = 0; r < rows; ++r) {
+    if (accumulate) {
+      for (Index j = 0; j < cols; ++j) out[r * ld + j] += acc[r][j];
+    } else if (cols == W) {
+#pragma omp simd
+      for (Index j = 0; j < W; ++j) out[r * ld + j] = acc[r][j];
+    } else {
+      std::copy_n(acc[r], cols, out + r * ld);
+    }
+  }
+}
 
 // One kGroup × kPanel block: acc[r][j] = Σ_k u[k][r]·v[k][j] as fma(v, u, acc) from k = 0; the first `rows` rows and
 // `cols` columns are written (added to, with `accumulate`).
@@ -29,16 +50,90 @@ void block_product(const T* __restrict u, const T* __restrict v, Index depth, T*
       for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(vk[j], b, acc[r][j]);
     }
   }
-  for (Index r = 0; r < rows; ++r) {
-    if (accumulate) {
-      for (Index j = 0; j < cols; ++j) out[r * ld + j] += acc[r][j];
-    } else if (cols == W) {
-#pragma omp simd
-      for (Index j = 0; j < W; ++j) out[r * ld + j] = acc[r][j];
-    } else {
-      std::copy_n(acc[r], cols, out + r * ld);
+  store_block(acc, out, ld, rows, cols, accumulate);
+}
+
+// bfloat16 as its 16 bits: the upper half of a float, rounded to nearest even (a NaN stays a NaN).
+using Bf16 = std::uint16_t;
+Bf16 to_bf16(float x) {
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return Bf16((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return Bf16(bits >> 16);
+}
+[[maybe_unused]] float from_bf16(Bf16 b) { return std::bit_cast<float>(std::uint32_t(b) << 16); }
+
+// The bf16 layout of copy_transposed's: out[kk][j][e] = bf16 of in[(2kk + e)·k_stride + j·j_stride], zero past depth
+// and width; a pair along k is what one lane of VDPBF16PS multiplies.
+void pack_pairs(const float* __restrict in, Index k_stride, Index j_stride, Index depth, Index width, Index padded,
+                Bf16* __restrict out) {
+  for (Index kk = 0; kk < (depth + 1) / 2; ++kk)
+    for (Index j = 0; j < padded; ++j)
+      for (Index e = 0; e < 2; ++e) {
+        const Index k = 2 * kk + e;
+        out[(kk * padded + j) * 2 + e] = j < width && k < depth ? to_bf16(in[k * k_stride + j * j_stride]) : Bf16(0);
+      }
+}
+
+// block_product on bf16 pairs, accumulated in float as VDPBF16PS defines it: per pair, the odd member's product added
+// first, then the even's, each addition rounded once (a product of two bf16 is exact in float).
+void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Index pairs, float* __restrict out, Index ld,
+                        Index rows, Index cols, bool accumulate) {
+  constexpr Index G = TilePanels<float>::kGroup, W = TilePanels<float>::kPanel;
+  alignas(64) float acc[G][W];
+#if defined(__AVX512BF16__)
+  static_assert(W == 32);
+  __m512 sum[G][2];
+  for (auto& r : sum) r[0] = r[1] = _mm512_setzero_ps();
+  for (Index kk = 0; kk < pairs; ++kk) {
+    const auto v0 = (__m512bh)_mm512_loadu_si512(v + kk * 2 * W), v1 = (__m512bh)_mm512_loadu_si512(v + kk * 2 * W + W);
+    for (Index r = 0; r < G; ++r) {
+      std::uint32_t pair;
+      std::memcpy(&pair, u + (kk * G + r) * 2, sizeof pair);
+      const auto b = (__m512bh)_mm512_set1_epi32(int(pair));
+      sum[r][0] = _mm512_dpbf16_ps(sum[r][0], b, v0);
+      sum[r][1] = _mm512_dpbf16_ps(sum[r][1], b, v1);
     }
   }
+  for (Index r = 0; r < G; ++r) _mm512_store_ps(acc[r], sum[r][0]), _mm512_store_ps(acc[r] + 16, sum[r][1]);
+#else
+  for (auto& r : acc) std::fill_n(r, W, 0.0f);
+  for (Index kk = 0; kk < pairs; ++kk)
+    for (Index r = 0; r < G; ++r) {
+      const float even = from_bf16(u[(kk * G + r) * 2]), odd = from_bf16(u[(kk * G + r) * 2 + 1]);
+      const Bf16* vk = v + kk * 2 * W;
+#pragma omp simd
+      for (Index j = 0; j < W; ++j)
+        acc[r][j] = std::fma(even, from_bf16(vk[2 * j]), std::fma(odd, from_bf16(vk[2 * j + 1]), acc[r][j]));
+    }
+#endif
+  store_block(acc, out, ld, rows, cols, accumulate);
+}
+
+// packed_product with bf16 operands: B's panels packed once over the threads, then the row blocks.
+void packed_product_bf16(StridedView<float> A, StridedView<float> B, float* C, Index ldc, bool accumulate) {
+  constexpr Index G = TilePanels<float>::kGroup, W = TilePanels<float>::kPanel;
+  const Index R = A.rows, K = A.cols, O = B.cols, pairs = (K + 1) / 2, panels = (O + W - 1) / W, panel_size = pairs * 2 * W;
+  thread_local std::vector<Bf16> calling_thread_columns;
+  std::vector<Bf16>& columns = calling_thread_columns;  // see packed_product
+  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * panel_size)));
+  for_each_in_parallel(panels, [&](Index p) {
+    pack_pairs(B.data + p * W * B.col_stride, B.row_stride, B.col_stride, K, std::min(W, O - p * W), W,
+               columns.data() + p * panel_size);
+  });
+  for_each_in_parallel((R + kPackedProductRows - 1) / kPackedProductRows, [&](Index b) {
+    thread_local std::vector<Bf16> rows;
+    const Index r0 = b * kPackedProductRows, nr = std::min(kPackedProductRows, R - r0), groups = (nr + G - 1) / G;
+    rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * pairs * 2 * G)));
+    for (Index g = 0; g < groups; ++g)
+      pack_pairs(A.data + (r0 + g * G) * A.row_stride, A.col_stride, A.row_stride, K, std::min(G, nr - g * G), G,
+                 rows.data() + g * pairs * 2 * G);
+    for (Index p = 0; p < panels; ++p)
+      for (Index g = 0; g < groups; ++g)
+        block_product_bf16(rows.data() + g * pairs * 2 * G, columns.data() + p * panel_size, pairs,
+                           C + (r0 + g * G) * ldc + p * W, ldc, std::min(G, nr - g * G), std::min(W, O - p * W),
+                           accumulate);
+  });
 }
 
 // out[k][j] = in[k·k_stride + j·j_stride] for k < depth, j < width, and 0 for width ≤ j < padded. The writes run in
@@ -101,8 +196,16 @@ void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, In
                     std::min(G, rows.rows() - g * G), std::min(W, nc - p * W), accumulate);
 }
 
+ProductPrecision parse_product_precision(const std::string& name) {
+  if (name == "native") return ProductPrecision::native;
+  if (name == "bf16") return ProductPrecision::bf16;
+  throw std::invalid_argument("matmul must be native or bf16 (got '" + name + "')");
+}
+
+std::string to_string(ProductPrecision precision) { return precision == ProductPrecision::bf16 ? "bf16" : "native"; }
+
 template <class T>
-void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate) {
+void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate, ProductPrecision precision) {
   if (A.cols != B.rows)
     throw std::invalid_argument("packed_product: A has " + std::to_string(A.cols) + " columns, B " +
                                 std::to_string(B.rows) + " rows");
@@ -112,6 +215,10 @@ void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool ac
     if (!accumulate)
       for (Index r = 0; r < R; ++r) std::fill_n(C + r * ldc, O, T(0));
     return;
+  }
+  if (precision == ProductPrecision::bf16) {
+    if constexpr (std::is_same_v<T, float>) return packed_product_bf16(A, B, C, ldc, accumulate);
+    throw std::invalid_argument("bf16 products take float operands, not double");
   }
   constexpr Index kTileCols = 4 * TilePanels<T>::kPanel;
   thread_local PackedColumns<T> calling_thread_columns;
@@ -133,7 +240,7 @@ template class PackedRows<float>;
 template class PackedRows<double>;
 template void tile_product(const PackedRows<float>&, const PackedColumns<float>&, Index, Index, float*, Index, bool);
 template void tile_product(const PackedRows<double>&, const PackedColumns<double>&, Index, Index, double*, Index, bool);
-template void packed_product(StridedView<float>, StridedView<float>, float*, Index, bool);
-template void packed_product(StridedView<double>, StridedView<double>, double*, Index, bool);
+template void packed_product(StridedView<float>, StridedView<float>, float*, Index, bool, ProductPrecision);
+template void packed_product(StridedView<double>, StridedView<double>, double*, Index, bool, ProductPrecision);
 
 }  // namespace attnlab

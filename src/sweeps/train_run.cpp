@@ -38,6 +38,11 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   app.add_option("--depth", m.depth, "blocks")->capture_default_str();
   app.add_option("--heads", m.heads, "attention heads")->capture_default_str();
   app.add_option("--mlp", m.mlp_hidden, "MLP hidden size")->capture_default_str();
+  app.add_option_function<std::string>(
+         "--matmul", [&m](const std::string& name) { m.matmul = parse_product_precision(name); },
+         "the linear layers' products: native (float) or bf16 (operands rounded to bfloat16, sums in float)")
+      ->check(CLI::IsMember({"native", "bf16"}))
+      ->default_str(to_string(m.matmul));
   if (flags == TrainFlags::every) {
     app.add_option_function<std::string>(
            "--init", [&m](const std::string& name) { m.qk_init = train::parse_qk_init(name); },
@@ -85,7 +90,7 @@ nlohmann::json to_json(const TrainRun& run) {
   const auto& c = run.config;
   const auto& m = c.model;
   return {{"model", {{"dim", m.dim}, {"depth", m.depth}, {"heads", m.heads}, {"mlp", m.mlp_hidden},
-                     {"init", train::to_string(m.qk_init)}}},
+                     {"init", train::to_string(m.qk_init)}, {"matmul", to_string(m.matmul)}}},
           {"batch", c.batch}, {"steps", c.steps}, {"warmup", c.warmup}, {"lr", c.lr}, {"min_lr", c.min_lr},
           {"weight_decay", c.weight_decay}, {"clip", c.clip}, {"label_smoothing", c.label_smoothing},
           {"crop", c.augment.random_crop}, {"flip", c.augment.flip}, {"log_every", c.log_every},

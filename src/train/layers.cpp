@@ -14,20 +14,21 @@
 namespace attnlab::train {
 
 template <class T>
-void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y) {
+void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y, ProductPrecision precision) {
   y.resize(x.rows(), O);
-  packed_product(view_of(x), view_of(W, x.cols(), O), y.data(), O);
+  packed_product(view_of(x), view_of(W, x.cols(), O), y.data(), O, false, precision);
   if (b) y.rowwise() += Eigen::Map<const RowVector<T>>(b, O);
 }
 
 template <class T>
-void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db) {
+void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db,
+                     ProductPrecision precision) {
   const StridedView<T> w = view_of(W, x.cols(), dy.cols());
   if (dx) {
     dx->resize(dy.rows(), x.cols());
-    packed_product(view_of(dy), w.transposed(), dx->data(), x.cols());
+    packed_product(view_of(dy), w.transposed(), dx->data(), x.cols(), false, precision);
   }
-  packed_product(view_of(x).transposed(), view_of(dy), dW, dy.cols(), true);
+  packed_product(view_of(x).transposed(), view_of(dy), dW, dy.cols(), true, precision);
   // Sums into an aligned temporary first: Eigen vectorises a reduction assigned to an unaligned Map with a
   // peeled head, which changes the summation order with the buffer's address.
   if (db) Eigen::Map<RowVector<T>>(db, dy.cols()) += RowVector<T>(dy.colwise().sum());
@@ -451,8 +452,9 @@ void cross_entropy_backward(const Matrix<T>& probabilities, std::span<const int>
 }
 
 #define ATTNLAB_INSTANTIATE_LAYERS(T)                                                                              \
-  template void linear_forward<T>(const Matrix<T>&, const T*, const T*, Index, Matrix<T>&);                        \
-  template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*);              \
+  template void linear_forward<T>(const Matrix<T>&, const T*, const T*, Index, Matrix<T>&, ProductPrecision);      \
+  template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*,               \
+                                   ProductPrecision);                                                              \
   template void layernorm_forward<T>(const Matrix<T>&, const T*, const T*, double, Matrix<T>&, Vector<T>&,         \
                                      Vector<T>&);                                                                  \
   template void layernorm_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, const Vector<T>&,              \

@@ -28,7 +28,8 @@ std::string fingerprint(const TrainConfig& c) {
               ":warmup=", c.warmup, ":lr=", c.lr, ":minlr=", c.min_lr, ":wd=", c.weight_decay, ":clip=", c.clip,
               ":smoothing=", c.label_smoothing, ":betas=", c.beta1, ",", c.beta2, ":crop=", c.augment.random_crop, ",",
               c.augment.crop_padding, ":flip=", c.augment.flip, ":seed=", c.seed, ":logevery=", c.log_every,
-              m.qk_init == QkInit::timm ? "" : ":init=" + to_string(m.qk_init));
+              m.qk_init == QkInit::timm ? "" : ":init=" + to_string(m.qk_init),
+              m.matmul == ProductPrecision::native ? "" : ":matmul=" + to_string(m.matmul));
 }
 
 namespace {

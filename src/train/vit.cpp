@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 namespace attnlab::train {
 
@@ -154,6 +155,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 template <class T>
 Vit<T>::Vit(const VitConfig& config) : config_(config), tensors_(parameter_tensors(config)) {
   config_.validate();
+  if (std::is_same_v<T, double> && config_.matmul == ProductPrecision::bf16)
+    throw std::invalid_argument("bf16 products train the float model only");
   const auto size = static_cast<std::size_t>(tensors_.back().offset + tensors_.back().size());
   parameters_.assign(size, T(0));
   gradients_.assign(size, T(0));
@@ -236,7 +239,7 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
 
   patches_ = extract_patches(images, c);
   auto& [patch_embedding, residual] = forward_scratch_;
-  linear_forward(patches_, p_.patch_w, p_.patch_b, D, patch_embedding);
+  linear_forward(patches_, p_.patch_w, p_.patch_b, D, patch_embedding, c.matmul);
   const ConstMap<T> pos(p_.pos, N, D);
   embedded_.resize(B * N, D);
   for (Index b = 0; b < B; ++b) {
@@ -251,18 +254,18 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
     auto& k = blocks_[static_cast<std::size_t>(l)];
     k.input = *x;
     layernorm_forward(k.input, w.ln1_w, w.ln1_b, c.ln_eps, k.ln1, k.ln1_mean, k.ln1_rstd);
-    linear_forward(k.ln1, w.qkv_w, w.qkv_b, 3 * D, k.qkv);
+    linear_forward(k.ln1, w.qkv_w, w.qkv_b, 3 * D, k.qkv, c.matmul);
     AttentionNormSums sums;
     attention_forward(k.qkv, shape, block_activation(l), k.attention, k.attention_cache, record_norms ? &sums : nullptr);
     if (record_norms)
       layer_norms_[static_cast<std::size_t>(l)] = {sums.phi / double(sums.count), sums.jacobian / double(sums.count),
                                                     sums.phi_max, sums.jacobian_max};
-    linear_forward(k.attention, w.proj_w, w.proj_b, D, k.mid);
+    linear_forward(k.attention, w.proj_w, w.proj_b, D, k.mid, c.matmul);
     k.mid += k.input;
     layernorm_forward(k.mid, w.ln2_w, w.ln2_b, c.ln_eps, k.ln2, k.ln2_mean, k.ln2_rstd);
-    linear_forward(k.ln2, w.fc1_w, w.fc1_b, c.mlp_hidden, k.hidden);
+    linear_forward(k.ln2, w.fc1_w, w.fc1_b, c.mlp_hidden, k.hidden, c.matmul);
     gelu_forward(k.hidden, k.gelu);
-    linear_forward(k.gelu, w.fc2_w, w.fc2_b, D, residual);
+    linear_forward(k.gelu, w.fc2_w, w.fc2_b, D, residual, c.matmul);
     residual += k.mid;
     x = &residual;
   }
@@ -270,7 +273,7 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
   final_input_.resize(B, D);
   for (Index b = 0; b < B; ++b) final_input_.row(b) = x->row(b * N);
   layernorm_forward(final_input_, p_.norm_w, p_.norm_b, c.ln_eps, final_normed_, final_mean_, final_rstd_);
-  linear_forward(final_normed_, p_.head_w, p_.head_b, c.classes, logits_);
+  linear_forward(final_normed_, p_.head_w, p_.head_b, c.classes, logits_, c.matmul);
   return cross_entropy_forward(logits_, std::span<const int>(labels_), label_smoothing_, probabilities_);
 }
 
@@ -281,7 +284,7 @@ void Vit<T>::backward() {
   if (B == 0) throw std::logic_error("backward before forward");
   auto& [dlogits, dnormed, dfinal, dx, dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput, dpatch] = backward_scratch_;
   cross_entropy_backward(probabilities_, std::span<const int>(labels_), label_smoothing_, dlogits);
-  linear_backward(dlogits, final_normed_, p_.head_w, &dnormed, g_.head_w, g_.head_b);
+  linear_backward(dlogits, final_normed_, p_.head_w, &dnormed, g_.head_w, g_.head_b, c.matmul);
   layernorm_backward(dnormed, final_input_, p_.norm_w, final_mean_, final_rstd_, dfinal, g_.norm_w, g_.norm_b);
   dx.setZero(B * N, D);
   for (Index b = 0; b < B; ++b) dx.row(b * N) = dfinal.row(b);
@@ -292,17 +295,17 @@ void Vit<T>::backward() {
     const auto& gw = g_.blocks[static_cast<std::size_t>(l)];
     const auto& k = blocks_[static_cast<std::size_t>(l)];
     // out = mid + fc2(gelu(fc1(ln2(mid))))
-    linear_backward(dx, k.gelu, w.fc2_w, &dgelu, gw.fc2_w, gw.fc2_b);
+    linear_backward(dx, k.gelu, w.fc2_w, &dgelu, gw.fc2_w, gw.fc2_b, c.matmul);
     gelu_backward(dgelu, k.hidden, dhidden);
-    linear_backward(dhidden, k.ln2, w.fc1_w, &dln2, gw.fc1_w, gw.fc1_b);
+    linear_backward(dhidden, k.ln2, w.fc1_w, &dln2, gw.fc1_w, gw.fc1_b, c.matmul);
     layernorm_backward(dln2, k.mid, w.ln2_w, k.ln2_mean, k.ln2_rstd, dmid, gw.ln2_w, gw.ln2_b);
     dmid += dx;
     // mid = input + proj(attention(qkv(ln1(input))))
-    linear_backward(dmid, k.attention, w.proj_w, &dattention, gw.proj_w, gw.proj_b);
+    linear_backward(dmid, k.attention, w.proj_w, &dattention, gw.proj_w, gw.proj_b, c.matmul);
     double dtheta = 0;
     attention_backward(dattention, k.qkv, shape, block_activation(l), k.attention_cache, dqkv, gw.scale ? &dtheta : nullptr);
     if (gw.scale) *gw.scale += T(dtheta);
-    linear_backward(dqkv, k.ln1, w.qkv_w, &dln1, gw.qkv_w, gw.qkv_b);
+    linear_backward(dqkv, k.ln1, w.qkv_w, &dln1, gw.qkv_w, gw.qkv_b, c.matmul);
     layernorm_backward(dln1, k.input, w.ln1_w, k.ln1_mean, k.ln1_rstd, dinput, gw.ln1_w, gw.ln1_b);
     dx = dinput + dmid;
   }
@@ -315,7 +318,7 @@ void Vit<T>::backward() {
     dcls += dx.row(b * N);
     dpatch.middleRows(b * P, P) = dx.middleRows(b * N + 1, P);
   }
-  linear_backward(dpatch, patches_, p_.patch_w, static_cast<Matrix<T>*>(nullptr), g_.patch_w, g_.patch_b);
+  linear_backward(dpatch, patches_, p_.patch_w, static_cast<Matrix<T>*>(nullptr), g_.patch_w, g_.patch_b, c.matmul);
 }
 
 template class Vit<float>;

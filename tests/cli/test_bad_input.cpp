@@ -187,6 +187,7 @@ std::vector<BadInput> bad_inputs() {
            {t, {"--patch", "4by4"}, {"patch"}},
            {t, {"--model", "huge"}, {"model"}},
            {t, {"--init", "kaiming"}, {"init", "kaiming"}},
+           {t, {"--matmul", "fp8"}, {"matmul", "fp8"}},
            {t, {"--activation", "sinc"}, {"sinc"}},
            {t, {"--data", "mnist"}, {"data"}},
            {t, {"--data-dir", "/nonexistent"}, {"data-dir"}},

@@ -139,6 +139,23 @@ TEST(TrainingSweeps, InitIsRecordedAndChangesTheRun) {
   EXPECT_NE(loss["timm"], loss["unit"]) << "the initialisation did not change the run";
 }
 
+// --matmul bf16 is recorded in the JSON and changes what is trained (the linear layers' operands rounded to bfloat16).
+TEST(TrainingSweeps, Bf16ProductsAreRecordedAndChangeTheRun) {
+  const ScratchDir dir("sweep_matmul");
+  std::map<std::string, std::string> loss;
+  for (const char* matmul : {"native", "bf16"}) {
+    const auto r = run("k_sweep", sweep_args(dir / matmul, {"--N", "8", "--k", "1", "--seeds", "1", "--matmul", matmul}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto csv = read_csv(dir / matmul / "k_sweep.csv");
+    for (std::size_t i = 0; i < csv.rows.size(); ++i)
+      if (csv.at(i, "quantity") == "train_loss") loss[matmul] = csv.at(i, "mean");
+    const auto json = nlohmann::json::parse(slurp(dir / matmul / "k_sweep.json"));
+    EXPECT_NE(json.dump().find(std::string("\"matmul\":\"") + matmul + "\""), std::string::npos) << json.dump();
+  }
+  ASSERT_FALSE(loss["native"].empty());
+  EXPECT_NE(loss["native"], loss["bf16"]) << "bf16 products did not change the run";
+}
+
 // alpha_sweep's second stage: around the best grid alpha (by the mean over seeds 4, 5), the alpha an eighth and a
 // quarter either side with the same seeds, none below 0; the grid's own points are not trained again.
 TEST(TrainingSweeps, AlphaSweepRefinesAroundTheBestAlpha) {

@@ -2,7 +2,8 @@
 // bit for bit, for shapes that cut register blocks, panels and tiles, in float and double, and nothing outside the
 // nr × nc block it is asked for is written (tiles side by side in one buffer, as the whole-row path lays them out).
 // The whole product A·B (the trainer's linear layers) the same, for every layout of A and B, with and without
-// accumulating, on one and two threads.
+// accumulating, on one and two threads; with bf16 operands, the chain of VDPBF16PS's definition on the operands
+// rounded to 8 significant bits (rounded here through frexp and nearbyint, not the library's bit arithmetic).
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/core/tile_product.hpp>
@@ -75,8 +76,28 @@ struct Operand {
         view(transposed ? view_of(stored).transposed() : view_of(stored)) {}
 };
 
+// x rounded to nearest even at 8 significant bits, bfloat16's precision.
+float to_bf16(float x) {
+  int e = 0;
+  const double m = std::frexp(double(x), &e);
+  return float(std::ldexp(std::nearbyint(m * 256), e - 8));
+}
+
 template <class T>
-void expect_products_are_fma_chains() {
+T fma_chain(const Matrix<T>& a, const Matrix<T>& b, Index i, Index j, ProductPrecision precision) {
+  T chain = 0;
+  const Index K = a.cols();
+  if (precision == ProductPrecision::native) {
+    for (Index k = 0; k < K; ++k) chain = std::fma(a(i, k), b(k, j), chain);
+    return chain;
+  }
+  const auto term = [&](Index k, T acc) { return k < K ? std::fma(to_bf16(a(i, k)), to_bf16(b(k, j)), acc) : std::fma(T(0), T(0), acc); };
+  for (Index k = 0; k < K; k += 2) chain = term(k, term(k + 1, chain));  // the odd member of each pair first
+  return chain;
+}
+
+template <class T>
+void expect_products_are_fma_chains(ProductPrecision precision) {
   const int saved_threads = omp_get_max_threads();
   for (const int threads : {1, 2})
     for (const Index R : {1, 33, 70})
@@ -90,17 +111,16 @@ void expect_products_are_fma_chains() {
               const Matrix<T> before = gaussian<T>(R, ldc, StreamTag::A);
               Matrix<T> C = before;
               omp_set_num_threads(threads);
-              packed_product(A.view, B.view, C.data(), ldc, accumulate);
+              packed_product(A.view, B.view, C.data(), ldc, accumulate, precision);
               for (Index i = 0; i < R; ++i)
                 for (Index j = 0; j < ldc; ++j) {
-                  const auto where = text("threads=", threads, " R=", R, " K=", K, " O=", O, " layout=", layout,
+                  const auto where = text(to_string(precision), " threads=", threads, " R=", R, " K=", K, " O=", O, " layout=", layout,
                                           " accumulate=", accumulate, " entry (", i, ", ", j, ")");
                   if (j >= O) {
                     ASSERT_EQ(C(i, j), before(i, j)) << where;
                     continue;
                   }
-                  T chain = 0;
-                  for (Index k = 0; k < K; ++k) chain = std::fma(a(i, k), b(k, j), chain);
+                  const T chain = fma_chain(a, b, i, j, precision);
                   ASSERT_EQ(C(i, j), accumulate ? before(i, j) + chain : chain) << where;
                 }
             }
@@ -111,8 +131,17 @@ void expect_products_are_fma_chains() {
 }
 
 TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayout) {
-  expect_products_are_fma_chains<double>();
-  expect_products_are_fma_chains<float>();
+  expect_products_are_fma_chains<double>(ProductPrecision::native);
+  expect_products_are_fma_chains<float>(ProductPrecision::native);
+}
+
+TEST(TileProduct, Bf16ProductsAreTheChainsOfVdpbf16psOnRoundedOperands) {
+  expect_products_are_fma_chains<float>(ProductPrecision::bf16);
+  Matrix<double> a(1, 1), C(1, 1);
+  EXPECT_THROW(packed_product(view_of(a), view_of(a), C.data(), 1, false, ProductPrecision::bf16), std::invalid_argument)
+      << "bf16 takes float operands";
+  EXPECT_EQ(to_bf16(1 + 1.0f / 256), 1.0f) << "a tie rounds to even";
+  EXPECT_EQ(to_bf16(1 + 3.0f / 256), 1 + 4.0f / 256) << "a tie rounds to even";
 }
 
 }  // namespace

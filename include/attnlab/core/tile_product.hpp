@@ -10,6 +10,7 @@
 #include <attnlab/core/types.hpp>
 
 #include <cassert>
+#include <string>
 #include <vector>
 
 namespace attnlab {
@@ -74,11 +75,19 @@ template <class T>
 void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld,
                   bool accumulate = false);
 
+// How a product takes its operands: as they are (`native`), or rounded to bfloat16 (to nearest even) with the products
+// accumulated in float, pair by pair along k as AVX512-BF16's VDPBF16PS does (that instruction where the CPU has it,
+// its definition in fma steps elsewhere: the same bits except for subnormals, which the instruction flushes).
+enum class ProductPrecision { native, bf16 };
+ProductPrecision parse_product_precision(const std::string& name);  // "native" or "bf16"; throws naming the choices
+std::string to_string(ProductPrecision precision);
+
 // C (row stride ldc) = A·B, or C += A·B with `accumulate` (each entry's chain formed, then added). Over the threads
-// in blocks of kPackedProductRows rows by one tile of columns; the packing buffers are kept per thread and grow only,
-// so a warm caller allocates nothing.
+// in blocks of kPackedProductRows rows; the packing buffers are kept per thread and grow only, so a warm caller
+// allocates nothing. bf16 takes float operands only (std::invalid_argument for double).
 inline constexpr Index kPackedProductRows = 32;
 template <class T>
-void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate = false);
+void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate = false,
+                    ProductPrecision precision = ProductPrecision::native);
 
 }  // namespace attnlab

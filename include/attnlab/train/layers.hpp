@@ -5,6 +5,7 @@
 // gradients of their inputs. Products run over fixed blocks (core/parallel.hpp): the same numbers for any
 // thread count.
 #include <attnlab/attention/activation.hpp>
+#include <attnlab/core/tile_product.hpp>
 #include <attnlab/core/types.hpp>
 
 #include <span>
@@ -16,12 +17,14 @@ using Map = Eigen::Map<Matrix<T>>;
 template <class T>
 using ConstMap = Eigen::Map<const Matrix<T>>;
 
-// y (R×O) = x (R×I) · W (I×O) + b (O); b may be null.
+// y (R×O) = x (R×I) · W (I×O) + b (O); b may be null. Each product's operands as `precision` says (bf16: float only).
 template <class T>
-void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y);
+void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y,
+                    ProductPrecision precision = ProductPrecision::native);
 // dx = dy Wᵀ (skipped when dx is null), dW += xᵀ dy, db += Σ_rows dy (skipped when db is null).
 template <class T>
-void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db);
+void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db,
+                     ProductPrecision precision = ProductPrecision::native);
 
 // Per row of x (R×C): y = (x − mean)·rstd ∘ w + b, rstd = 1/√(biased var + eps). w, b null: no affine.
 template <class T>

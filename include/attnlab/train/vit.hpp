@@ -37,6 +37,9 @@ struct VitConfig {
   // and d = the head dimension.
   ActivationSpec activation = ActivationSpec::parse("softmax");
   QkInit qk_init = QkInit::timm;
+  // The linear layers' products (qkv, proj, the MLP, the patch embedding and the head): native, or bf16 operands
+  // accumulated in float (Vit<float> only). Attention's own products stay native.
+  ProductPrecision matmul = ProductPrecision::native;
 
   // "vit-tiny" (timm: D 192, depth 12, 3 heads, MLP 768), "small" (D 64, depth 2, 2 heads, MLP 256),
   // "micro" (D 16, depth 2, 2 heads, MLP 32: for tests). Throws on other names.
