@@ -17,7 +17,7 @@ namespace {
 
 // The first `rows` × `cols` of a register block into out (added to it, with `accumulate`).
 template <class T, Index G, Index W>
-void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows, Index cols, bool accumulate) {
+[[gnu::always_inline]] inline void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows, Index cols, bool accumulate) {
   for (Index r = 0; r < rows; ++r) {
     if (accumulate) {
       for (Index j = 0; j < cols; ++j) out[r * ld + j] += acc[r][j];
@@ -189,9 +189,8 @@ void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, In
   constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
   const Index depth = columns.depth();
   const T* tile = columns.tile(c0);
-  // panel by panel: one panel (kPanel × depth) stays in cache while every row group passes over it
-  for (Index p = 0; p * W < nc; ++p)
-    for (Index g = 0; g * G < rows.rows(); ++g)
+  for (Index g = 0; g * G < rows.rows(); ++g)
+    for (Index p = 0; p * W < nc; ++p)
       block_product(rows.data() + g * G * depth, tile + p * W * depth, depth, out + g * G * ld + p * W, ld,
                     std::min(G, rows.rows() - g * G), std::min(W, nc - p * W), accumulate);
 }
