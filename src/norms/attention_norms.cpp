@@ -113,7 +113,8 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
 // One block of rows of the elementwise estimator: S tiles live only in `tile`. With qk-layernorm the
 // LayerNorm Jacobians P_i = (I − 11ᵀ/d − y_i y_iᵀ/d)/σ_i enter through ‖P_i v_j‖² and ‖P_j u_i‖², which
 // for mean-zero u, v and m = u_i·v_j are (‖v_j‖² − m²(2/d − ‖u_i‖²/d²))/σ_i² and its mirror image.
-template <class T, Elementwise F, int P, bool QKLN>
+// Without GRADIENTS the sums of the Q- and K-gradients are skipped and left 0.
+template <class T, Elementwise F, int P, bool QKLN, bool GRADIENTS>
 AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseActivation& a, Index r0, Index nr,
                                        Matrix<T>& tile) {
   AttentionNormsSquared acc;
@@ -156,8 +157,10 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
           sum += os * h;
           f2 += os * os * h * h;
           j2 += g2;
-          q += g2 * (v2[j] - mm * mm * beta);
-          k += g2 * (kxj[j] * u2 - mm * mm * kvj[j]);
+          if constexpr (GRADIENTS) {
+            q += g2 * (v2[j] - mm * mm * beta);
+            k += g2 * (kxj[j] * u2 - mm * mm * kvj[j]);
+          }
         }
       } else {
         // Float tiles sum each row of a tile (at most tile.cols() terms) in float and those sums in double; a row
@@ -175,8 +178,10 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
             sumf += h;
             f2f += h * h;
             j2f += dh2;
-            qf += dh2 * v2f[j];
-            kf += dh2 * x2f[j];
+            if constexpr (GRADIENTS) {
+              qf += dh2 * v2f[j];
+              kf += dh2 * x2f[j];
+            }
           }
           in_double = !std::isfinite(f2f + j2f + qf + kf + sumf);
           const double os2 = os * os;
@@ -194,8 +199,10 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
             const double g2 = g * g;
             f2 += phi * phi;
             j2 += g2;
-            q += g2 * v2[j];
-            k += g2 * x2[j];
+            if constexpr (GRADIENTS) {
+              q += g2 * v2[j];
+              k += g2 * x2[j];
+            }
           }
         }
       }
@@ -391,12 +398,16 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
 }
 
 template <class T>
-AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile) {
+AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile,
+                                        bool gradients) {
   const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
   return with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
     return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
-      return st.qk_layernorm ? elementwise_rows<T, F, P, true>(st, a, r0, nr, buf)
-                             : elementwise_rows<T, F, P, false>(st, a, r0, nr, buf);
+      if (gradients)
+        return st.qk_layernorm ? elementwise_rows<T, F, P, true, true>(st, a, r0, nr, buf)
+                               : elementwise_rows<T, F, P, false, true>(st, a, r0, nr, buf);
+      return st.qk_layernorm ? elementwise_rows<T, F, P, true, false>(st, a, r0, nr, buf)
+                             : elementwise_rows<T, F, P, false, false>(st, a, r0, nr, buf);
     });
   });
 }
@@ -412,7 +423,7 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
   if (Q.cols() < 1) throw std::invalid_argument(text("the logits need an inner size d of at least 1 (got ", Q.cols(), ")"));
   const auto& st = prepare(X, Q, K, activation.transforms, std::clamp<Index>(X.rows(), 1, tile.cols));
   const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
-  if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile);
+  if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile, gradients);
   const auto* row = std::get_if<RowActivation>(&activation.fn);
   if (!gradients && row && row->fn == RowNormalised::softmax && !activation.transforms.prenorm) {
     const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);

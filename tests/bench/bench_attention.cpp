@@ -52,17 +52,21 @@ void BM_draw_ensemble(benchmark::State& state) {
 }
 
 template <class T>
-void fused_kernel(benchmark::State& state) {
+void fused_kernel(benchmark::State& state, bool gradients = true) {
   const EnsembleSpec spec{state.range(0), kD, kd};
   const auto activation = kCube.resolve(spec.N, spec.d);
   EnsembleSample<T> sample;
   draw_ensemble(spec, kSeed, 0, sample);
-  for (auto _ : state) benchmark::DoNotOptimize(attention_norms_streamed(sample.X, sample.Q, sample.K, activation));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(attention_norms_streamed(sample.X, sample.Q, sample.K, activation, {}, gradients));
   report(state, flops_per_trial(spec.N), 1);
 }
 void BM_fused_kernel(benchmark::State& state) { fused_kernel<double>(state); }
 // --precision float: float tiles, reductions in double (issue 19's target: 1.8x the double kernel at N >= 1024).
 void BM_fused_kernel_float(benchmark::State& state) { fused_kernel<float>(state); }
+// poly_frobenius's kernel: no Q- or K-gradient (a study computes only what it writes), in each precision.
+void BM_fused_kernel_norms_only(benchmark::State& state) { fused_kernel<double>(state, false); }
+void BM_fused_kernel_float_norms_only(benchmark::State& state) { fused_kernel<float>(state, false); }
 
 // Enough trials per run that dynamic scheduling keeps both threads busy at N ≤ 256.
 std::uint32_t trials_per_run(Index N) { return static_cast<std::uint32_t>(std::max<Index>(4, (Index{1} << 20) / (N * N))); }
@@ -141,6 +145,8 @@ BENCHMARK(BM_attention_norms_trial)->Apply(sizes);
 BENCHMARK(BM_draw_ensemble)->Arg(16)->Arg(256)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_fused_kernel)->Apply(sizes);
 BENCHMARK(BM_fused_kernel_float)->Apply(sizes);
+BENCHMARK(BM_fused_kernel_norms_only)->Apply(sizes);
+BENCHMARK(BM_fused_kernel_float_norms_only)->Apply(sizes);
 BENCHMARK(BM_mc_run)->Apply(sizes);
 BENCHMARK(BM_mc_run_norms_only)->Arg(64)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dgemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -11,6 +11,8 @@
 #include <omp.h>
 #include <sys/resource.h>
 
+#include <tuple>
+
 using namespace attnlab;
 
 namespace {
@@ -116,6 +118,29 @@ TEST(AttentionNorms, RowNormalisedWithoutGradientsEqualTheWholeRowPath) {
       }
     }
   }
+}
+
+TEST(AttentionNorms, ElementwiseWithoutGradientsKeepTheOtherSums) {
+  for (const char* name : {"poly", "relu", "gelu", "poly+qkln"})
+    for (const Index N : {1, 37, 300}) {
+      const auto s = sample(N, 16, 8, 3);
+      auto spec = ActivationSpec::parse(name);
+      spec.k = KScale::parse("sqrtN");
+      const auto act = spec.resolve(N, 8);
+      SCOPED_TRACE(text(name, " N=", N));
+      const auto with = attention_norms_streamed(s.X, s.Q, s.K, act), without = attention_norms_streamed(s.X, s.Q, s.K, act, {}, false);
+      const Matrix<float> Xf = s.X.cast<float>(), Qf = s.Q.cast<float>(), Kf = s.K.cast<float>();
+      const auto with_f = attention_norms_streamed(Xf, Qf, Kf, act), without_f = attention_norms_streamed(Xf, Qf, Kf, act, {}, false);
+      for (const auto& [a, b, tol] : {std::tuple{with, without, 1e-14}, std::tuple{with_f, without_f, 1e-6}}) {
+        EXPECT_TRUE(test::close(b.frob2, a.frob2, tol, 0));
+        EXPECT_TRUE(test::close(b.jac2, a.jac2, tol, 0));
+        EXPECT_TRUE(test::close(b.sum, a.sum, tol, 1e-12));
+        EXPECT_TRUE(test::close(b.row_sum2, a.row_sum2, tol, 0));
+        EXPECT_GT(a.qgrad2, 0.0);
+        EXPECT_EQ(b.qgrad2, 0.0);
+        EXPECT_EQ(b.kgrad2, 0.0);
+      }
+    }
 }
 
 // A NaN logit makes softmax's norms NaN on both paths, so that the trial is counted as non-finite, not averaged.
