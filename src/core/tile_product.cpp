@@ -1,23 +1,26 @@
 #include <attnlab/core/parallel.hpp>
 #include <attnlab/core/tile_product.hpp>
 
+#if defined(__AVX512BF16__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
-#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace attnlab {
 namespace {
 
 // The first `rows` × `cols` of a register block into out (added to it, with `accumulate`).
 template <class T, Index G, Index W>
-[[gnu::always_inline]] inline void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows, Index cols, bool accumulate) {
+[[gnu::always_inline]] inline void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows, Index cols,
+                                               bool accumulate) {
   for (Index r = 0; r < rows; ++r) {
     if (accumulate) {
       for (Index j = 0; j < cols; ++j) out[r * ld + j] += acc[r][j];
@@ -77,8 +80,8 @@ void pack_pairs(const float* __restrict in, Index k_stride, Index j_stride, Inde
 
 // block_product on bf16 pairs, accumulated in float as VDPBF16PS defines it: per pair, the odd member's product added
 // first, then the even's, each addition rounded once (a product of two bf16 is exact in float).
-void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Index pairs, float* __restrict out, Index ld,
-                        Index rows, Index cols, bool accumulate) {
+void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Index pairs, float* __restrict out,
+                        Index ld, Index rows, Index cols, bool accumulate) {
   constexpr Index G = TilePanels<float>::kGroup, W = TilePanels<float>::kPanel;
   alignas(64) float acc[G][W];
 #if defined(__AVX512BF16__)
@@ -113,7 +116,8 @@ void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Inde
 // packed_product with bf16 operands: B's panels packed once over the threads, then the row blocks.
 void packed_product_bf16(StridedView<float> A, StridedView<float> B, float* C, Index ldc, bool accumulate) {
   constexpr Index G = TilePanels<float>::kGroup, W = TilePanels<float>::kPanel;
-  const Index R = A.rows, K = A.cols, O = B.cols, pairs = (K + 1) / 2, panels = (O + W - 1) / W, panel_size = pairs * 2 * W;
+  const Index R = A.rows, K = A.cols, O = B.cols, pairs = (K + 1) / 2, panels = (O + W - 1) / W;
+  const Index panel_size = pairs * 2 * W;
   thread_local std::vector<Bf16> calling_thread_columns;
   std::vector<Bf16>& columns = calling_thread_columns;  // see packed_product
   columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * panel_size)));

@@ -1,7 +1,7 @@
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/parallel.hpp>
-#include <attnlab/core/tile_product.hpp>
 #include <attnlab/core/text.hpp>
+#include <attnlab/core/tile_product.hpp>
 #include <attnlab/core/vmath.hpp>
 #include <attnlab/train/layers.hpp>
 

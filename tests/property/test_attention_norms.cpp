@@ -128,9 +128,11 @@ TEST(AttentionNorms, ElementwiseWithoutGradientsKeepTheOtherSums) {
       spec.k = KScale::parse("sqrtN");
       const auto act = spec.resolve(N, 8);
       SCOPED_TRACE(text(name, " N=", N));
-      const auto with = attention_norms_streamed(s.X, s.Q, s.K, act), without = attention_norms_streamed(s.X, s.Q, s.K, act, {}, false);
+      const auto with = attention_norms_streamed(s.X, s.Q, s.K, act);
+      const auto without = attention_norms_streamed(s.X, s.Q, s.K, act, {}, false);
       const Matrix<float> Xf = s.X.cast<float>(), Qf = s.Q.cast<float>(), Kf = s.K.cast<float>();
-      const auto with_f = attention_norms_streamed(Xf, Qf, Kf, act), without_f = attention_norms_streamed(Xf, Qf, Kf, act, {}, false);
+      const auto with_f = attention_norms_streamed(Xf, Qf, Kf, act);
+      const auto without_f = attention_norms_streamed(Xf, Qf, Kf, act, {}, false);
       for (const auto& [a, b, tol] : {std::tuple{with, without, 1e-14}, std::tuple{with_f, without_f, 1e-6}}) {
         EXPECT_TRUE(test::close(b.frob2, a.frob2, tol, 0));
         EXPECT_TRUE(test::close(b.jac2, a.jac2, tol, 0));

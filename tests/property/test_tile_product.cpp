@@ -91,7 +91,9 @@ T fma_chain(const Matrix<T>& a, const Matrix<T>& b, Index i, Index j, ProductPre
     for (Index k = 0; k < K; ++k) chain = std::fma(a(i, k), b(k, j), chain);
     return chain;
   }
-  const auto term = [&](Index k, T acc) { return k < K ? std::fma(to_bf16(a(i, k)), to_bf16(b(k, j)), acc) : std::fma(T(0), T(0), acc); };
+  const auto term = [&](Index k, T acc) {  // past K: the zero padding's product, added as the instruction adds it
+    return k < K ? std::fma(to_bf16(a(i, k)), to_bf16(b(k, j)), acc) : std::fma(T(0), T(0), acc);
+  };
   for (Index k = 0; k < K; k += 2) chain = term(k, term(k + 1, chain));  // the odd member of each pair first
   return chain;
 }
@@ -114,8 +116,8 @@ void expect_products_are_fma_chains(ProductPrecision precision) {
               packed_product(A.view, B.view, C.data(), ldc, accumulate, precision);
               for (Index i = 0; i < R; ++i)
                 for (Index j = 0; j < ldc; ++j) {
-                  const auto where = text(to_string(precision), " threads=", threads, " R=", R, " K=", K, " O=", O, " layout=", layout,
-                                          " accumulate=", accumulate, " entry (", i, ", ", j, ")");
+                  const auto where = text(to_string(precision), " threads=", threads, " R=", R, " K=", K, " O=", O,
+                                          " layout=", layout, " accumulate=", accumulate, " entry (", i, ", ", j, ")");
                   if (j >= O) {
                     ASSERT_EQ(C(i, j), before(i, j)) << where;
                     continue;

@@ -1,12 +1,11 @@
 #pragma once
-// Products from packed operands: the tiles of the logits S = UVᵀ for the streamed estimators, and whole products
-// A·B for the trainer's linear layers. V's rows (the columns of S) are
-// packed once per trial in panels of kPanel columns, a block's U rows in groups of kGroup; each kGroup × kPanel
-// block of S is summed in registers over k as one fma chain from 0, without Eigen's repacking of both operands for
-// every tile (1.5× its rate on a 64 × 256 tile with d = 64 on AVX-512). With hardware FMA (-march=native, the
-// default) and d within Eigen's blocking depth that chain is the order of Eigen's GEMM kernel, so S is the same bits;
-// without FMA each std::fma is a library call, slow. Every entry is one chain over the whole inner index, so any
-// blocking and any thread count give the same bits.
+// Products from packed operands: the tiles of the logits S = UVᵀ for the streamed estimators, and whole products A·B
+// for the trainer's linear layers. V's rows (the columns of S) are packed once per trial in panels of kPanel columns,
+// a block's U rows in groups of kGroup; each kGroup × kPanel block of S is summed in registers over k as one fma chain
+// from 0, without Eigen's repacking of both operands for every tile (1.5× its rate on a 64 × 256 tile with d = 64 on
+// AVX-512). With hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is the order
+// of Eigen's GEMM kernel, so S is the same bits; without FMA each std::fma is a library call, slow. Every entry is one
+// chain over the whole inner index, so any blocking and any thread count give the same bits.
 #include <attnlab/core/types.hpp>
 
 #include <cassert>

@@ -17,7 +17,8 @@ using Map = Eigen::Map<Matrix<T>>;
 template <class T>
 using ConstMap = Eigen::Map<const Matrix<T>>;
 
-// y (R×O) = x (R×I) · W (I×O) + b (O); b may be null. Each product's operands as `precision` says (bf16: float only).
+// y (R×O) = x (R×I) · W (I×O) + b (O); b may be null. The products take their operands as `precision` says
+// (bf16: float only).
 template <class T>
 void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y,
                     ProductPrecision precision = ProductPrecision::native);
