@@ -113,33 +113,6 @@ void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Inde
   store_block(acc, out, ld, rows, cols, accumulate);
 }
 
-// packed_product with bf16 operands: B's panels packed once over the threads, then the row blocks.
-void packed_product_bf16(StridedView<float> A, StridedView<float> B, float* C, Index ldc, bool accumulate) {
-  constexpr Index G = TilePanels<float>::kGroup, W = TilePanels<float>::kPanel;
-  const Index R = A.rows, K = A.cols, O = B.cols, pairs = (K + 1) / 2, panels = (O + W - 1) / W;
-  const Index panel_size = pairs * 2 * W;
-  thread_local std::vector<Bf16> calling_thread_columns;
-  std::vector<Bf16>& columns = calling_thread_columns;  // see packed_product
-  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * panel_size)));
-  for_each_in_parallel(panels, [&](Index p) {
-    pack_pairs(B.data + p * W * B.col_stride, B.row_stride, B.col_stride, K, std::min(W, O - p * W), W,
-               columns.data() + p * panel_size);
-  });
-  for_each_in_parallel((R + kPackedProductRows - 1) / kPackedProductRows, [&](Index b) {
-    thread_local std::vector<Bf16> rows;
-    const Index r0 = b * kPackedProductRows, nr = std::min(kPackedProductRows, R - r0), groups = (nr + G - 1) / G;
-    rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * pairs * 2 * G)));
-    for (Index g = 0; g < groups; ++g)
-      pack_pairs(A.data + (r0 + g * G) * A.row_stride, A.col_stride, A.row_stride, K, std::min(G, nr - g * G), G,
-                 rows.data() + g * pairs * 2 * G);
-    for (Index p = 0; p < panels; ++p)
-      for (Index g = 0; g < groups; ++g)
-        block_product_bf16(rows.data() + g * pairs * 2 * G, columns.data() + p * panel_size, pairs,
-                           C + (r0 + g * G) * ldc + p * W, ldc, std::min(G, nr - g * G), std::min(W, O - p * W),
-                           accumulate);
-  });
-}
-
 // out[k][j] = in[k·k_stride + j·j_stride] for k < depth, j < width, and 0 for width ≤ j < padded. The writes run in
 // order and the reads over at most kPanel streams, which stay in L1 however the input is laid out.
 template <class T>
@@ -153,10 +126,42 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
   }
 }
 
+// C (row stride ldc) = A·B from operands packed as `Packed`, the driver of both formats: B's panels of kPanel columns
+// packed once over the threads, then each block of kPackedProductRows rows packed on its thread in groups of kGroup.
+// pack(in, k_stride, j_stride, K, width, padded, out) lays out `depth` values per row or column (copy_transposed's
+// contract); kernel(u, v, out, rows, cols) multiplies one packed group by one packed panel into out.
+template <class Packed, class T, class Pack, class Kernel>
+void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, T* C, Index ldc, const Pack& pack,
+                             const Kernel& kernel) {
+  constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
+  using Buffer = std::vector<Packed, Eigen::aligned_allocator<Packed>>;  // grows only: no allocation once warm
+  const Index R = A.rows, K = A.cols, O = B.cols, panels = (O + W - 1) / W;
+  thread_local Buffer calling_thread_columns;
+  Buffer& columns = calling_thread_columns;  // the bodies below name a thread_local as their own thread's instance
+  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * depth * W)));
+  for_each_in_parallel(panels, [&](Index p) {
+    pack(B.data + p * W * B.col_stride, B.row_stride, B.col_stride, K, std::min(W, O - p * W), W,
+         columns.data() + p * depth * W);
+  });
+  for_each_in_parallel((R + kPackedProductRows - 1) / kPackedProductRows, [&](Index b) {
+    thread_local Buffer rows;
+    const Index r0 = b * kPackedProductRows, nr = std::min(kPackedProductRows, R - r0), groups = (nr + G - 1) / G;
+    rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * depth * G)));
+    for (Index g = 0; g < groups; ++g)
+      pack(A.data + (r0 + g * G) * A.row_stride, A.col_stride, A.row_stride, K, std::min(G, nr - g * G), G,
+           rows.data() + g * depth * G);
+    for (Index g = 0; g < groups; ++g)
+      for (Index p = 0; p < panels; ++p)
+        kernel(rows.data() + g * depth * G, columns.data() + p * depth * W, C + (r0 + g * G) * ldc + p * W,
+               std::min(G, nr - g * G), std::min(W, O - p * W));
+  });
+}
+
 }  // namespace
 
 template <class T>
-void PackedColumns<T>::pack(StridedView<T> V, Index tile_cols) {
+void PackedColumns<T>::pack(const Matrix<T>& matrix, Index tile_cols) {
+  const StridedView<T> V = view_of(matrix);
   if (V.cols < 1) throw std::invalid_argument("the tile product needs an inner size of at least 1");
   constexpr Index W = TilePanels<T>::kPanel;
   const Index N = V.rows, tiles = (N + tile_cols - 1) / tile_cols, panels = (tile_cols + W - 1) / W;
@@ -177,7 +182,8 @@ void PackedColumns<T>::pack(StridedView<T> V, Index tile_cols) {
 }
 
 template <class T>
-void PackedRows<T>::pack(StridedView<T> U, Index r0, Index nr) {
+void PackedRows<T>::pack(const Matrix<T>& matrix, Index r0, Index nr) {
+  const StridedView<T> U = view_of(matrix);
   constexpr Index G = TilePanels<T>::kGroup;
   const Index groups = (nr + G - 1) / G, depth = U.cols;
   rows_ = nr;
@@ -188,15 +194,14 @@ void PackedRows<T>::pack(StridedView<T> U, Index r0, Index nr) {
 }
 
 template <class T>
-void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld,
-                  bool accumulate) {
+void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld) {
   constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
   const Index depth = columns.depth();
   const T* tile = columns.tile(c0);
   for (Index g = 0; g * G < rows.rows(); ++g)
     for (Index p = 0; p * W < nc; ++p)
       block_product(rows.data() + g * G * depth, tile + p * W * depth, depth, out + g * G * ld + p * W, ld,
-                    std::min(G, rows.rows() - g * G), std::min(W, nc - p * W), accumulate);
+                    std::min(G, rows.rows() - g * G), std::min(W, nc - p * W), false);
 }
 
 ProductPrecision parse_product_precision(const std::string& name) {
@@ -220,29 +225,27 @@ void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool ac
     return;
   }
   if (precision == ProductPrecision::bf16) {
-    if constexpr (std::is_same_v<T, float>) return packed_product_bf16(A, B, C, ldc, accumulate);
+    if constexpr (std::is_same_v<T, float>) {
+      const Index pairs = (A.cols + 1) / 2;
+      return product_over_row_blocks<Bf16>(A, B, 2 * pairs, C, ldc, pack_pairs,
+                                           [&](const Bf16* u, const Bf16* v, float* out, Index rows, Index cols) {
+                                             block_product_bf16(u, v, pairs, out, ldc, rows, cols, accumulate);
+                                           });
+    }
     throw std::invalid_argument("bf16 products take float operands, not double");
   }
-  constexpr Index kTileCols = 4 * TilePanels<T>::kPanel;
-  thread_local PackedColumns<T> calling_thread_columns;
-  PackedColumns<T>& columns = calling_thread_columns;  // the body names a thread_local as its own thread's instance
-  columns.pack(B.transposed(), kTileCols);
-  const Index blocks = (R + kPackedProductRows - 1) / kPackedProductRows;
-  for_each_in_parallel(blocks, [&](Index b) {
-    thread_local PackedRows<T> rows;
-    const Index r0 = b * kPackedProductRows;
-    rows.pack(A, r0, std::min(kPackedProductRows, R - r0));
-    for (Index c0 = 0; c0 < O; c0 += kTileCols)
-      tile_product(rows, columns, c0, std::min(kTileCols, O - c0), C + r0 * ldc + c0, ldc, accumulate);
-  });
+  product_over_row_blocks<T>(A, B, A.cols, C, ldc, copy_transposed<T>,
+                             [&](const T* u, const T* v, T* out, Index rows, Index cols) {
+                               block_product(u, v, A.cols, out, ldc, rows, cols, accumulate);
+                             });
 }
 
 template class PackedColumns<float>;
 template class PackedColumns<double>;
 template class PackedRows<float>;
 template class PackedRows<double>;
-template void tile_product(const PackedRows<float>&, const PackedColumns<float>&, Index, Index, float*, Index, bool);
-template void tile_product(const PackedRows<double>&, const PackedColumns<double>&, Index, Index, double*, Index, bool);
+template void tile_product(const PackedRows<float>&, const PackedColumns<float>&, Index, Index, float*, Index);
+template void tile_product(const PackedRows<double>&, const PackedColumns<double>&, Index, Index, double*, Index);
 template void packed_product(StridedView<float>, StridedView<float>, float*, Index, bool, ProductPrecision);
 template void packed_product(StridedView<double>, StridedView<double>, double*, Index, bool, ProductPrecision);
 

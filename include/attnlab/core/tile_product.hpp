@@ -41,8 +41,7 @@ StridedView<T> view_of(const Matrix<T>& m) {
 template <class T>
 class PackedColumns {
  public:
-  void pack(StridedView<T> V, Index tile_cols);
-  void pack(const Matrix<T>& V, Index tile_cols) { pack(view_of(V), tile_cols); }
+  void pack(const Matrix<T>& V, Index tile_cols);
   const T* tile(Index c0) const {  // c0: a tile's first column, a multiple of tile_cols()
     assert(c0 % tile_cols_ == 0);
     return data_.data() + (c0 / tile_cols_) * tile_stride_;
@@ -59,8 +58,7 @@ class PackedColumns {
 template <class T>
 class PackedRows {
  public:
-  void pack(StridedView<T> U, Index r0, Index nr);
-  void pack(const Matrix<T>& U, Index r0, Index nr) { pack(view_of(U), r0, nr); }
+  void pack(const Matrix<T>& U, Index r0, Index nr);
   const T* data() const { return data_.data(); }
   Index rows() const { return rows_; }
 
@@ -71,8 +69,7 @@ class PackedRows {
 
 // out (rows.rows() × nc, row stride ld) = the packed rows times the first nc columns of the tile that starts at c0.
 template <class T>
-void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld,
-                  bool accumulate = false);
+void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld);
 
 // How a product takes its operands: as they are (`native`), or rounded to bfloat16 (to nearest even) with the products
 // accumulated in float, pair by pair along k as AVX512-BF16's VDPBF16PS does (that instruction where the CPU has it,

@@ -2,8 +2,8 @@
 // The ViT's layers as forward/backward pairs on row-major matrices, llm.c style: each states its shapes;
 // parameters are raw pointers into the model's one parameter buffer, their gradients pointers into the
 // one gradient buffer. Backward passes accumulate (+=) into parameter gradients and overwrite the
-// gradients of their inputs. Products run over fixed blocks (core/parallel.hpp): the same numbers for any
-// thread count.
+// gradients of their inputs. The linear layers' products are core/tile_product.hpp's, one fma chain per entry, and
+// attention's run over fixed blocks: the same numbers for any thread count.
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/tile_product.hpp>
 #include <attnlab/core/types.hpp>
