@@ -1,4 +1,5 @@
 #include <attnlab/attention/row_map.hpp>
+#include <attnlab/core/lanes.hpp>
 #include <attnlab/core/parallel.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/core/tile_product.hpp>
@@ -110,6 +111,42 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
   return st;
 }
 
+// Calls body(c0, nc) once `tile` holds the rows [r0, r0 + nr) of S in its columns [c0, c0 + nc), tile by tile.
+template <class T, class Body>
+void for_each_tile(const Streamed<T>& st, Index r0, Index nr, Matrix<T>& tile, const Body& body) {
+  const auto& u = packed_rows(st, r0, nr);
+  for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols()) {
+    const Index nc = std::min(st.columns.tile_cols(), st.N - c0);
+    tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
+    body(c0, nc);
+  }
+}
+
+// Over one row m of a tile, ϕ = os·h(ls·m_j): Σϕ, Σϕ², Σϕ'², and with GRADIENTS Σϕ'²v2_j and Σϕ'²x2_j, in double.
+struct RowSums {
+  double sum = 0, f2 = 0, j2 = 0, q = 0, k = 0;
+};
+template <Elementwise F, int P, bool GRADIENTS, class T>
+RowSums double_row_sums(const T* m, Index n, double ls, double os, int p, const double* v2, const double* x2) {
+  double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
+#pragma omp simd reduction(+ : f2, j2, q, k, sum)
+  for (Index j = 0; j < n; ++j) {
+    double h, dh;
+    evaluate<F, P>(ls * static_cast<double>(m[j]), p, h, dh);
+    const double phi = os * h;
+    sum += phi;
+    const double g = os * dh;  // ∂ϕ/∂S
+    const double g2 = g * g;
+    f2 += phi * phi;
+    j2 += g2;
+    if constexpr (GRADIENTS) {
+      q += g2 * v2[j];
+      k += g2 * x2[j];
+    }
+  }
+  return {sum, f2, j2, q, k};
+}
+
 // One block of rows of the elementwise estimator: S tiles live only in `tile`. With qk-layernorm the
 // LayerNorm Jacobians P_i = (I − 11ᵀ/d − y_i y_iᵀ/d)/σ_i enter through ‖P_i v_j‖² and ‖P_j u_i‖², which
 // for mean-zero u, v and m = u_i·v_j are (‖v_j‖² − m²(2/d − ‖u_i‖²/d²))/σ_i² and its mirror image.
@@ -128,24 +165,17 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
     kv = kx.cwiseProduct((2 * inv_d - st.v2.array() * inv_d * inv_d).matrix());
   }
   thread_local std::vector<double> rq, rk, rs;  // capacity kept: no allocation once warm
-  thread_local Eigen::VectorXf v2_float, x2_float;
-  if constexpr (std::is_same_v<T, float> && kPiecewisePolynomial<F> && !QKLN) {
-    v2_float = st.v2.template cast<float>();
-    x2_float = st.x2.template cast<float>();
-  }
   rq.assign(static_cast<std::size_t>(nr), 0.0);
   rk.assign(static_cast<std::size_t>(nr), 0.0);
   rs.assign(static_cast<std::size_t>(nr), 0.0);
-  const auto& u = packed_rows(st, r0, nr);
-  for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols()) {
-    const Index nc = std::min(st.columns.tile_cols(), st.N - c0);
-    tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
+  for_each_tile(st, r0, nr, tile, [&](Index c0, Index nc) {
     const double* v2 = st.v2.data() + c0;
     const double* x2 = st.x2.data() + c0;
     for (Index i = 0; i < nr; ++i) {
       const T* m = tile.data() + i * tile.cols();
-      double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
+      RowSums r;
       if constexpr (QKLN) {
+        double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
         const double u2 = st.u2[r0 + i], beta = 2 * inv_d - u2 * inv_d * inv_d;
         const double *kxj = kx.data() + c0, *kvj = kv.data() + c0;
 #pragma omp simd reduction(+ : f2, j2, q, k, sum)
@@ -162,63 +192,98 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
             k += g2 * (kxj[j] * u2 - mm * mm * kvj[j]);
           }
         }
+        r = {sum, f2, j2, q, k};
       } else {
-        // Float tiles sum each row of a tile (at most tile.cols() terms) in float and those sums in double; a row
-        // whose float sums overflow is summed again in double.
-        bool in_double = true;
-        if constexpr (std::is_same_v<T, float> && kPiecewisePolynomial<F>) {
-          float f2f = 0, j2f = 0, qf = 0, kf = 0, sumf = 0;  // of h and h', the out_scale applied once per row
-          const float lsf = float(ls);
-          const float *v2f = v2_float.data() + c0, *x2f = x2_float.data() + c0;
-#pragma omp simd reduction(+ : f2f, j2f, qf, kf, sumf)
-          for (Index j = 0; j < nc; ++j) {
-            float h, dh;
-            evaluate<F, P>(lsf * m[j], a.p, h, dh);
-            const float dh2 = dh * dh;
-            sumf += h;
-            f2f += h * h;
-            j2f += dh2;
-            if constexpr (GRADIENTS) {
-              qf += dh2 * v2f[j];
-              kf += dh2 * x2f[j];
-            }
-          }
-          in_double = !std::isfinite(f2f + j2f + qf + kf + sumf);
-          const double os2 = os * os;
-          f2 = os2 * f2f, j2 = os2 * j2f, q = os2 * qf, k = os2 * kf, sum = os * sumf;
-        }
-        if (in_double) {
-          f2 = j2 = q = k = sum = 0;
-#pragma omp simd reduction(+ : f2, j2, q, k, sum)
-          for (Index j = 0; j < nc; ++j) {
-            double h, dh;
-            evaluate<F, P>(ls * static_cast<double>(m[j]), a.p, h, dh);
-            const double phi = os * h;
-            sum += phi;
-            const double g = os * dh;  // ∂ϕ/∂S
-            const double g2 = g * g;
-            f2 += phi * phi;
-            j2 += g2;
-            if constexpr (GRADIENTS) {
-              q += g2 * v2[j];
-              k += g2 * x2[j];
-            }
-          }
-        }
+        r = double_row_sums<F, P, GRADIENTS>(m, nc, ls, os, a.p, v2, x2);
       }
-      acc.frob2 += f2;
-      acc.jac2 += j2;
-      rq[static_cast<std::size_t>(i)] += q;
-      rk[static_cast<std::size_t>(i)] += k;
-      rs[static_cast<std::size_t>(i)] += sum;
+      acc.frob2 += r.f2;
+      acc.jac2 += r.j2;
+      rq[static_cast<std::size_t>(i)] += r.q;
+      rk[static_cast<std::size_t>(i)] += r.k;
+      rs[static_cast<std::size_t>(i)] += r.sum;
     }
-  }
+  });
   for (Index i = 0; i < nr; ++i) {
     acc.sum += rs[static_cast<std::size_t>(i)];
     acc.row_sum2 += rs[static_cast<std::size_t>(i)] * rs[static_cast<std::size_t>(i)];
     const double qrow = QKLN ? st.u_isigma[r0 + i] * st.u_isigma[r0 + i] : 1.0;
     acc.qgrad2 += dlogit2 * st.x2[r0 + i] * qrow * rq[static_cast<std::size_t>(i)];
     acc.kgrad2 += dlogit2 * (QKLN ? 1.0 : st.u2[r0 + i]) * rk[static_cast<std::size_t>(i)];
+  }
+  return acc;
+}
+
+// The block of elementwise_rows for a piecewise polynomial on float tiles, without qk-layernorm: h and h' in float,
+// each row of a tile summed per lane in float (at most tile.cols()/16 terms a lane). A row's Σϕ goes across its lanes
+// (for ΣϕΣϕ); the other sums stay in their lanes, widened to double and weighted by their row's factor, over the rows
+// and tiles. A row whose float sums overflow is summed again in double.
+template <Elementwise F, int P, bool GRADIENTS>
+AttentionNormsSquared float_elementwise_rows(const Streamed<float>& st, const ElementwiseActivation& a, Index r0,
+                                             Index nr, Matrix<float>& tile) {
+  using lanes::Floats, lanes::Doubles;
+  const double ls = a.logit_scale, os = a.out_scale, dlogit2 = ls * ls;
+  const float lsf = static_cast<float>(ls);
+  thread_local Eigen::VectorXf v2f, x2f;
+  thread_local std::vector<double> rs;  // Σϕ of each row, over the tiles; capacity kept
+  v2f = st.v2.cast<float>();
+  x2f = st.x2.cast<float>();
+  rs.assign(static_cast<std::size_t>(nr), 0.0);
+  AttentionNormsSquared acc;     // the rows summed in double
+  Doubles f2{}, j2{}, q{}, k{};  // the other rows' lanes, of h and h' (os and dlogit2 applied at the end)
+  for_each_tile(st, r0, nr, tile, [&](Index c0, Index nc) {
+    for (Index i = 0; i < nr; ++i) {
+      const float* m = tile.data() + i * tile.cols();
+      Floats row_h{}, row_h2{}, row_dh2{}, row_q{}, row_k{};
+      // keep: true, or a mask of the lanes in the row
+      const auto add = [&](Floats s, Floats v2j, Floats x2j, auto keep) {
+        Floats h, dh;
+        evaluate<F, P>(lsf * s, a.p, h, dh);
+        h = keep ? h : Floats{};
+        dh = keep ? dh : Floats{};
+        const Floats dh2 = dh * dh;
+        row_h += h;
+        row_h2 += h * h;
+        row_dh2 += dh2;
+        if constexpr (GRADIENTS) {
+          row_q += dh2 * v2j;
+          row_k += dh2 * x2j;
+        }
+      };
+      const float *v2 = v2f.data() + c0, *x2 = x2f.data() + c0;
+      Index j = 0;
+      for (; j + lanes::kWidth <= nc; j += lanes::kWidth)
+        add(lanes::load(m + j), GRADIENTS ? lanes::load(v2 + j) : Floats{}, GRADIENTS ? lanes::load(x2 + j) : Floats{},
+            true);
+      if (const Index rest = nc - j; rest > 0)
+        add(lanes::load_first(m + j, rest), lanes::load_first(v2 + j, rest), lanes::load_first(x2 + j, rest),
+            lanes::first_lanes(rest));
+      // 0·(the other sums) adds nothing, or NaN where one of them is not finite
+      const float row_sum = lanes::sum(row_h + 0 * (row_h2 + row_dh2 + row_q + row_k));
+      if (std::isfinite(row_sum)) {
+        rs[static_cast<std::size_t>(i)] += os * row_sum;
+        f2 += lanes::widened_halves(row_h2);
+        j2 += lanes::widened_halves(row_dh2);
+        if constexpr (GRADIENTS) {
+          q += st.x2[r0 + i] * lanes::widened_halves(row_q);
+          k += st.u2[r0 + i] * lanes::widened_halves(row_k);
+        }
+      } else {
+        const auto r = double_row_sums<F, P, GRADIENTS>(m, nc, ls, os, a.p, st.v2.data() + c0, st.x2.data() + c0);
+        rs[static_cast<std::size_t>(i)] += r.sum;
+        acc.frob2 += r.f2;
+        acc.jac2 += r.j2;
+        acc.qgrad2 += dlogit2 * st.x2[r0 + i] * r.q;
+        acc.kgrad2 += dlogit2 * st.u2[r0 + i] * r.k;
+      }
+    }
+  });
+  acc.frob2 += os * os * lanes::sum(f2);
+  acc.jac2 += os * os * lanes::sum(j2);
+  acc.qgrad2 += dlogit2 * os * os * lanes::sum(q);
+  acc.kgrad2 += dlogit2 * os * os * lanes::sum(k);
+  for (const double row_sum : rs) {
+    acc.sum += row_sum;
+    acc.row_sum2 += row_sum * row_sum;
   }
   return acc;
 }
@@ -344,10 +409,7 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
   rows.assign(static_cast<std::size_t>(nr), RowSums{});
   shifted.resize(static_cast<std::size_t>(tile.cols()));
   double* e = shifted.data();  // x − max, then its exp, for one row of a tile
-  const auto& u = packed_rows(st, r0, nr);
-  for (Index c0 = 0; c0 < st.N; c0 += st.columns.tile_cols()) {
-    const Index nc = std::min(st.columns.tile_cols(), st.N - c0);
-    tile_product(u, st.columns, c0, nc, tile.data(), tile.cols());
+  for_each_tile(st, r0, nr, tile, [&](Index, Index nc) {
     for (Index i = 0; i < nr; ++i) {
       auto& row = rows[static_cast<std::size_t>(i)];
       const T* m = tile.data() + i * tile.cols();
@@ -386,7 +448,7 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
       row.A2 += e2 + ties;
       row.A3 += e3 + ties;
     }
-  }
+  });
   AttentionNormsSquared acc;
   for (const auto& [max, R, A2, A3] : rows) {
     const double Z = 1 + R, Z2 = Z * Z;
@@ -403,6 +465,10 @@ AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const Elementwise
   const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
   return with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
     return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
+      if constexpr (std::is_same_v<T, float> && kPiecewisePolynomial<F>)
+        if (!st.qk_layernorm)
+          return gradients ? float_elementwise_rows<F, P, true>(st, a, r0, nr, buf)
+                           : float_elementwise_rows<F, P, false>(st, a, r0, nr, buf);
       if (gradients)
         return st.qk_layernorm ? elementwise_rows<T, F, P, true, true>(st, a, r0, nr, buf)
                                : elementwise_rows<T, F, P, false, true>(st, a, r0, nr, buf);

@@ -31,24 +31,25 @@ inline constexpr bool kPiecewisePolynomial = F == Elementwise::power || F == Ele
                                              F == Elementwise::relu2 || F == Elementwise::identity || F == Elementwise::relu6;
 
 // h(s) and h'(s). F (and P for x^P) fixed at compile time lets the tile loops specialise; P = 0 uses p.
-// R = float only for the piecewise polynomials; the others are evaluated in double.
+// R other than double (float, or a vector of float lanes) only for the piecewise polynomials, which are written so
+// that R{} + c is the constant c and a comparison selects lane by lane; the others are evaluated in double.
 template <Elementwise F, int P = 0, class R = double>
 ATTNLAB_HD inline void evaluate(R s, int p, R& h, R& dh) {
   using E = Elementwise;
   using namespace elementwise_math;
-  static_assert(std::is_same_v<R, double> || (std::is_same_v<R, float> && kPiecewisePolynomial<F>));
+  static_assert(std::is_same_v<R, double> || kPiecewisePolynomial<F>);
   if constexpr (F == E::power) {
     const int n = P > 0 ? P : p;
-    R r = 1;  // s^(n-1)
+    R r = R{} + 1;  // s^(n-1)
     for (int q = 1; q < n; ++q) r *= s;
     h = r * s;
-    dh = R(n) * r;
+    dh = r * static_cast<float>(n);
   } else if constexpr (F == E::relu) {
-    h = s > 0 ? s : R(0);
-    dh = s > 0 ? R(1) : R(0);
+    h = s > 0 ? s : R{};
+    dh = s > 0 ? R{} + 1 : R{};
   } else if constexpr (F == E::relu2) {
-    h = s > 0 ? s * s : R(0);
-    dh = s > 0 ? 2 * s : R(0);
+    h = s > 0 ? s * s : R{};
+    dh = s > 0 ? 2 * s : R{};
   } else if constexpr (F == E::gelu) {  // exact: s Φ(s)
     const double cdf = 0.5 * erfc(-s * 0.70710678118654752), pdf = 0.39894228040143268 * exp(-0.5 * s * s);
     h = s * cdf;
@@ -58,11 +59,11 @@ ATTNLAB_HD inline void evaluate(R s, int p, R& h, R& dh) {
     dh = s >= 0 ? 1 / (1 + exp(-s)) : exp(s) / (1 + exp(s));
   } else if constexpr (F == E::identity) {
     h = s;
-    dh = 1;
+    dh = R{} + 1;
   } else if constexpr (F == E::relu6) {
-    const R t = s < 0 ? R(0) : s;
-    h = 6 < t ? R(6) : t;
-    dh = s > 0 && s < 6 ? R(1) : R(0);
+    const R t = s < 0 ? R{} : s;
+    h = 6 < t ? R{} + 6 : t;
+    dh = s > 0 && s < 6 ? R{} + 1 : R{};
   } else if constexpr (F == E::sigmoid) {
     const double e = exp(-fabs(s)), sig = s >= 0 ? 1 / (1 + e) : e / (1 + e);
     h = sig;
