@@ -71,7 +71,7 @@ struct GaussianEntries {
   T* out;
   ATTNLAB_HD void operator()(I idx) const {
     const auto trial = first_trial + static_cast<std::uint32_t>(idx / per_trial);
-    out[idx] = static_cast<T>(sigma * GaussianStream(key, trial, tag).normal(static_cast<std::uint64_t>(idx % per_trial)));
+    out[idx] = GaussianStream(key, trial, tag).sample<T>(static_cast<std::uint64_t>(idx % per_trial), sigma);
   }
 };
 

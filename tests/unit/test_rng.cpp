@@ -5,25 +5,55 @@
 
 #include "support.hpp"
 
-#include <cmath>
-#include <vector>
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
 
 using namespace attnlab;
 
-TEST(GaussianStream, SameKeySameNumbersAnyOrder) {
+// The vectorised fill against the one-number path, in double and in float, σ ≠ 1.
+template <class T>
+void expect_fill_equals_samples() {
   const GaussianStream s(test::seed(), 42, 7, StreamTag::X);
-  std::vector<double> forward(1001);
-  s.fill(std::span<double>(forward), 1.0);
-  for (std::uint64_t e = 1000; e-- > 0;) ASSERT_EQ(forward[e], s.normal(e)) << "element " << e;
-  std::vector<double> tail(500);
-  s.fill(std::span<double>(tail), 1.0, 501);  // starts at an odd element
+  const double sigma = 1.3;
+  std::vector<T> forward(1001);
+  s.fill(std::span<T>(forward), sigma);
+  for (std::uint64_t e = 1000; e-- > 0;) ASSERT_EQ(forward[e], s.sample<T>(e, sigma)) << "element " << e;
+  std::vector<T> tail(500);
+  s.fill(std::span<T>(tail), sigma, 501);  // starts at an odd element
   for (std::size_t i = 0; i < tail.size(); ++i) ASSERT_EQ(tail[i], forward[501 + i]);
   // past 2^33 elements the block counter's high word is non-zero: the vectorised fill carries it in its own lane
   const std::uint64_t far = (std::uint64_t{1} << 33) + 1;
-  std::vector<double> high(300);
-  s.fill(std::span<double>(high), 1.0, far);
-  for (std::size_t i = 0; i < high.size(); ++i) ASSERT_EQ(high[i], s.normal(far + i)) << "element " << far + i;
+  std::vector<T> high(300);
+  s.fill(std::span<T>(high), sigma, far);
+  for (std::size_t i = 0; i < high.size(); ++i) ASSERT_EQ(high[i], s.sample<T>(far + i, sigma)) << "element " << far + i;
+}
+
+TEST(GaussianStream, SameKeySameNumbersAnyOrder) {
+  expect_fill_equals_samples<double>();
+  expect_fill_equals_samples<float>();
+}
+
+// Float's normals are double's words through Box–Muller in float arithmetic: a few roundings of float each in the
+// logarithm (2), the square root (1), sine or cosine (2), their product and σ (1 each), so within 7 ulps of double's
+// normal rounded to float; over 2^20 normals, tails included.
+TEST(GaussianStream, FloatNormalsAreWithinSevenUlpsOfDoubles) {
+  const GaussianStream s(test::seed(), 5, 1, StreamTag::K);
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<float> f(n);
+  std::vector<double> d(n);
+  s.fill(std::span<float>(f), 0.7);
+  s.fill(std::span<double>(d), 0.7);
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float rounded = static_cast<float>(d[i]);
+    const double ulp = std::nextafter(std::abs(rounded), INFINITY) - std::abs(rounded);
+    worst = std::max(worst, std::abs(double(f[i]) - d[i]) / ulp);
+  }
+  std::printf("worst distance of float's normals from double's: %.2f ulps\n", worst);
+  EXPECT_LT(worst, 7.0);
+  EXPECT_GT(worst, 0.0) << "float's normals should come from float arithmetic";
 }
 
 TEST(GaussianStream, DifferentKeysGiveDifferentStreams) {
@@ -48,7 +78,7 @@ TEST(GaussianStream, MomentsAreStandardNormal) {
   EXPECT_LT(std::abs(m4 - 3), 5 * std::sqrt(96.0 / n));
 }
 
-TEST(Ensemble, FloatSamplesAreRoundedDoubleSamples) {
+TEST(Ensemble, FloatSamplesAreTheSameNormalsInFloat) {
   const EnsembleSpec spec{9, 5, 3, 0.7, 1.3};
   EnsembleSample<double> d;
   EnsembleSample<float> f;
@@ -56,8 +86,8 @@ TEST(Ensemble, FloatSamplesAreRoundedDoubleSamples) {
   draw_ensemble(spec, test::seed(), 4, f);
   EXPECT_EQ(d.X.rows(), 9);
   EXPECT_EQ(d.Q.cols(), 3);
-  EXPECT_TRUE(f.X.isApprox(d.X.cast<float>(), 0.0f));
-  EXPECT_TRUE(f.K.isApprox(d.K.cast<float>(), 0.0f));
+  EXPECT_TRUE(f.X.cast<double>().isApprox(d.X, 1e-6));
+  EXPECT_TRUE(f.K.cast<double>().isApprox(d.K, 1e-6));
   EXPECT_NE(d.Q(0, 0), d.K(0, 0));
 }
 
@@ -110,4 +140,23 @@ TEST(Philox, LogAndSincosAreAccurate) {
   }
   EXPECT_LT(worst_log, 4e-16);
   EXPECT_LT(worst_trig, 2e-15);  // std::sin(2πv) itself carries the rounding of 2πv
+}
+
+// In float arithmetic: the logarithm to 3 float roundings relative to |log u| itself, near u = 1 too (where rounding u
+// to float first would lose all of it), and sine and cosine to 3 roundings of 1.
+TEST(Philox, FloatLogAndSincosAreAccurate) {
+  const double eps = std::ldexp(1.0, -24);
+  double worst_log = 0, worst_trig = 0;
+  for (int i = 1; i <= 200000; ++i) {
+    for (const double u : {std::ldexp(double(i) / 200000, -(i % 60)), 1 - std::ldexp(double(i), -50)}) {
+      const double exact = std::log(u);
+      worst_log = std::max(worst_log, std::abs(philox::log_float(u) - exact) / std::abs(exact));
+    }
+    const double v = double(i - 1) / 200000;
+    float s, c;
+    philox::sincos_turns(v, s, c);
+    worst_trig = std::max({worst_trig, std::abs(s - std::sin(2 * M_PI * v)), std::abs(c - std::cos(2 * M_PI * v))});
+  }
+  EXPECT_LT(worst_log, 3 * eps);
+  EXPECT_LT(worst_trig, 3 * eps);
 }

@@ -41,4 +41,12 @@ ATTNLAB_HD inline double sqrt(double x) {
 #endif
 }
 
+ATTNLAB_HD inline float sqrt(float x) {
+#if defined(__CUDA_ARCH__)
+  return ::sqrtf(x);
+#else
+  return __builtin_sqrtf(x);
+#endif
+}
+
 }  // namespace attnlab::hd

@@ -68,14 +68,20 @@ ATTNLAB_HD inline double open_unit(std::uint32_t lo, std::uint32_t hi) {
   return static_cast<double>((std::uint64_t{hi} << 32 | lo) >> 11) * 0x1.0p-53 + 0x1.0p-54;
 }
 
-// Natural log of u > 0 (finite, normal): u = 2^e m, m ∈ [√½, √2), log m = 2 atanh((m−1)/(m+1)).
-ATTNLAB_HD inline double log(double u) {
+// u > 0 (finite, normal) as 2^e m with m ∈ [√½, √2); returns m. Exact.
+ATTNLAB_HD inline double split_unit(double u, int& e) {
   const std::uint64_t bits = hd::bits_of(u);
-  int e = static_cast<int>(bits >> 52) - 1023;
-  double m = hd::double_of((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+  e = static_cast<int>(bits >> 52) - 1023;
+  const double m = hd::double_of((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
   const bool high = m > 1.4142135623730951;
-  m = high ? 0.5 * m : m;
   e = high ? e + 1 : e;
+  return high ? 0.5 * m : m;
+}
+
+// Natural log of u > 0 (finite, normal): log m = 2 atanh((m−1)/(m+1)).
+ATTNLAB_HD inline double log(double u) {
+  int e;
+  const double m = split_unit(u, e);
   const double f = (m - 1) / (m + 1), s = f * f;
   // Σ s^k/(2k+1) to k = 10: |f| ≤ 0.1716 leaves a truncation error below 1e-17.
   double series = 1.0 / 21;
@@ -84,13 +90,36 @@ ATTNLAB_HD inline double log(double u) {
   return e * ln2_hi + (e * ln2_lo + 2 * f * series);
 }
 
-// sin and cos of 2πu for u ∈ [0, 1): quarter-turn reduction, then Taylor series on [−π/4, π/4]
-// (truncation error below 1e-17).
-ATTNLAB_HD inline void sincos_turns(double u, double& s, double& c) {
+// The same in float arithmetic. m − 1 is exact in double, so rounding it to float keeps log m's relative accuracy
+// where u is near 1 (rounding u itself to float would not). Series to k = 4: truncation below 2e-9 relative.
+ATTNLAB_HD inline float log_float(double u) {
+  int e;
+  const float g = static_cast<float>(split_unit(u, e) - 1);
+  const float f = g / (2 + g), s = f * f;
+  float series = 1.0f / 9;
+  for (int k = 3; k >= 0; --k) series = series * s + 1.0f / static_cast<float>(2 * k + 1);
+  return static_cast<float>(e) * 0.693147182f + 2 * f * series;
+}
+
+// 2πu = quadrant·π/2 + r with r ∈ [−π/4, π/4], for u ∈ [0, 1).
+ATTNLAB_HD inline double quarter_turns(double u, int& quadrant) {
   const double t = 4 * u;
-  const int quadrant = static_cast<int>(t + 0.5);
-  const double r = (t - quadrant) * 1.5707963267948966;
-  const double r2 = r * r;
+  quadrant = static_cast<int>(t + 0.5);
+  return (t - quadrant) * 1.5707963267948966;
+}
+
+// sin and cos of quadrant·π/2 + r from sin r and cos r.
+template <class R>
+ATTNLAB_HD inline void by_quadrant(int quadrant, R sr, R cr, R& s, R& c) {
+  const int q = quadrant & 3;
+  s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
+  c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
+}
+
+// sin and cos of 2πu for u ∈ [0, 1): Taylor series of r (truncation error below 1e-17).
+ATTNLAB_HD inline void sincos_turns(double u, double& s, double& c) {
+  int quadrant;
+  const double r = quarter_turns(u, quadrant), r2 = r * r;
   // (−1)^k/(2k+1)! and (−1)^k/(2k)!, k = 8 … 0
   constexpr double sin_c[] = {2.8114572543455206e-15, -7.6471637318198164e-13, 1.6059043836821613e-10,
                               -2.5052108385441720e-08, 2.7557319223985888e-06, -1.9841269841269841e-04,
@@ -103,22 +132,40 @@ ATTNLAB_HD inline void sincos_turns(double u, double& s, double& c) {
     sr = sr * r2 + sin_c[k];
     cr = cr * r2 + cos_c[k];
   }
-  sr *= r;
-  const int q = quadrant & 3;
-  s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
-  c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
+  by_quadrant(quadrant, sr * r, cr, s, c);
 }
 
-// Box–Muller's radius √(−2 log u) of the first uniform of a block, from its words v0 and v1.
-ATTNLAB_HD inline double radius(std::uint32_t v0, std::uint32_t v1) { return hd::sqrt(-2 * log(open_unit(v0, v1))); }
+// The same in float arithmetic after the reduction in double: k = 4 for sin, 5 for cos (truncation below 1e-9).
+ATTNLAB_HD inline void sincos_turns(double u, float& s, float& c) {
+  int quadrant;
+  const float r = static_cast<float>(quarter_turns(u, quadrant)), r2 = r * r;
+  constexpr float sin_c[] = {2.75573192e-06f, -1.98412698e-04f, 8.33333333e-03f, -1.66666667e-01f, 1.0f};
+  constexpr float cos_c[] = {-2.75573192e-07f, 2.48015873e-05f, -1.38888889e-03f, 4.16666667e-02f, -0.5f, 1.0f};
+  float sr = sin_c[0], cr = cos_c[0];
+  for (int k = 1; k < 5; ++k) {
+    sr = sr * r2 + sin_c[k];
+    cr = cr * r2 + cos_c[k];
+  }
+  by_quadrant(quadrant, sr * r, cr * r2 + cos_c[5], s, c);
+}
 
-// The two standard normals of block b of stream (key, trial, tag).
-ATTNLAB_HD inline void normal_pair(std::uint64_t b, std::uint32_t trial, std::uint32_t tag, std::uint32_t k0, std::uint32_t k1,
-                        double& z0, double& z1) {
+// Box–Muller's radius √(−2 log u) of the first uniform of a block, from its words v0 and v1, in double or float.
+template <class T = double>
+ATTNLAB_HD inline T radius(std::uint32_t v0, std::uint32_t v1) {
+  if constexpr (sizeof(T) == sizeof(float))
+    return hd::sqrt(-2 * log_float(open_unit(v0, v1)));
+  else
+    return hd::sqrt(-2 * log(open_unit(v0, v1)));
+}
+
+// The two standard normals of block b of stream (key, trial, tag), in double or float arithmetic.
+template <class T = double>
+ATTNLAB_HD inline void normal_pair(std::uint64_t b, std::uint32_t trial, std::uint32_t tag, std::uint32_t k0,
+                                   std::uint32_t k1, T& z0, T& z1) {
   const Block r = generate(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), trial, tag, k0, k1);
-  double s, c;
+  T s, c;
   sincos_turns(open_unit(r.v[2], r.v[3]), s, c);
-  const double rho = radius(r.v[0], r.v[1]);
+  const T rho = radius<T>(r.v[0], r.v[1]);
   z0 = rho * c;
   z1 = rho * s;
 }
@@ -141,14 +188,22 @@ class GaussianStream {
   ATTNLAB_HD GaussianStream(StreamKey key, std::uint32_t trial, StreamTag tag)
       : k0_(key.k0), k1_(key.k1), trial_(trial), tag_(static_cast<std::uint32_t>(tag)) {}
 
-  // out[i] = sigma · z_{first+i}; vectorised over blocks, identical to normal(first + i).
+  // out[i] = sigma · z_{first+i}; vectorised over blocks, identical to sample<T>(first + i, sigma).
   template <class T>
   void fill(std::span<T> out, double sigma, std::uint64_t first = 0) const;
 
-  ATTNLAB_HD double normal(std::uint64_t e) const {
-    double z0, z1;
+  // Standard normal e, in double or float arithmetic.
+  template <class T = double>
+  ATTNLAB_HD T normal(std::uint64_t e) const {
+    T z0, z1;
     philox::normal_pair(e / 2, trial_, tag_, k0_, k1_, z0, z1);
     return e % 2 == 0 ? z0 : z1;
+  }
+  // sigma · z_e in T: float's samples come from the same words through Box–Muller in float arithmetic, within a few
+  // float ulps of double's (rounding double's would cost as much as double's).
+  template <class T>
+  ATTNLAB_HD T sample(std::uint64_t e, double sigma) const {
+    return static_cast<T>(sigma) * normal<T>(e);
   }
 
  private:
