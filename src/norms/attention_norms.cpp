@@ -1,5 +1,4 @@
 #include <attnlab/attention/row_map.hpp>
-#include <attnlab/core/lanes.hpp>
 #include <attnlab/core/parallel.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/core/tile_product.hpp>
@@ -14,6 +13,8 @@
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
+
+#include "lanes.hpp"
 
 namespace attnlab {
 namespace {
@@ -401,12 +402,12 @@ constexpr double kNegligible = 230;
 // than kNegligible below their row's maximum count as 0 (e < 1e-99).
 template <class T>
 AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, Index nr, Matrix<T>& tile) {
-  struct RowSums {
+  struct RunningRow {
     double max = -std::numeric_limits<double>::infinity(), R = 0, A2 = 0, A3 = 0;
   };
-  thread_local std::vector<RowSums> rows;  // capacity kept: no allocation once warm
+  thread_local std::vector<RunningRow> rows;  // capacity kept: no allocation once warm
   thread_local std::vector<double> shifted;
-  rows.assign(static_cast<std::size_t>(nr), RowSums{});
+  rows.assign(static_cast<std::size_t>(nr), RunningRow{});
   shifted.resize(static_cast<std::size_t>(tile.cols()));
   double* e = shifted.data();  // x − max, then its exp, for one row of a tile
   for_each_tile(st, r0, nr, tile, [&](Index, Index nc) {

@@ -189,27 +189,29 @@ TEST(AttentionNorms, FloatPathAgreesWithDouble) {
 // The float path on float samples against the double path on the same samples widened to double: what differs is
 // float's logits and float's sums of each tile row (at most 256 terms, then accumulated in double), so every sum
 // agrees to a few float roundings (2e-5 relative; ~1e-6 measured). N = 700 spans three column tiles, the last of
-// 188 columns (11 vectors of 16 lanes and 12 single entries); every piecewise polynomial (x^7: the power known only at
-// run time), with and without the gradients' sums.
+// 188 columns (11 vectors of 16 lanes and a masked one of 12), and N = 13 is one masked vector; every piecewise
+// polynomial (x^7: the power known only at run time), with and without the gradients' sums.
 TEST(AttentionNorms, FloatTileSumsAgreeWithDoubleOnTheSameSamples) {
-  EnsembleSample<float> f;
-  draw_ensemble(EnsembleSpec{700, 16, 16, 1.0, 0.25}, test::seed(), 0, f);
-  const MatrixD X = f.X.cast<double>(), Q = f.Q.cast<double>(), K = f.K.cast<double>();
-  for (const auto& spec :
-       {ActivationSpec{"poly", 3, KScale::parse("sqrtN")}, ActivationSpec{"poly", 1}, ActivationSpec{"poly", 7},
-        ActivationSpec{"relu"}, ActivationSpec{"relu2"}, ActivationSpec{"relu6"}, ActivationSpec{"identity"},
-        ActivationSpec{"gelu"}})
-    for (bool gradients : {true, false}) {
-      const auto act = spec.resolve(700, 16);
-      const auto in_float = attention_norms_streamed(f.X, f.Q, f.K, act, {}, gradients);
-      const auto in_double = attention_norms_streamed(X, Q, K, act, {}, gradients);
-      for (const auto& [name, of] :
-           {std::pair{"frob2", &AttentionNormsSquared::frob2}, {"jac2", &AttentionNormsSquared::jac2},
-            {"qgrad2", &AttentionNormsSquared::qgrad2}, {"kgrad2", &AttentionNormsSquared::kgrad2},
-            {"row_sum2", &AttentionNormsSquared::row_sum2}})
-        EXPECT_TRUE(test::close(in_float.*of, in_double.*of, 2e-5, 0))
-            << spec.label() << " " << name << " gradients " << gradients;
-    }
+  for (const Index N : {700, 13}) {
+    EnsembleSample<float> f;
+    draw_ensemble(EnsembleSpec{N, 16, 16, 1.0, 0.25}, test::seed(), 0, f);
+    const MatrixD X = f.X.cast<double>(), Q = f.Q.cast<double>(), K = f.K.cast<double>();
+    for (const auto& spec :
+         {ActivationSpec{"poly", 3, KScale::parse("sqrtN")}, ActivationSpec{"poly", 1}, ActivationSpec{"poly", 7},
+          ActivationSpec{"relu"}, ActivationSpec{"relu2"}, ActivationSpec{"relu6"}, ActivationSpec{"identity"},
+          ActivationSpec{"gelu"}})
+      for (bool gradients : {true, false}) {
+        const auto act = spec.resolve(N, 16);
+        const auto in_float = attention_norms_streamed(f.X, f.Q, f.K, act, {}, gradients);
+        const auto in_double = attention_norms_streamed(X, Q, K, act, {}, gradients);
+        for (const auto& [name, of] :
+             {std::pair{"frob2", &AttentionNormsSquared::frob2}, {"jac2", &AttentionNormsSquared::jac2},
+              {"qgrad2", &AttentionNormsSquared::qgrad2}, {"kgrad2", &AttentionNormsSquared::kgrad2},
+              {"row_sum2", &AttentionNormsSquared::row_sum2}})
+          EXPECT_TRUE(test::close(in_float.*of, in_double.*of, 2e-5, 0))
+              << "N " << N << " " << spec.label() << " " << name << " gradients " << gradients;
+      }
+  }
 }
 
 // Where float's sums overflow (x^5 of logits near 1e4: ϕ² near 1e40 > 3.4e38) the row is summed again in double, so

@@ -2,13 +2,15 @@
 // Counter-based Gaussian streams: Philox4x32-10 (Random123's generator, the same on CPU and GPU)
 // and Box–Muller. The e-th number of a stream depends only on (seed, configuration, trial, tag, e),
 // so results never depend on thread count or evaluation order. log, sin and cos are written out
-// here as plain arithmetic so that the vectorised fill, the one-number path and the GPU give the same bits.
+// here as plain arithmetic, in double and in float, so that the vectorised fill, the one-number path and the GPU give
+// the same bits.
 #include <attnlab/core/hd.hpp>
 
 #include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 namespace attnlab {
 
@@ -135,7 +137,7 @@ ATTNLAB_HD inline void sincos_turns(double u, double& s, double& c) {
   by_quadrant(quadrant, sr * r, cr, s, c);
 }
 
-// The same in float arithmetic after the reduction in double: k = 4 for sin, 5 for cos (truncation below 1e-9).
+// The same in float arithmetic after the reduction in double: k = 4 for sin, 5 for cos (truncation below 2e-9).
 ATTNLAB_HD inline void sincos_turns(double u, float& s, float& c) {
   int quadrant;
   const float r = static_cast<float>(quarter_turns(u, quadrant)), r2 = r * r;
@@ -152,7 +154,7 @@ ATTNLAB_HD inline void sincos_turns(double u, float& s, float& c) {
 // Box–Muller's radius √(−2 log u) of the first uniform of a block, from its words v0 and v1, in double or float.
 template <class T = double>
 ATTNLAB_HD inline T radius(std::uint32_t v0, std::uint32_t v1) {
-  if constexpr (sizeof(T) == sizeof(float))
+  if constexpr (std::is_same_v<T, float>)
     return hd::sqrt(-2 * log_float(open_unit(v0, v1)));
   else
     return hd::sqrt(-2 * log(open_unit(v0, v1)));
