@@ -2,8 +2,8 @@
 // Sixteen float lanes (and eight double ones) as GCC/Clang vector types, for loops that keep sums per lane and end
 // with a tree across the lanes, or widen the lanes to double. GCC ends an `omp simd` reduction by adding its lanes
 // one at a time through memory: two thirds of a float x^3 tile row's epilogue went there.
-// Private to the library, whose translation units share one -march: 64-byte vectors passed by value change the
-// calling convention without AVX-512, which GCC warns of (-Wpsabi) though no such call crosses a library boundary.
+// Private to the library, whose translation units share one -march: without AVX-512, 64-byte vectors passed by value
+// have another calling convention, which GCC notes (-Wpsabi, here and at the calls) though no call crosses the library.
 #include <attnlab/core/types.hpp>
 
 #include <cassert>
