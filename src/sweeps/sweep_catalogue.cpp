@@ -291,8 +291,9 @@ std::vector<Point> grid_points(const Sweep& sweep, const Grid& g, std::uint64_t 
 
 std::vector<Index> norm_layers(Index depth) {
   std::vector<Index> layers;
-  for (Index l : {std::max<Index>(1, (depth + 3) / 6), std::max<Index>(1, (depth + 1) / 2), depth})
-    if (layers.empty() || layers.back() != l) layers.push_back(l);
+  const Index first = std::max<Index>(1, depth / 6), middle = std::max(first + 1, 7 * depth / 12);
+  for (Index l : {first, middle, depth})
+    if (l <= depth && (layers.empty() || layers.back() < l)) layers.push_back(l);
   return layers;
 }
 

@@ -293,6 +293,21 @@ TEST(TrainingSweeps, CsvThinsTheNormsButKeepsEachLayersLargestMatrix) {
   }
 }
 
+// The norms are kept for POLY's layers 2, 7 and 12 at ViT-Tiny's depth, and for the same fractions of other depths
+// (rounded down): 1, 3 and 6 at depth 6, the committed campaign's.
+TEST(TrainingSweeps, NormsAreKeptForThePapersLayers) {
+  for (const auto& [depth, want] : std::map<std::string, std::set<std::string>>{{"12", {"2", "7", "12"}}, {"6", {"1", "3", "6"}}}) {
+    const ScratchDir dir("sweep_layers_" + depth);
+    const auto r = run("training_norms", sweep_args(dir.path, {"--activation", "softmax", "--depth", depth}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto csv = read_csv(dir / "training_norms.csv");
+    std::set<std::string> layers;
+    for (std::size_t i = 0; i < csv.rows.size(); ++i)
+      if (csv.at(i, "quantity") == "phi_fro") layers.insert(csv.at(i, "layer"));
+    EXPECT_EQ(layers, want) << "depth " << depth;
+  }
+}
+
 // Killed while training, the sweep keeps the finished points and the claim of the dead process is taken over.
 TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   const ScratchDir dir("sweep_resume");
