@@ -19,6 +19,11 @@ std::pair<Index, Index> parse_patch(const std::string& s) {
 
 }  // namespace
 
+void set_preset_shape(train::VitConfig& model, const std::string& preset) {
+  const auto shape = train::VitConfig::preset(preset);
+  model.dim = shape.dim, model.depth = shape.depth, model.heads = shape.heads, model.mlp_hidden = shape.mlp_hidden;
+}
+
 void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   auto& c = run.config;
   auto& m = c.model;
@@ -27,10 +32,7 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   // CLI11 runs the options' callbacks in the order they are added: the preset first, so --dim and the rest override it.
   app.add_option_function<std::string>(
          "--model",
-         [&m](const std::string& name) {
-           const auto preset = train::VitConfig::preset(name);
-           m.dim = preset.dim, m.depth = preset.depth, m.heads = preset.heads, m.mlp_hidden = preset.mlp_hidden;
-         },
+         [&m](const std::string& name) { set_preset_shape(m, name); },
          "vit-tiny (D 192, depth 12, 3 heads, MLP 768), small (64, 2, 2, 256) or micro (16, 2, 2, 32): sets --dim, "
          "--depth, --heads and --mlp")
       ->check(CLI::IsMember({"vit-tiny", "small", "micro"}));

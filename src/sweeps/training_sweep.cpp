@@ -17,13 +17,16 @@ struct Judged {
   ClaimOutcome outcome;
 };
 
-// Every registered claim that reads this sweep, judged from its rows.
-std::vector<Judged> judge(const Sweep& sweep, const std::vector<ResultRow>& rows, const StudyOptions& o, StudyContext& ctx) {
+// Every registered claim that reads this sweep of this model (a preset's claims read its folder, results/vit-tiny/),
+// judged from its rows.
+std::vector<Judged> judge(const Sweep& sweep, const Grid& g, const std::vector<ResultRow>& rows, const StudyOptions& o,
+                          StudyContext& ctx) {
+  const auto name = model_folder(g.run.config.model) + sweep.name;
   auto claims = claim_context(o, ctx);
-  claims.training_rows = [&](const std::string& name) { return name == sweep.name ? rows : std::vector<ResultRow>{}; };
+  claims.training_rows = [&](const std::string& wanted) { return wanted == name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
   for (const auto& claim : claim_registry().all())
-    if (claim.sweep == sweep.name) judged.push_back({claim.id, claim.check(claims)});
+    if (claim.sweep == name) judged.push_back({claim.id, claim.check(claims)});
   return judged;
 }
 
@@ -53,7 +56,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
   StudyOutput out;
   auto swept = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
   out.rows = std::move(swept.rows);
-  const auto judged = judge(sweep, out.rows, o, ctx);
+  const auto judged = judge(sweep, g, out.rows, o, ctx);
   nlohmann::json verdicts = nlohmann::json::object();
   for (const auto& j : judged) {
     for (auto r : j.outcome.evidence) {
@@ -153,9 +156,15 @@ StudyDefinition training_sweep_study(const std::string& name) {
   return s;
 }
 
+// `name` is a sweep's, or "<model>/<sweep>" for a preset model's campaign (results/vit-tiny/training_norms).
 std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx) {
-  const Sweep& sweep = find_sweep(name);
-  const Grid& g = options.quick ? sweep.quick : sweep.full;
+  const auto slash = name.find('/');
+  const Sweep& sweep = find_sweep(name.substr(slash == std::string::npos ? 0 : slash + 1));
+  const Grid* preset = nullptr;
+  for (const auto& p : sweep.presets)
+    if (slash != std::string::npos && name.substr(0, slash) == p.model) preset = options.quick ? &p.quick : &p.full;
+  if (slash != std::string::npos && !preset) throw std::logic_error("unknown training sweep " + name);
+  const Grid& g = preset ? *preset : options.quick ? sweep.quick : sweep.full;
   validate_grid(sweep, g);
   return run_sweep(sweep, g, options.seed, options.out, *ctx.progress).rows;
 }

@@ -322,6 +322,22 @@ std::string regime_suffix(const std::string& init, const char* separator) {
   return init == "timm" ? "" : separator + init;
 }
 
+// What a training_norms claim judges: the runs under one Q/K init, of the sweeps' model (results/<sweep>.csv) or of
+// a preset model trained into a folder of its own (results/vit-tiny/<sweep>.csv), so that models are never mixed.
+struct Regime {
+  std::string init = "timm";
+  std::string model{};  // "" for the sweeps' model
+  std::string sweep(const std::string& name) const { return model.empty() ? name : model + "/" + name; }
+  // What a claim's id or figure's name adds: nothing for timm and the sweeps' model, else ".unit", ".vit_tiny", ...
+  std::string suffix(const char* separator) const {
+    auto model_part = model;
+    std::replace(model_part.begin(), model_part.end(), '-', '_');
+    return regime_suffix(init, separator) + (model.empty() ? "" : separator + model_part);
+  }
+  std::string label() const { return model.empty() ? "init " + init : text(model, ", init ", init); }
+};
+const Regime kVitTiny{.init = "timm", .model = "vit-tiny"};  // POLY's Fig 2 model, in its experiments' regime
+
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) {
     if (e.init == "timm") return no_results(sweep::k);
@@ -710,12 +726,12 @@ double geometric_mean_ratio(const NormTable& m, const std::string& a, const std:
   return count ? std::exp(log_sum / count) : std::nan("");
 }
 
-std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Index n, const std::string& init) {
+std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Index n, const Regime& regime) {
   std::vector<Figure> figs;
   for (const auto& [name, m, what] : {std::tuple{"training_norms_phi", &phi, "||phi(S)||_F"},
                                       std::tuple{"training_norms_jacobian", &jac, "||d phi/dS||_F"}}) {
-    Figure f{.name = name + regime_suffix(init, "_"),
-             .title = text(what, " per layer during training, N = ", n, ", init ", init, " (mean over images, heads and seeds)"),
+    Figure f{.name = name + regime.suffix("_"),
+             .title = text(what, " per layer during training, N = ", n, ", ", regime.label(), " (mean over images, heads and seeds)"),
              .xlabel = "step", .ylabel = what, .logy = true};
     std::map<std::pair<std::string, int>, Series> series;
     for (const auto& [k, v] : *m) {
@@ -730,23 +746,25 @@ std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Ind
   return figs;
 }
 
-// The regime's claims report "no rows" as the k_sweep's do: timm's sweep missing, or the other init not trained.
-ClaimOutcome no_regime_rows(const std::string& init) {
-  if (init == "timm") return no_results(sweep::norms);
+// The regime's claims report "no rows" as the k_sweep's do: timm's sweep missing, or the other init or model not trained.
+ClaimOutcome no_regime_rows(const Regime& regime) {
+  if (regime.model.empty() && regime.init == "timm") return no_results(sweep::norms);
   ClaimOutcome out;
-  out.detail = text("no training_norms rows trained under init ", init, ": run studies/training_norms --init timm,", init);
+  out.detail = text("no ", regime.sweep(sweep::norms), " rows trained under init ", regime.init, ": run studies/training_norms ",
+                    regime.model.empty() ? "--init timm," + regime.init
+                                         : text("--model ", regime.model, " --out results/", regime.model, " --init ", regime.init));
   return out;
 }
 
 struct NormEvidence {
-  std::string init = "timm";  // the regime
+  Regime regime{};
   NormTable phi{}, jac{};     // ||phi(S)||_F and ||d phi/dS||_F
   std::string setup{};        // the paper's and ours (setup_line)
 };
 
-NormEvidence measure_norms(const ClaimContext& ctx, const std::string& init) {
-  const auto rows = regime_rows(ctx, sweep::norms, init);
-  return {init, norm_means(rows, quantity::phi_fro), norm_means(rows, quantity::jacobian_fro), setup_line(kPolyNormsSetup, rows)};
+NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime) {
+  const auto rows = regime_rows(ctx, regime.sweep(sweep::norms), regime.init);
+  return {regime, norm_means(rows, quantity::phi_fro), norm_means(rows, quantity::jacobian_fro), setup_line(kPolyNormsSetup, rows)};
 }
 
 // Both norms of `activation` set to `ratio` times softmax's at every N, layer and step.
@@ -761,7 +779,7 @@ void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double
 
 // Judged at the largest N with all three activations (the paper's N = 256 once trained); every N in the table.
 ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
-  if (e.phi.empty()) return no_regime_rows(e.init);
+  if (e.phi.empty()) return no_regime_rows(e.regime);
   const auto sizes = sizes_with(e.phi, {kSoftmax, kUnscaled, kScaled});
   ClaimOutcome out;
   if (sizes.empty()) {
@@ -798,7 +816,7 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
                       " (||J||_F); x^3/sqrtN ", sig(phi_scaled, 3), ", ", sig(jac_scaled, 3), " (\"far larger\": above ", f,
                       "; \"softmax level\": within a factor ", f, "); other N in report.md");
   }
-  out.figures = norm_figures(e.phi, e.jac, sizes.back(), e.init);
+  out.figures = norm_figures(e.phi, e.jac, sizes.back(), e.regime);
   out.markdown = text("Ratios to softmax per N (geometric mean over the layers and the steps of each N's window):\n\n",
                       table, e.setup);
   return out;
@@ -869,7 +887,7 @@ void set_train_exponents(GrowthTrainEvidence& e, double offset) {
 }
 
 ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& t) {
-  if (e.finals.empty()) return no_regime_rows(e.init);
+  if (e.finals.empty()) return no_regime_rows({.init = e.init});
   ClaimOutcome out{.verdict = Verdict::holds, .claimed = 0.5};
   std::string table = "| activation | quantity | layer | N | exponent | 95% interval | Thm 4.1/4.2, Cor 4.1 | verdict |\n"
                       "|---|---|---|---|---|---|---|---|\n";
@@ -943,13 +961,18 @@ struct SoftmaxBoundEvidence {
   std::string setup{};
 };
 
+// Every softmax run of both inits, the sweeps' model's and ViT-Tiny's.
 SoftmaxBoundEvidence measure_softmax_bounds(const ClaimContext& ctx) {
-  const auto rows = sweep_rows(ctx, sweep::norms);
-  SoftmaxBoundEvidence e{.setup = setup_line(kPolyNormsSetup, rows)};
+  const std::pair<std::string, std::vector<ResultRow>> models[] = {
+      {"", sweep_rows(ctx, sweep::norms)}, {kVitTiny.model + ", ", sweep_rows(ctx, kVitTiny.sweep(sweep::norms))}};
+  std::vector<ResultRow> all = models[0].second;
+  all.insert(all.end(), models[1].second.begin(), models[1].second.end());
+  SoftmaxBoundEvidence e{.setup = setup_line(kPolyNormsSetup, all)};
   std::set<std::string> with, without;
+  for (const auto& [model, rows] : models)
   for (const auto& r : rows) {
     if (r.activation != kSoftmax || !extra(r, column::layer)) continue;
-    const auto run = text(extra(r, column::init).value_or("timm"), " N = ", r.N, " seed ", extra_text(r, column::seed));
+    const auto run = text(model, extra(r, column::init).value_or("timm"), " N = ", r.N, " seed ", extra_text(r, column::seed));
     const bool phi = r.quantity == quantity::phi_fro_max, jac = r.quantity == quantity::jacobian_fro_max;
     if (!phi && !jac) {
       without.insert(run);
@@ -991,16 +1014,16 @@ struct IidPrediction {
 };
 
 struct IidEvidence {
-  std::string init = "timm";
+  Regime regime{};
   NormTable phi{}, jac{};
   std::map<std::pair<std::string, Index>, IidPrediction> predicted{};  // by activation and N
   std::vector<ResultRow> monte_carlo{};                                // the predictions' rows (verify.csv)
   std::string setup{};                                                 // the paper's and ours (setup_line)
 };
 
-IidEvidence measure_iid(const ClaimContext& ctx, const std::string& init) {
-  const auto rows = regime_rows(ctx, sweep::norms, init);
-  IidEvidence e{.init = init, .phi = norm_means(rows, quantity::phi_fro), .jac = norm_means(rows, quantity::jacobian_fro),
+IidEvidence measure_iid(const ClaimContext& ctx, const Regime& regime) {
+  const auto rows = regime_rows(ctx, regime.sweep(sweep::norms), regime.init);
+  IidEvidence e{.regime = regime, .phi = norm_means(rows, quantity::phi_fro), .jac = norm_means(rows, quantity::jacobian_fro),
                 .setup = setup_line(kPolyNormsSetup, rows)};
   std::map<std::pair<std::string, Index>, const ResultRow*> first;
   for (const auto& r : rows)
@@ -1037,14 +1060,14 @@ void set_step0(IidEvidence& e, double factor) {
 }
 
 ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
-  if (e.predicted.empty()) return no_regime_rows(e.init);
+  if (e.predicted.empty()) return no_regime_rows(e.regime);
   const double tol = t(kIidTolerance);
   ClaimOutcome out{.claimed = 1};
   out.evidence = e.monte_carlo;
   Index drawn = 0;
   for (const auto& [key, p] : e.predicted) drawn = std::max(drawn, key.second);
-  Figure drift{.name = "training_norms_drift" + regime_suffix(e.init, "_"),
-               .title = text("measured / i.i.d. Monte-Carlo prediction along training, N = ", drawn, ", init ", e.init),
+  Figure drift{.name = "training_norms_drift" + e.regime.suffix("_"),
+               .title = text("measured / i.i.d. Monte-Carlo prediction along training, N = ", drawn, ", ", e.regime.label()),
                .xlabel = "step", .ylabel = "measured / predicted", .logy = true};
   std::string table = "| activation | N | Q, K std | layer | ||phi||_F step 0 / predicted | at the last step | ||J||_F step 0 / predicted | at the last step |\n|---|---|---|---|---|---|---|---|\n";
   double worst = 1;
@@ -1202,42 +1225,45 @@ void register_training_claims(ClaimRegistry& r) {
        .method = "activation_table: x^3/sqrtN against the highest scaled power, by Welch intervals",
        .sweep = sweep::activation_table},
       table_rules(high_p_relations, judge_high_p)));
-  // The training_norms claims, one per regime as the k_sweep's (timm keeps the names it had before --init).
-  for (const std::string init : {"timm", "unit"}) {
-    const auto suffix = regime_suffix(init, ".");
+  // The training_norms claims, one per regime as the k_sweep's (timm keeps the names it had before --init), and ViT-Tiny's
+  // at N in {16, 64} (two sizes fit no exponent: the growth claims are the sweeps' model's alone).
+  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTiny}) {
+    const auto suffix = regime.suffix(".");
+    const auto source = regime.model.empty() ? sweep::norms : regime.sweep(sweep::norms) + " (--model " + regime.model + ")";
     r.add(make_claim<NormEvidence>(
         {.id = "poly.train_norms" + suffix, .source = "POLY Fig 2, 3, 6, 7",
          .statement = "during training ||phi(S)||_F and its Jacobian norm are far larger for x^3 than softmax; 1/sqrt(N) "
                       "brings them to softmax level",
-         .method = text("training_norms under init ", init, ": per-layer norms through training, ratios to softmax at the "
+         .method = text(source, " under init ", regime.init, ": per-layer norms through training, ratios to softmax at the "
                         "largest N trained"),
-         .sweep = sweep::norms},
-        {.measure = [init](const ClaimContext& ctx) { return measure_norms(ctx, init); },
+         .sweep = regime.sweep(sweep::norms)},
+        {.measure = [regime](const ClaimContext& ctx) { return measure_norms(ctx, regime); },
          .judge = judge_train_norms,
          .contradict = [](NormEvidence& e) { set_ratio_to_softmax(e, kScaled, 10); },  // 1/sqrt(N) leaves them far above
          .support = [](NormEvidence& e) {
            set_ratio_to_softmax(e, kScaled, 1);
            set_ratio_to_softmax(e, kUnscaled, 10);
          }}));
-    r.add(make_claim<GrowthTrainEvidence>(
-        {.id = "poly.train_growth." + init, .source = "POLY Thm 4.2, Cor 4.1 (eq 8, 9)",
-         .statement = "E||(S)^p||_F = O(N) and E||N^-1/2 (S)^p||_F = O(sqrt N), shown for i.i.d. Gaussian X, Q, K: do "
-                      "they describe trained layers? (p = 3; its Jacobian 3S^2 is the p = 2 case)",
-         .method = text("training_norms under init ", init, ": ||phi(S)||_F and ||d phi/dS||_F over the last tenth of training against "
-                        "N in {8, 16, 64, 256}, fitted exponent per layer"),
-         .sweep = sweep::norms},
-        {.measure = [init](const ClaimContext& ctx) { return measure_train_growth(ctx, init); },
-         .judge = judge_train_growth,
-         .contradict = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0.5); },  // half a power above the theorem
-         .support = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0); }}));
+    if (regime.model.empty())
+      r.add(make_claim<GrowthTrainEvidence>(
+          {.id = "poly.train_growth." + regime.init, .source = "POLY Thm 4.2, Cor 4.1 (eq 8, 9)",
+           .statement = "E||(S)^p||_F = O(N) and E||N^-1/2 (S)^p||_F = O(sqrt N), shown for i.i.d. Gaussian X, Q, K: do "
+                        "they describe trained layers? (p = 3; its Jacobian 3S^2 is the p = 2 case)",
+           .method = text("training_norms under init ", regime.init, ": ||phi(S)||_F and ||d phi/dS||_F over the last tenth of "
+                          "training against N in {8, 16, 64, 256}, fitted exponent per layer"),
+           .sweep = sweep::norms},
+          {.measure = [init = regime.init](const ClaimContext& ctx) { return measure_train_growth(ctx, init); },
+           .judge = judge_train_growth,
+           .contradict = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0.5); },  // half a power above the theorem
+           .support = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0); }}));
     r.add(make_claim<IidEvidence>(
         {.id = "poly.iid_at_init" + suffix, .source = "POLY Remark 4.1",
          .statement = "the i.i.d. assumption holds at initialisation only; compare measured norms at step 0 with the "
                       "Monte-Carlo prediction",
-         .method = text("training_norms under init ", init, ": step-0 and last-step norms at every N against the core "
+         .method = text(source, " under init ", regime.init, ": step-0 and last-step norms at every N against the core "
                         "engine's estimate"),
-         .sweep = sweep::norms},
-        {.measure = [init](const ClaimContext& ctx) { return measure_iid(ctx, init); },
+         .sweep = regime.sweep(sweep::norms)},
+        {.measure = [regime](const ClaimContext& ctx) { return measure_iid(ctx, regime); },
          .judge = judge_iid,
          .contradict = [](IidEvidence& e) { set_step0(e, 0.5); },
          .support = [](IidEvidence& e) { set_step0(e, 1.0); }}));
@@ -1245,7 +1271,8 @@ void register_training_claims(ClaimRegistry& r) {
   r.add(make_claim<SoftmaxBoundEvidence>(
       {.id = "poly.train_softmax_bounds", .source = "POLY Thm 4.1 (6), (7)",
        .statement = "||softmax(S)||_F <= sqrt(N) and ||grad softmax(S)||_F <= 2 sqrt(N) on every attention matrix met in training",
-       .method = "training_norms: the largest norm over images and heads of every logged (run, layer, step), both inits",
+       .method = "training_norms: the largest norm over images and heads of every logged (run, layer, step), both inits, and "
+                 "vit-tiny/training_norms",
        .sweep = sweep::norms},
       {.measure = measure_softmax_bounds,
        .judge = judge_softmax_bounds,

@@ -303,6 +303,17 @@ TEST(TrainingClaims, TrainingNormRatiosDecideTheVerdict) {
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(1.5, 1.2)).verdict, Verdict::violated);
 }
 
+// ViT-Tiny's claim reads results/vit-tiny/'s rows alone, and the sweeps' model's claim never reads them.
+TEST(TrainingClaims, VitTinyNormsAreJudgedFromTheirOwnFolder) {
+  const auto tiny = judge("poly.train_norms.vit_tiny", "vit-tiny/training_norms", norm_rows(10, 12));
+  EXPECT_EQ(tiny.verdict, Verdict::violated) << tiny.detail;
+  EXPECT_NE(tiny.figures.at(0).name.find("_vit_tiny"), std::string::npos) << tiny.figures.at(0).name;
+  EXPECT_EQ(judge("poly.train_norms.vit_tiny", "training_norms", norm_rows(10, 12)).verdict, Verdict::inconclusive);
+  const auto small = judge("poly.train_norms", "vit-tiny/training_norms", norm_rows(1.5, 12));
+  EXPECT_EQ(small.verdict, Verdict::inconclusive) << small.detail;
+  EXPECT_NE(small.detail.find("no training_norms results"), std::string::npos) << small.detail;
+}
+
 // The ratios are taken over the second half of the run: x^3/sqrtN twenty times softmax at step 0 only still
 // reaches softmax level (over all three steps the geometric mean would be (20 1.5 1.5)^(1/3) = 3.6, above 3).
 TEST(TrainingClaims, TrainingNormRatiosSkipTheFirstHalfOfTheRun) {

@@ -37,6 +37,8 @@ enum class TrainFlags { every, budget };
 // and its split; with TrainFlags::every also --init, --activation, --p, --k, --alpha, --patch and --data (a sweep
 // takes --init as a grid axis).
 void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags);
+// A preset's shape (D, depth, heads, MLP: train::VitConfig::preset) set on `model`, the rest of it kept.
+void set_preset_shape(train::VitConfig& model, const std::string& preset);
 
 // Every setting of the run but those a sweep's points vary (the activation, the patch and the seed), for a sweep's
 // <study>.json and summary.
