@@ -247,8 +247,8 @@ const std::vector<Sweep>& sweeps() {
     // N = 64 point costs 35 min on one thread here, the 4-epoch budget 2.3 h).
     Grid tiny_full = norms.full, tiny_quick = norms.quick;
     tiny_full.N = {16, 64}, tiny_full.inits = {"timm"}, tiny_full.seeds = 1, tiny_full.run.config.steps = 900;
-    for (auto* g : {&tiny_full, &tiny_quick}) set_preset_shape(g->run.config.model, kVitTiny);
-    norms.presets = {{kVitTiny, tiny_full, tiny_quick}};
+    for (auto* g : {&tiny_full, &tiny_quick}) set_preset_shape(g->run.config.model, model::vit_tiny);
+    norms.presets = {{model::vit_tiny, tiny_full, tiny_quick}};
     norms.grid_flags = {"N", "activation"};
     norms.norms = true;
     norms.points = table.points;
@@ -303,12 +303,12 @@ std::vector<Index> norm_layers(Index depth) {
   return layers;
 }
 
-std::string model_folder(const train::VitConfig& model) {
+std::string preset_of(const train::VitConfig& model) {
   auto tiny = model;
-  set_preset_shape(tiny, kVitTiny);
+  set_preset_shape(tiny, training_rows::model::vit_tiny);
   const bool is_tiny = model.dim == tiny.dim && model.depth == tiny.depth && model.heads == tiny.heads &&
                        model.mlp_hidden == tiny.mlp_hidden;
-  return is_tiny ? std::string(kVitTiny) + "/" : "";
+  return is_tiny ? training_rows::model::vit_tiny : "";
 }
 
 std::string point_key(const Sweep& sweep, const Grid& g, const Point& p) {

@@ -35,7 +35,7 @@ struct Sweep {
   std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha", "refine-seeds"
   bool norms = false;                     // keep per-layer norms along training (norm_layers)
   struct Preset {
-    std::string model;  // a train::VitConfig::preset, trained into results/<model>/ (model_folder)
+    std::string model;  // a training_rows::model, trained into results/<model>/ (preset_of)
     Grid full{}, quick{};
   };
   std::vector<Preset> presets{};  // the campaigns of preset models, each judged by claims of its own
@@ -57,10 +57,9 @@ std::pair<Index, Index> patch_for(Index N);
 // The layers whose norms a sweep with norms keeps: POLY's layers 2, 7 and 12 of ViT-Tiny's 12 as fractions of `depth`,
 // rounded down, the middle one past the first (depth 3: 1, 2, 3; depth 6: 1, 3, 6; depth 12: 2, 7, 12).
 std::vector<Index> norm_layers(Index depth);
-inline constexpr const char* kVitTiny = "vit-tiny";
-// The folder under results/ whose sweeps a model's claims read: "vit-tiny/" for that preset's shape (trained with
-// --model vit-tiny --out results/vit-tiny), "" for every other model (the sweeps' own, in results/).
-std::string model_folder(const train::VitConfig& model);
+// The preset (training_rows::model) whose folder of results/ holds a run of this shape, whose claims judge it: "vit-tiny"
+// (trained with --model vit-tiny --out results/vit-tiny), or "" for every other shape (the sweeps' own, in results/).
+std::string preset_of(const train::VitConfig& model);
 // Everything that makes a point's numbers: the sweep, the run and its data.
 std::string point_key(const Sweep& sweep, const Grid& g, const Point& p);
 

@@ -4,6 +4,7 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/sweeps/training_sweep.hpp>
 #include <attnlab/theory/claims.hpp>
+#include <attnlab/theory/training_rows.hpp>
 
 #include <algorithm>
 
@@ -21,7 +22,7 @@ struct Judged {
 // judged from its rows.
 std::vector<Judged> judge(const Sweep& sweep, const Grid& g, const std::vector<ResultRow>& rows, const StudyOptions& o,
                           StudyContext& ctx) {
-  const auto name = model_folder(g.run.config.model) + sweep.name;
+  const auto name = training_rows::sweep_path(preset_of(g.run.config.model), sweep.name);
   auto claims = claim_context(o, ctx);
   claims.training_rows = [&](const std::string& wanted) { return wanted == name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
@@ -68,6 +69,9 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
     verdicts[j.id] = {{"verdict", to_string(j.outcome.verdict)}, {"detail", j.outcome.detail}};
   }
   out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, swept, judged)});
+  if (judged.empty())  // a preset model's sweep that no claim of its own reads (k_sweep --model vit-tiny)
+    out.summary += text(sweep.name, ": no claim reads ", training_rows::sweep_path(preset_of(g.run.config.model), sweep.name),
+                        ": rows and figures only, no verdicts\n");
   out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
                 {"points", swept.points}, {"points_left_out", swept.left_out}, {"verdicts", verdicts},
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
@@ -156,17 +160,23 @@ StudyDefinition training_sweep_study(const std::string& name) {
   return s;
 }
 
-// `name` is a sweep's, or "<model>/<sweep>" for a preset model's campaign (results/vit-tiny/training_norms).
 std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx) {
   const auto slash = name.find('/');
-  const Sweep& sweep = find_sweep(name.substr(slash == std::string::npos ? 0 : slash + 1));
-  const Grid* preset = nullptr;
+  if (slash == std::string::npos) {
+    const Sweep& sweep = find_sweep(name);
+    const Grid& g = options.quick ? sweep.quick : sweep.full;
+    validate_grid(sweep, g);
+    return run_sweep(sweep, g, options.seed, options.out, *ctx.progress).rows;
+  }
+  const auto model = name.substr(0, slash);
+  const Sweep& sweep = find_sweep(name.substr(slash + 1));
   for (const auto& p : sweep.presets)
-    if (slash != std::string::npos && name.substr(0, slash) == p.model) preset = options.quick ? &p.quick : &p.full;
-  if (slash != std::string::npos && !preset) throw std::logic_error("unknown training sweep " + name);
-  const Grid& g = preset ? *preset : options.quick ? sweep.quick : sweep.full;
-  validate_grid(sweep, g);
-  return run_sweep(sweep, g, options.seed, options.out, *ctx.progress).rows;
+    if (p.model == model) {
+      const Grid& g = options.quick ? p.quick : p.full;
+      validate_grid(sweep, g);
+      return run_sweep(sweep, g, options.seed, options.out / model, *ctx.progress).rows;
+    }
+  throw std::logic_error("unknown training sweep " + name);
 }
 
 }  // namespace attnlab::io

@@ -327,7 +327,7 @@ std::string regime_suffix(const std::string& init, const char* separator) {
 struct Regime {
   std::string init = "timm";
   std::string model{};  // "" for the sweeps' model
-  std::string sweep(const std::string& name) const { return model.empty() ? name : model + "/" + name; }
+  std::string sweep(const std::string& name) const { return sweep_path(model, name); }
   // What a claim's id or figure's name adds: nothing for timm and the sweeps' model, else ".unit", ".vit_tiny", ...
   std::string suffix(const char* separator) const {
     auto model_part = model;
@@ -336,7 +336,7 @@ struct Regime {
   }
   std::string label() const { return model.empty() ? "init " + init : text(model, ", init ", init); }
 };
-const Regime kVitTiny{.init = "timm", .model = "vit-tiny"};  // POLY's Fig 2 model, in its experiments' regime
+const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 2 model, in its experiments' regime
 
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) {
@@ -750,9 +750,10 @@ std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Ind
 ClaimOutcome no_regime_rows(const Regime& regime) {
   if (regime.model.empty() && regime.init == "timm") return no_results(sweep::norms);
   ClaimOutcome out;
-  out.detail = text("no ", regime.sweep(sweep::norms), " rows trained under init ", regime.init, ": run studies/training_norms ",
-                    regime.model.empty() ? "--init timm," + regime.init
-                                         : text("--model ", regime.model, " --out results/", regime.model, " --init ", regime.init));
+  out.detail = text("no ", regime.sweep(sweep::norms), " rows trained under init ", regime.init, ": run ",
+                    regime.model.empty() ? "studies/training_norms --init timm," + regime.init
+                                         : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/training_norms "
+                                                "--model ", regime.model, " --out results/", regime.model, " with that grid's flags"));
   return out;
 }
 
@@ -964,26 +965,26 @@ struct SoftmaxBoundEvidence {
 // Every softmax run of both inits, the sweeps' model's and ViT-Tiny's.
 SoftmaxBoundEvidence measure_softmax_bounds(const ClaimContext& ctx) {
   const std::pair<std::string, std::vector<ResultRow>> models[] = {
-      {"", sweep_rows(ctx, sweep::norms)}, {kVitTiny.model + ", ", sweep_rows(ctx, kVitTiny.sweep(sweep::norms))}};
+      {"", sweep_rows(ctx, sweep::norms)}, {kVitTinyRegime.model + ", ", sweep_rows(ctx, kVitTinyRegime.sweep(sweep::norms))}};
   std::vector<ResultRow> all = models[0].second;
   all.insert(all.end(), models[1].second.begin(), models[1].second.end());
   SoftmaxBoundEvidence e{.setup = setup_line(kPolyNormsSetup, all)};
   std::set<std::string> with, without;
-  for (const auto& [model, rows] : models)
-  for (const auto& r : rows) {
-    if (r.activation != kSoftmax || !extra(r, column::layer)) continue;
-    const auto run = text(model, extra(r, column::init).value_or("timm"), " N = ", r.N, " seed ", extra_text(r, column::seed));
-    const bool phi = r.quantity == quantity::phi_fro_max, jac = r.quantity == quantity::jacobian_fro_max;
-    if (!phi && !jac) {
-      without.insert(run);
-      continue;
+  for (const auto& [model_label, rows] : models)
+    for (const auto& r : rows) {
+      if (r.activation != kSoftmax || !extra(r, column::layer)) continue;
+      const auto run = text(model_label, extra(r, column::init).value_or("timm"), " N = ", r.N, " seed ", extra_text(r, column::seed));
+      const bool phi = r.quantity == quantity::phi_fro_max, jac = r.quantity == quantity::jacobian_fro_max;
+      if (!phi && !jac) {
+        without.insert(run);
+        continue;
+      }
+      with.insert(run);
+      const double bound = (jac ? 2 : 1) * std::sqrt(extra_number(r, column::tokens));
+      auto& worst_so_far = phi ? e.phi : e.jac;
+      if (r.value.mean / bound > worst_so_far.ratio)
+        worst_so_far = {r.value.mean / bound, text(run, ", layer ", extra_text(r, column::layer), ", step ", extra_text(r, column::step))};
     }
-    with.insert(run);
-    const double bound = (jac ? 2 : 1) * std::sqrt(extra_number(r, column::tokens));
-    auto& worst_so_far = phi ? e.phi : e.jac;
-    if (r.value.mean / bound > worst_so_far.ratio)
-      worst_so_far = {r.value.mean / bound, text(run, ", layer ", extra_text(r, column::layer), ", step ", extra_text(r, column::step))};
-  }
   for (const auto& run : with) without.erase(run);
   e.runs_with = int(with.size()), e.runs_without = int(without.size());
   return e;
@@ -1227,7 +1228,7 @@ void register_training_claims(ClaimRegistry& r) {
       table_rules(high_p_relations, judge_high_p)));
   // The training_norms claims, one per regime as the k_sweep's (timm keeps the names it had before --init), and ViT-Tiny's
   // at N in {16, 64} (two sizes fit no exponent: the growth claims are the sweeps' model's alone).
-  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTiny}) {
+  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
     const auto suffix = regime.suffix(".");
     const auto source = regime.model.empty() ? sweep::norms : regime.sweep(sweep::norms) + " (--model " + regime.model + ")";
     r.add(make_claim<NormEvidence>(

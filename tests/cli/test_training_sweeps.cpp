@@ -294,9 +294,10 @@ TEST(TrainingSweeps, CsvThinsTheNormsButKeepsEachLayersLargestMatrix) {
 }
 
 // The norms are kept for POLY's layers 2, 7 and 12 at ViT-Tiny's depth, and for the same fractions of other depths
-// (rounded down): 1, 3 and 6 at depth 6, the committed campaign's.
+// (rounded down, the middle past the first): 1, 3 and 6 at depth 6, the committed campaign's; 1, 2, 3 at the quick 3.
 TEST(TrainingSweeps, NormsAreKeptForThePapersLayers) {
-  for (const auto& [depth, want] : std::map<std::string, std::set<std::string>>{{"12", {"2", "7", "12"}}, {"6", {"1", "3", "6"}}}) {
+  for (const auto& [depth, want] : std::map<std::string, std::set<std::string>>{
+           {"12", {"2", "7", "12"}}, {"6", {"1", "3", "6"}}, {"3", {"1", "2", "3"}}}) {
     const ScratchDir dir("sweep_layers_" + depth);
     const auto r = run("training_norms", sweep_args(dir.path, {"--activation", "softmax", "--depth", depth}));
     ASSERT_EQ(r.code, 0) << r.err;
@@ -383,4 +384,27 @@ TEST(TrainingSweeps, VerifyJudgesTrainingClaimsFromSweepResults) {
   const auto alpha = read_csv(dir / "retrain" / "alpha_sweep.csv");
   EXPECT_FALSE(alpha.rows.empty());
   EXPECT_EQ(read_csv(dir / "retrain" / "claims.csv").at(0, "detail").find("no alpha_sweep results"), std::string::npos);
+}
+
+// ViT-Tiny's claims retrain the catalogue's ViT-Tiny grid into a folder of its own, as its campaign lives in
+// results/vit-tiny/, and are judged from those rows alone; the sweep run there judges the same claims alike.
+TEST(TrainingSweeps, VerifyRetrainsVitTinyIntoItsOwnFolder) {
+  const ScratchDir dir("verify_vit_tiny");
+  const auto r = run("verify", {"--quick", "--seed", "4", "--retrain", "--claims", "poly.train_norms.vit_tiny", "--out",
+                                (dir / "out").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trained_here(r), 3) << r.err;
+  EXPECT_EQ(files_ending(dir / "out" / "vit-tiny" / "points" / "training_norms", ".json"), 3u);
+  EXPECT_FALSE(fs::exists(dir / "out" / "points")) << "nothing of the sweeps' own model is trained";
+  const auto csv = read_csv(dir / "out" / "vit-tiny" / "training_norms.csv");
+  ASSERT_FALSE(csv.rows.empty());
+  EXPECT_EQ(csv.at(0, "depth"), "12");
+  const auto claims = read_csv(dir / "out" / "claims.csv");
+  EXPECT_EQ(claims.at(0, "detail").find("no vit-tiny/training_norms rows"), std::string::npos) << claims.at(0, "detail");
+
+  const auto sweep = run("training_norms", sweep_args(dir / "sweep", {"--model", "vit-tiny"}));
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  EXPECT_NE(slurp(dir / "sweep" / "training_norms.md").find("## poly.train_norms.vit_tiny: " + claims.at(0, "verdict") + "\n\n" +
+                                                             claims.at(0, "detail")),
+            std::string::npos);
 }

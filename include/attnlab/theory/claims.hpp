@@ -74,7 +74,7 @@ struct ClaimContext {
   std::function<ProgressFn(const std::string& label)> progress{};  // may be empty
   SoftOptions soft{};
   // The rows of a finished training sweep by its study name (k_sweep, activation_table, training_norms,
-  // alpha_sweep), empty when there are none: val_accuracy per point with extras seed and validation (images),
+  // alpha_sweep; a preset model's as "vit-tiny/training_norms": training_rows::sweep_path), empty when there are none: val_accuracy per point with extras seed and validation (images),
   // alpha_sweep's h and alpha, training_norms' phi_fro and jacobian_fro with step, layer and weight_std.
   std::function<std::vector<ResultRow>(const std::string& sweep)> training_rows{};
   // Rows of logits (the activation's argument) that the claims of logit_row_claims() judge in place of
@@ -139,7 +139,7 @@ struct ClaimRules {
 
 struct Claim {
   std::string id, source, statement, method;
-  std::string sweep{};     // the training sweep whose rows it judges; empty when it samples its own data
+  std::string sweep{};     // the training sweep whose rows it judges (training_rows); empty when it samples its own data
   std::string identity{};  // non-empty: why the statement cannot fail (one-line derivation)
   bool judges_logits = false;  // judges rows of logits, so ClaimContext::logits (--logits-file) can replace them
   std::function<std::any(const ClaimContext&)> measure;

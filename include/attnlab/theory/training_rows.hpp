@@ -1,6 +1,8 @@
 #pragma once
 // The rows of the training sweeps: their names, quantities and extra columns, named once for the sweeps that write
 // them (src/sweeps) and the training claims that read them (src/theory/training_claims.cpp).
+#include <string>
+
 namespace attnlab::training_rows {
 
 namespace sweep {
@@ -9,6 +11,15 @@ inline constexpr const char* activation_table = "activation_table";
 inline constexpr const char* norms = "training_norms";
 inline constexpr const char* alpha = "alpha_sweep";
 }  // namespace sweep
+
+// A preset model's sweeps live in a folder of their own (results/vit-tiny/training_norms.csv), read by claims of their
+// own, so that models never mix; the sweeps' own model has none.
+namespace model {
+inline constexpr const char* vit_tiny = "vit-tiny";
+}  // namespace model
+inline std::string sweep_path(const std::string& model, const std::string& sweep) {
+  return model.empty() ? sweep : model + "/" + sweep;
+}
 
 namespace quantity {
 inline constexpr const char* val_accuracy = "val_accuracy";
