@@ -465,6 +465,11 @@ TEST(TrainingClaims, SoftmaxBoundsAreCheckedOnTheLargestLoggedMatrix) {
   EXPECT_TRUE(test::close(at.measured, 1.0, 1e-12, 0));
   EXPECT_NE(at.detail.find("timm N = 16 seed 1, layer 2, step 10"), std::string::npos) << at.detail;
   EXPECT_EQ(judge("poly.train_softmax_bounds", "training_norms", bound_rows(1.001)).verdict, Verdict::violated);
+  // A one-hot softmax attains bound (6); its norm computed in float reads up to (T + 2) 2^-24 above it.
+  EXPECT_EQ(judge("poly.train_softmax_bounds", "training_norms", bound_rows(1 + 19 * 0x1p-24)).verdict, Verdict::holds);
+  const auto tiny = judge("poly.train_softmax_bounds", "vit-tiny/training_norms", bound_rows(1.001));
+  EXPECT_EQ(tiny.verdict, Verdict::violated) << "ViT-Tiny's softmax matrices are checked too";
+  EXPECT_NE(tiny.detail.find("vit-tiny, timm N = 16"), std::string::npos) << tiny.detail;
   EXPECT_EQ(judge("poly.train_softmax_bounds", "training_norms", bound_rows(0.6)).verdict, Verdict::loose);
   const auto none = judge("poly.train_softmax_bounds", "training_norms", norm_rows(1.5, 12));
   EXPECT_EQ(none.verdict, Verdict::inconclusive);
