@@ -18,11 +18,8 @@ struct Judged {
   ClaimOutcome outcome;
 };
 
-// Every registered claim that reads this sweep of this model (a preset's claims read its folder, results/vit-tiny/),
-// judged from its rows.
-std::vector<Judged> judge(const Sweep& sweep, const Grid& g, const std::vector<ResultRow>& rows, const StudyOptions& o,
-                          StudyContext& ctx) {
-  const auto name = training_rows::sweep_path(preset_of(g.run.config.model), sweep.name);
+// Every registered claim that reads the sweep `name` (a preset model's as "vit-tiny/training_norms"), judged from its rows.
+std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>& rows, const StudyOptions& o, StudyContext& ctx) {
   auto claims = claim_context(o, ctx);
   claims.training_rows = [&](const std::string& wanted) { return wanted == name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
@@ -57,7 +54,8 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
   StudyOutput out;
   auto swept = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
   out.rows = std::move(swept.rows);
-  const auto judged = judge(sweep, g, out.rows, o, ctx);
+  const auto name = training_rows::sweep_path(preset_of(g.run.config.model), sweep.name);
+  const auto judged = judge(name, out.rows, o, ctx);
   nlohmann::json verdicts = nlohmann::json::object();
   for (const auto& j : judged) {
     for (auto r : j.outcome.evidence) {
@@ -70,8 +68,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
   }
   out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, swept, judged)});
   if (judged.empty())  // a preset model's sweep that no claim of its own reads (k_sweep --model vit-tiny)
-    out.summary += text(sweep.name, ": no claim reads ", training_rows::sweep_path(preset_of(g.run.config.model), sweep.name),
-                        ": rows and figures only, no verdicts\n");
+    out.summary += text(sweep.name, ": no claim reads ", name, ": rows and figures only, no verdicts\n");
   out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
                 {"points", swept.points}, {"points_left_out", swept.left_out}, {"verdicts", verdicts},
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};

@@ -1001,11 +1001,7 @@ ClaimOutcome judge_softmax_bounds(const SoftmaxBoundEvidence& e, const Threshold
                       ": run studies/training_norms");
     return out;
   }
-  const auto verdict = [&t](double ratio) {
-    if (std::isfinite(ratio) && ratio > 1 && ratio <= 1 + t(kFloatBoundRounding)) return Verdict::holds;
-    return bound_verdict(ratio, t);
-  };
-  out.verdict = worst(verdict(e.phi.ratio), verdict(e.jac.ratio));
+  out.verdict = worst(bound_verdict(e.phi.ratio, t, kFloatBoundRounding), bound_verdict(e.jac.ratio, t, kFloatBoundRounding));
   out.measured = std::max(e.phi.ratio, e.jac.ratio);
   out.detail = text("largest over every image, head, layer and logged step of ", e.runs_with,
                     " softmax runs: ||softmax(S)||_F / sqrt(T) = ",

@@ -13,9 +13,9 @@ Verdict growth_verdict(const PowerLawFit& fit, double a, const Thresholds& t) {
   return Verdict::holds;
 }
 
-Verdict bound_verdict(double max_ratio, const Thresholds& t) {
+Verdict bound_verdict(double max_ratio, const Thresholds& t, const Threshold& rounding) {
   if (!std::isfinite(max_ratio)) return Verdict::inconclusive;
-  if (max_ratio > 1 + t(kBoundRounding)) return Verdict::violated;
+  if (max_ratio > 1 + t(rounding)) return Verdict::violated;
   if (max_ratio < 1 - t(kBoundSlack)) return Verdict::loose;
   return Verdict::holds;
 }

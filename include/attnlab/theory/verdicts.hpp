@@ -33,8 +33,8 @@ inline const Threshold kClosedForm{
 // violated when the CI lies above a + tol, loose when it lies below a − tol.
 Verdict growth_verdict(const PowerLawFit& fit, double claimed_exponent, const Thresholds& t);
 
-// A deterministic bound f ≤ C·g, given the largest ratio f/(C·g) found.
-Verdict bound_verdict(double max_ratio, const Thresholds& t);
+// A deterministic bound f ≤ C·g, given the largest ratio f/(C·g) found and the ratio's rounding allowance.
+Verdict bound_verdict(double max_ratio, const Thresholds& t, const Threshold& rounding = kBoundRounding);
 
 // A closed form against Monte-Carlo: inexact when the estimate's CI excludes the formula
 // and the relative error exceeds the tolerance.
