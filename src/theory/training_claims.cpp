@@ -288,24 +288,53 @@ Series accuracy_series(const std::string& label, const GridCurve& c, const std::
   return s;
 }
 
+// What a training claim judges: the runs under one Q/K init, of the sweeps' model (results/<sweep>.csv) or of a
+// preset model trained into a folder of its own (results/vit-tiny/<sweep>.csv), so that models are never mixed.
+struct Regime {
+  std::string init = "timm";
+  std::string model{};  // "" for the sweeps' model
+  std::string sweep(const std::string& name) const { return sweep_path(model, name); }
+  // What a claim's id or figure's name adds: nothing for timm and the sweeps' model (the names they had before --init
+  // and --model existed), else ".unit", ".vit_tiny", ...
+  std::string suffix(const char* separator) const {
+    auto model_part = model;
+    std::replace(model_part.begin(), model_part.end(), '-', '_');
+    return (init == "timm" ? "" : separator + init) + (model.empty() ? "" : separator + model_part);
+  }
+  std::string label() const { return model.empty() ? "init " + init : text(model, ", init ", init); }
+};
+const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 1/2 model, in its experiments' regime
+
+// The regime's claims report "no rows" alike: timm's sweep of the sweeps' model missing, or the other init or model not
+// trained.
+ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
+  if (regime.model.empty() && regime.init == "timm") return no_results(sweep);
+  ClaimOutcome out;
+  out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run ",
+                    regime.model.empty() ? text("studies/", sweep, " --init timm,", regime.init)
+                                         : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/", sweep,
+                                                " --model ", regime.model, " --out results/", regime.model, " with that grid's flags"));
+  return out;
+}
+
 // ---- poly.k_vs_N: the best k of x³/k against N (POLY Fig 1) ------------------------------------
 
 struct KSweepEvidence {
-  std::string init = "timm";        // the regime: the Q/K initialisation of the rows judged
+  Regime regime{};                  // the Q/K initialisation and model of the rows judged
   std::uint64_t seed = 1;           // of the parametric bootstrap
   std::vector<Index> sizes{};       // N, ascending
   std::vector<GridCurve> curves{};  // validation accuracy against log10 k, one per N
   std::string setup{};              // the paper's and ours (setup_line)
 };
 
-KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const std::string& init) {
-  const auto rows = regime_rows(ctx, sweep::k, init);
+KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
+  const auto rows = regime_rows(ctx, regime.sweep(sweep::k), regime.init);
   const auto acc = accuracies<std::pair<Index, double>>(rows, [](const ResultRow& r) {
     return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))};
   });
   std::map<Index, GridCurve> by_n;
   for (const auto& [key, s] : acc) by_n[key.first].x.push_back(key.second), by_n[key.first].y.push_back(s);
-  KSweepEvidence e{.init = init, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows)};
+  KSweepEvidence e{.regime = regime, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows)};
   for (const auto& [n, c] : by_n) e.sizes.push_back(n), e.curves.push_back(c);
   return e;
 }
@@ -321,34 +350,8 @@ void place_best_k(KSweepEvidence& e, double exponent) {
   }
 }
 
-// timm's regime keeps the names it had before --init existed: poly.k_vs_N, k_sweep.png, k_sweep_best_k.png.
-std::string regime_suffix(const std::string& init, const char* separator) {
-  return init == "timm" ? "" : separator + init;
-}
-
-// What a training_norms claim judges: the runs under one Q/K init, of the sweeps' model (results/<sweep>.csv) or of
-// a preset model trained into a folder of its own (results/vit-tiny/<sweep>.csv), so that models are never mixed.
-struct Regime {
-  std::string init = "timm";
-  std::string model{};  // "" for the sweeps' model
-  std::string sweep(const std::string& name) const { return sweep_path(model, name); }
-  // What a claim's id or figure's name adds: nothing for timm and the sweeps' model, else ".unit", ".vit_tiny", ...
-  std::string suffix(const char* separator) const {
-    auto model_part = model;
-    std::replace(model_part.begin(), model_part.end(), '-', '_');
-    return regime_suffix(init, separator) + (model.empty() ? "" : separator + model_part);
-  }
-  std::string label() const { return model.empty() ? "init " + init : text(model, ", init ", init); }
-};
-const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 2 model, in its experiments' regime
-
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) {
-    if (e.init == "timm") return no_results(sweep::k);
-    ClaimOutcome out;
-    out.detail = text("no k_sweep rows trained under init ", e.init, ": run studies/k_sweep --init timm,", e.init);
-    return out;
-  }
+  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
   const double tol = t(kExponentTolerance), widest = t(kBestKSlopeCiMax);
   const auto& sizes = e.sizes;
   const auto& curves = e.curves;
@@ -357,13 +360,15 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     out.detail = "k_sweep has fewer than two sequence lengths: no slope";
     return out;
   }
-  Figure accuracy{.name = sweep::k + regime_suffix(e.init, "_"),
-                  .title = text("x^3/k attention, Q/K init ", e.init, ": validation accuracy against k (mean +- se over seeds)"),
+  const auto& regime = e.regime;
+  const auto label = text(regime.model.empty() ? "" : regime.model + ", ", "Q/K init ", regime.init);
+  Figure accuracy{.name = sweep::k + regime.suffix("_"),
+                  .title = text("x^3/k attention, ", label, ": validation accuracy against k (mean +- se over seeds)"),
                   .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
   for (std::size_t c = 0; c < curves.size(); ++c)
     accuracy.series.push_back(accuracy_series(text("N = ", sizes[c]), curves[c], [](double x) { return std::pow(10, x); }));
   if (auto few = too_few_seeds(curves, 0.5, accuracy)) return *few;
-  const auto draws = bootstrap_argmax(curves, e.seed, "poly.k_vs_N" + regime_suffix(e.init, "."));
+  const auto draws = bootstrap_argmax(curves, e.seed, "poly.k_vs_N" + regime.suffix("."));
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
     log_n.push_back(std::log10(double(sizes[c]))), best.push_back(refined_argmax(curves[c].x, means(curves[c].y)));
@@ -383,7 +388,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   else
     out.verdict = Verdict::holds;
 
-  Figure fit{.name = "k_sweep_best_k" + regime_suffix(e.init, "_"),
+  Figure fit{.name = "k_sweep_best_k" + regime.suffix("_"),
              .title = "best k against N (95% bootstrap intervals), the fitted power law (slope: its 95% bootstrap CI)",
              .xlabel = "N (sequence length, tokens)", .ylabel = "best k", .logx = true, .logy = true};
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
@@ -419,7 +424,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     r.activation = "x^3/k";
     r.N = sizes[c];
     r.value = {1, 0, std::pow(10, best[c]), 0, std::pow(10, lo), std::pow(10, hi)};
-    r.extra = {{column::init, e.init}};
+    r.extra = {{column::init, regime.init}};
     out.evidence.push_back(r);
   }
   fit.series = {best_series, root};
@@ -433,7 +438,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
           ? text("the interval is at most ", kTargetSlopeCiWidth, " wide")
           : text("an interval at most ", kTargetSlopeCiWidth, " wide needs about ", seeds_for_target,
                  " seeds at the refined points (", most, " now; width ∝ 1/√seeds)");
-  out.detail = text("Q/K init ", e.init, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
+  out.detail = text(label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most),
                     " seeds; ", power, ")", censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
                                                            ", so k* is only bounded there"));
@@ -444,7 +449,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
       "error of the validation set). The slope b of log k* against log N is fitted by least squares in each draw. "
       "Verdict: holds when the 95% interval of b reaches within ", tol, " of 1/2, violated when it lies farther away, "
       "inconclusive when it is wider than ", widest, " or when some N has its best k at an end of the grid (k* censored).\n\n",
-      table, "\nRegime: ", e.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
+      table, "\nRegime: ", regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
   return out;
 }
 
@@ -750,17 +755,6 @@ std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Ind
   return figs;
 }
 
-// The regime's claims report "no rows" as the k_sweep's do: timm's sweep missing, or the other init or model not trained.
-ClaimOutcome no_regime_rows(const Regime& regime) {
-  if (regime.model.empty() && regime.init == "timm") return no_results(sweep::norms);
-  ClaimOutcome out;
-  out.detail = text("no ", regime.sweep(sweep::norms), " rows trained under init ", regime.init, ": run ",
-                    regime.model.empty() ? "studies/training_norms --init timm," + regime.init
-                                         : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/training_norms "
-                                                "--model ", regime.model, " --out results/", regime.model, " with that grid's flags"));
-  return out;
-}
-
 struct NormEvidence {
   Regime regime{};
   NormTable phi{}, jac{};     // ||phi(S)||_F and ||d phi/dS||_F
@@ -784,7 +778,7 @@ void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double
 
 // Judged at the largest N with all three activations (the paper's N = 256 once trained); every N in the table.
 ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
-  if (e.phi.empty()) return no_regime_rows(e.regime);
+  if (e.phi.empty()) return no_regime_rows(e.regime, sweep::norms);
   const auto sizes = sizes_with(e.phi, {kSoftmax, kUnscaled, kScaled});
   ClaimOutcome out;
   if (sizes.empty()) {
@@ -892,7 +886,7 @@ void set_train_exponents(GrowthTrainEvidence& e, double offset) {
 }
 
 ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& t) {
-  if (e.finals.empty()) return no_regime_rows({.init = e.init});
+  if (e.finals.empty()) return no_regime_rows({.init = e.init}, sweep::norms);
   ClaimOutcome out{.verdict = Verdict::holds, .claimed = 0.5};
   std::string table = "| activation | quantity | layer | N | exponent | 95% interval | Thm 4.1/4.2, Cor 4.1 | verdict |\n"
                       "|---|---|---|---|---|---|---|---|\n";
@@ -903,7 +897,7 @@ ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& 
     const auto& [activation, q, layer] = key;
     const bool phi = q == quantity::phi_fro;
     auto& fig = figures[q];
-    fig.name = text(phi ? "training_norms_phi_vs_N" : "training_norms_jacobian_vs_N", regime_suffix(e.init, "_"));
+    fig.name = text(phi ? "training_norms_phi_vs_N" : "training_norms_jacobian_vs_N", Regime{.init = e.init}.suffix("_"));
     fig.title = text(phi ? "||phi(S)||_F" : "||d phi/dS||_F", " at the end of training against N, init ", e.init,
                      " (one point per run, fitted power law)");
     fig.xlabel = "N (patches)", fig.ylabel = phi ? "||phi(S)||_F" : "||d phi/dS||_F", fig.logx = fig.logy = true;
@@ -1065,7 +1059,7 @@ void set_step0(IidEvidence& e, double factor) {
 }
 
 ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
-  if (e.predicted.empty()) return no_regime_rows(e.regime);
+  if (e.predicted.empty()) return no_regime_rows(e.regime, sweep::norms);
   const double tol = t(kIidTolerance);
   ClaimOutcome out{.claimed = 1};
   out.evidence = e.monte_carlo;
@@ -1196,18 +1190,20 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
 }  // namespace
 
 void register_training_claims(ClaimRegistry& r) {
-  // One verdict per regime: timm's init (the paper's training code) and unit-variance logits (its theorems').
+  // One verdict per regime: timm's init (the paper's training code) and unit-variance logits (its theorems'); and
+  // ViT-Tiny's, POLY's Fig 1 model, at N in {8, 16} under timm (results/vit-tiny/k_sweep.csv).
   // xavier's variance 1/D gives the same weights as unit for x³ with the 1/√d inside, so it needs no run of its own.
-  for (const char* init : {"timm", "unit"}) {
-    const std::string regime = std::string(init) == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
-                                                          : "Q and K scaled to logits of unit variance at step 0";
+  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
+    const std::string init = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
+                                                   : "Q and K scaled to logits of unit variance at step 0";
+    const auto source = regime.model.empty() ? sweep::k : regime.sweep(sweep::k) + " (--model " + regime.model + ")";
     r.add(make_claim<KSweepEvidence>(
-        {.id = "poly.k_vs_N" + regime_suffix(init, "."), .source = "POLY §5, Fig 1",
+        {.id = "poly.k_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
          .statement = "with phi(x) = x^3/k, the best k grows like sqrt(N); N in {256, 64, 16, 8}, k in [1e-3, 1e3]",
-         .method = text("k_sweep under ", regime, ": validation accuracy over a log grid of k per N and seeds; slope of "
+         .method = text(source, " under ", init, ": validation accuracy over a log grid of k per N and seeds; slope of "
                         "log k* on log N by bootstrap"),
-         .sweep = sweep::k},
-        {.measure = [init](const ClaimContext& ctx) { return measure_k_sweep(ctx, init); },
+         .sweep = regime.sweep(sweep::k)},
+        {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_sweep,
          .contradict = [](KSweepEvidence& e) { place_best_k(e, 1.5); },  // k* ∝ N^1.5, a power off
          .support = [](KSweepEvidence& e) { place_best_k(e, 0.5); }}));
@@ -1230,8 +1226,8 @@ void register_training_claims(ClaimRegistry& r) {
        .method = "activation_table: x^3/sqrtN against the highest scaled power, by Welch intervals",
        .sweep = sweep::activation_table},
       table_rules(high_p_relations, judge_high_p)));
-  // The training_norms claims, one per regime as the k_sweep's (timm keeps the names it had before --init), and ViT-Tiny's
-  // at N in {16, 64} (two sizes fit no exponent: the growth claims are the sweeps' model's alone).
+  // The training_norms claims, one per regime as the k_sweep's, ViT-Tiny's at N in {16, 64} (two sizes fit no exponent:
+  // the growth claims are the sweeps' model's alone).
   for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
     const auto suffix = regime.suffix(".");
     const auto source = regime.model.empty() ? sweep::norms : regime.sweep(sweep::norms) + " (--model " + regime.model + ")";

@@ -386,25 +386,29 @@ TEST(TrainingSweeps, VerifyJudgesTrainingClaimsFromSweepResults) {
   EXPECT_EQ(read_csv(dir / "retrain" / "claims.csv").at(0, "detail").find("no alpha_sweep results"), std::string::npos);
 }
 
-// ViT-Tiny's claims retrain the catalogue's ViT-Tiny grid into a folder of its own, as its campaign lives in
+// ViT-Tiny's claims retrain the catalogue's ViT-Tiny grids into a folder of their own, as its campaign lives in
 // results/vit-tiny/, and are judged from those rows alone; the sweep run there judges the same claims alike.
 TEST(TrainingSweeps, VerifyRetrainsVitTinyIntoItsOwnFolder) {
   const ScratchDir dir("verify_vit_tiny");
-  const auto r = run("verify", {"--quick", "--seed", "4", "--retrain", "--claims", "poly.train_norms.vit_tiny", "--out",
-                                (dir / "out").string()});
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(trained_here(r), 3) << r.err;
-  EXPECT_EQ(files_ending(dir / "out" / "vit-tiny" / "points" / "training_norms", ".json"), 3u);
-  EXPECT_FALSE(fs::exists(dir / "out" / "points")) << "nothing of the sweeps' own model is trained";
-  const auto csv = read_csv(dir / "out" / "vit-tiny" / "training_norms.csv");
-  ASSERT_FALSE(csv.rows.empty());
-  EXPECT_EQ(csv.at(0, "depth"), "12");
-  const auto claims = read_csv(dir / "out" / "claims.csv");
-  EXPECT_EQ(claims.at(0, "detail").find("no vit-tiny/training_norms rows"), std::string::npos) << claims.at(0, "detail");
-
-  const auto sweep = run("training_norms", sweep_args(dir / "sweep", {"--model", "vit-tiny"}));
-  ASSERT_EQ(sweep.code, 0) << sweep.err;
-  EXPECT_NE(slurp(dir / "sweep" / "training_norms.md").find("## poly.train_norms.vit_tiny: " + claims.at(0, "verdict") + "\n\n" +
-                                                             claims.at(0, "detail")),
-            std::string::npos);
+  // The quick grids: 3 activations; and 2 N x 2 k x 2 seeds, then 5 k around each N's best x 2 seeds less the 2 trained.
+  for (const auto& [claim, sweep, points] : {std::tuple{"poly.train_norms.vit_tiny", "training_norms", 3},
+                                             std::tuple{"poly.k_vs_N.vit_tiny", "k_sweep", 8 + 2 * (5 * 2 - 2)}}) {
+    const auto out = dir / sweep;
+    const auto r = run("verify", {"--quick", "--seed", "4", "--retrain", "--claims", claim, "--out", (out / "verify").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(trained_here(r), points) << claim << r.err;
+    EXPECT_EQ(files_ending(out / "verify" / "vit-tiny" / "points" / sweep, ".json"), std::size_t(points)) << claim;
+    EXPECT_FALSE(fs::exists(out / "verify" / "points")) << "nothing of the sweeps' own model is trained";
+    const auto csv = read_csv(out / "verify" / "vit-tiny" / (std::string(sweep) + ".csv"));
+    ASSERT_FALSE(csv.rows.empty());
+    EXPECT_EQ(csv.at(0, "depth"), "12");
+    const auto claims = read_csv(out / "verify" / "claims.csv");
+    EXPECT_EQ(claims.at(0, "detail").find("no vit-tiny/" + std::string(sweep) + " rows"), std::string::npos) << claims.at(0, "detail");
+    if (std::string(sweep) != "training_norms") continue;  // one sweep run checks that the study judges as verify does
+    const auto again = run(sweep, sweep_args(out / "sweep", {"--model", "vit-tiny"}));
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_NE(slurp(out / "sweep" / (std::string(sweep) + ".md"))
+                  .find("## " + std::string(claim) + ": " + claims.at(0, "verdict") + "\n\n" + claims.at(0, "detail")),
+              std::string::npos);
+  }
 }

@@ -141,6 +141,19 @@ TEST(TrainingClaims, EachInitIsJudgedFromItsOwnRows) {
   EXPECT_NE(missing.detail.find("--init timm,unit"), std::string::npos) << missing.detail;
 }
 
+// ViT-Tiny's k-sweep is judged from results/vit-tiny/'s rows alone, and the sweeps' model's claim never reads them.
+TEST(TrainingClaims, VitTinyKSweepIsJudgedFromItsOwnFolder) {
+  const auto tiny = judge("poly.k_vs_N.vit_tiny", "vit-tiny/k_sweep", k_sweep_rows(1.0, 0.1));
+  EXPECT_TRUE(test::close(tiny.measured, 1.0, 1e-6, 1e-6)) << tiny.detail;
+  EXPECT_EQ(tiny.verdict, Verdict::violated) << tiny.detail;
+  EXPECT_EQ(tiny.figures.at(0).name, "k_sweep_vit_tiny");
+  const auto elsewhere = judge("poly.k_vs_N.vit_tiny", "k_sweep", k_sweep_rows(1.0, 0.1));
+  EXPECT_EQ(elsewhere.verdict, Verdict::inconclusive);
+  EXPECT_NE(elsewhere.detail.find("no vit-tiny/k_sweep rows"), std::string::npos) << elsewhere.detail;
+  const auto small = judge("poly.k_vs_N", "vit-tiny/k_sweep", k_sweep_rows(1.0, 0.1));
+  EXPECT_NE(small.detail.find("no k_sweep results"), std::string::npos) << small.detail;
+}
+
 TEST(TrainingClaims, MissingSweepIsInconclusiveAndSaysWhatToRun) {
   const auto out = judge("poly.k_vs_N", "other", {});
   EXPECT_EQ(out.verdict, Verdict::inconclusive);
