@@ -67,7 +67,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
     verdicts[j.id] = {{"verdict", to_string(j.outcome.verdict)}, {"detail", j.outcome.detail}};
   }
   out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, swept, judged)});
-  if (judged.empty())  // a preset model's sweep that no claim of its own reads (k_sweep --model vit-tiny)
+  if (judged.empty())  // a preset model's sweep that no claim of its own reads (alpha_sweep --model vit-tiny)
     out.summary += text(sweep.name, ": no claim reads ", name, ": rows and figures only, no verdicts\n");
   out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
                 {"points", swept.points}, {"points_left_out", swept.left_out}, {"verdicts", verdicts},

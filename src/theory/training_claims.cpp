@@ -301,7 +301,9 @@ struct Regime {
     std::replace(model_part.begin(), model_part.end(), '-', '_');
     return (init == "timm" ? "" : separator + init) + (model.empty() ? "" : separator + model_part);
   }
-  std::string label() const { return model.empty() ? "init " + init : text(model, ", init ", init); }
+  std::string label() const { return text(model.empty() ? "" : model + ", ", "Q/K init ", init); }
+  // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)".
+  std::string source(const std::string& name) const { return model.empty() ? name : text(sweep(name), " (--model ", model, ")"); }
 };
 const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 1/2 model, in its experiments' regime
 
@@ -361,7 +363,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     return out;
   }
   const auto& regime = e.regime;
-  const auto label = text(regime.model.empty() ? "" : regime.model + ", ", "Q/K init ", regime.init);
+  const auto label = regime.label();
   Figure accuracy{.name = sweep::k + regime.suffix("_"),
                   .title = text("x^3/k attention, ", label, ": validation accuracy against k (mean +- se over seeds)"),
                   .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
@@ -1196,11 +1198,10 @@ void register_training_claims(ClaimRegistry& r) {
   for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
     const std::string init = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
                                                    : "Q and K scaled to logits of unit variance at step 0";
-    const auto source = regime.model.empty() ? sweep::k : regime.sweep(sweep::k) + " (--model " + regime.model + ")";
     r.add(make_claim<KSweepEvidence>(
         {.id = "poly.k_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
          .statement = "with phi(x) = x^3/k, the best k grows like sqrt(N); N in {256, 64, 16, 8}, k in [1e-3, 1e3]",
-         .method = text(source, " under ", init, ": validation accuracy over a log grid of k per N and seeds; slope of "
+         .method = text(regime.source(sweep::k), " under ", init, ": validation accuracy over a log grid of k per N and seeds; slope of "
                         "log k* on log N by bootstrap"),
          .sweep = regime.sweep(sweep::k)},
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
@@ -1230,7 +1231,7 @@ void register_training_claims(ClaimRegistry& r) {
   // the growth claims are the sweeps' model's alone).
   for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
     const auto suffix = regime.suffix(".");
-    const auto source = regime.model.empty() ? sweep::norms : regime.sweep(sweep::norms) + " (--model " + regime.model + ")";
+    const auto source = regime.source(sweep::norms);
     r.add(make_claim<NormEvidence>(
         {.id = "poly.train_norms" + suffix, .source = "POLY Fig 2, 3, 6, 7",
          .statement = "during training ||phi(S)||_F and its Jacobian norm are far larger for x^3 than softmax; 1/sqrt(N) "
