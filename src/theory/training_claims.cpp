@@ -301,11 +301,13 @@ struct Regime {
     std::replace(model_part.begin(), model_part.end(), '-', '_');
     return (init == "timm" ? "" : separator + init) + (model.empty() ? "" : separator + model_part);
   }
-  std::string label() const { return text(model.empty() ? "" : model + ", ", "Q/K init ", init); }
+  std::string label() const { return text(model.empty() ? "" : model + ", ", "init ", init); }
   // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)".
-  std::string source(const std::string& name) const { return model.empty() ? name : text(sweep(name), " (--model ", model, ")"); }
+  std::string source(const std::string& name) const {
+    return model.empty() ? name : text(sweep(name), " (--model ", model, ")");
+  }
 };
-const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 1/2 model, in its experiments' regime
+const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 1/2 model, its experiments' init
 
 // The regime's claims report "no rows" alike: timm's sweep of the sweeps' model missing, or the other init or model not
 // trained.
@@ -314,8 +316,9 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
   ClaimOutcome out;
   out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run ",
                     regime.model.empty() ? text("studies/", sweep, " --init timm,", regime.init)
-                                         : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/", sweep,
-                                                " --model ", regime.model, " --out results/", regime.model, " with that grid's flags"));
+                                         : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/",
+                                                sweep, " --model ", regime.model, " --out results/", regime.model,
+                                                " with that grid's flags"));
   return out;
 }
 
@@ -359,7 +362,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const auto& curves = e.curves;
   ClaimOutcome out{.claimed = 0.5};
   if (sizes.size() < 2) {
-    out.detail = "k_sweep has fewer than two sequence lengths: no slope";
+    out.detail = text(e.regime.sweep(sweep::k), " has fewer than two sequence lengths: no slope");
     return out;
   }
   const auto& regime = e.regime;
@@ -1193,16 +1196,16 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
 
 void register_training_claims(ClaimRegistry& r) {
   // One verdict per regime: timm's init (the paper's training code) and unit-variance logits (its theorems'); and
-  // ViT-Tiny's, POLY's Fig 1 model, at N in {8, 16} under timm (results/vit-tiny/k_sweep.csv).
+  // ViT-Tiny's, POLY's Fig 1 model, under timm (the catalogue's vit-tiny grid, results/vit-tiny/k_sweep.csv).
   // xavier's variance 1/D gives the same weights as unit for x³ with the 1/√d inside, so it needs no run of its own.
   for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
-    const std::string init = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
-                                                   : "Q and K scaled to logits of unit variance at step 0";
+    const std::string init_text = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
+                                                        : "Q and K scaled to logits of unit variance at step 0";
     r.add(make_claim<KSweepEvidence>(
         {.id = "poly.k_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
          .statement = "with phi(x) = x^3/k, the best k grows like sqrt(N); N in {256, 64, 16, 8}, k in [1e-3, 1e3]",
-         .method = text(regime.source(sweep::k), " under ", init, ": validation accuracy over a log grid of k per N and seeds; slope of "
-                        "log k* on log N by bootstrap"),
+         .method = text(regime.source(sweep::k), " under ", init_text, ": validation accuracy over a log grid of k per N "
+                        "and seeds; slope of log k* on log N by bootstrap"),
          .sweep = regime.sweep(sweep::k)},
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_sweep,

@@ -151,6 +151,7 @@ TEST(TrainingClaims, VitTinyKSweepIsJudgedFromItsOwnFolder) {
   EXPECT_EQ(elsewhere.verdict, Verdict::inconclusive);
   EXPECT_NE(elsewhere.detail.find("no vit-tiny/k_sweep rows"), std::string::npos) << elsewhere.detail;
   const auto small = judge("poly.k_vs_N", "vit-tiny/k_sweep", k_sweep_rows(1.0, 0.1));
+  EXPECT_EQ(small.verdict, Verdict::inconclusive);
   EXPECT_NE(small.detail.find("no k_sweep results"), std::string::npos) << small.detail;
 }
 
