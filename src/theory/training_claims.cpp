@@ -116,13 +116,6 @@ std::vector<ResultRow> sweep_rows(const ClaimContext& ctx, const std::string& sw
   return ctx.training_rows ? ctx.training_rows(sweep) : std::vector<ResultRow>{};
 }
 
-// The rows of `sweep` trained under `init` (rows written before the init column were timm's).
-std::vector<ResultRow> regime_rows(const ClaimContext& ctx, const std::string& sweep, const std::string& init) {
-  auto rows = sweep_rows(ctx, sweep);
-  std::erase_if(rows, [&](const ResultRow& r) { return extra(r, column::init).value_or("timm") != init; });
-  return rows;
-}
-
 // A configuration's accuracy over seeds. Its standard error is never below the binomial error of the
 // validation sets, so that one or two seeds that happen to agree do not claim more than the data holds.
 struct SeedMean {
@@ -294,6 +287,12 @@ struct Regime {
   std::string init = "timm";
   std::string model{};  // "" for the sweeps' model
   std::string sweep(const std::string& name) const { return sweep_path(model, name); }
+  // The rows of sweep `name` trained under this init (rows written before the init column were timm's).
+  std::vector<ResultRow> rows(const ClaimContext& ctx, const std::string& name) const {
+    auto rows = sweep_rows(ctx, sweep(name));
+    std::erase_if(rows, [&](const ResultRow& r) { return extra(r, column::init).value_or("timm") != init; });
+    return rows;
+  }
   // What a claim's id or figure's name adds: nothing for timm and the sweeps' model (the names they had before --init
   // and --model existed), else ".unit", ".vit_tiny", ...
   std::string suffix(const char* separator) const {
@@ -333,7 +332,7 @@ struct KSweepEvidence {
 };
 
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
-  const auto rows = regime_rows(ctx, regime.sweep(sweep::k), regime.init);
+  const auto rows = regime.rows(ctx, sweep::k);
   const auto acc = accuracies<std::pair<Index, double>>(rows, [](const ResultRow& r) {
     return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))};
   });
@@ -767,7 +766,7 @@ struct NormEvidence {
 };
 
 NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime) {
-  const auto rows = regime_rows(ctx, regime.sweep(sweep::norms), regime.init);
+  const auto rows = regime.rows(ctx, sweep::norms);
   return {regime, norm_means(rows, quantity::phi_fro), norm_means(rows, quantity::jacobian_fro), setup_line(kPolyNormsSetup, rows)};
 }
 
@@ -836,7 +835,7 @@ struct FinalNorms {
 using FinalKey = std::tuple<std::string, std::string, int>;  // activation, quantity, layer
 
 struct GrowthTrainEvidence {
-  std::string init = "timm";
+  Regime regime{};
   std::map<FinalKey, FinalNorms> finals{};
   int diverged = 0;      // runs left out because their loss turned non-finite
   std::string setup{};
@@ -846,9 +845,9 @@ struct GrowthTrainEvidence {
 // (∂ϕ/∂S is 3S²(/√N), the p = 2 case of the same theorem); softmax has Thm 4.1's bounds only (exponent <= 1/2).
 double claimed_exponent(const std::string& activation) { return activation == kUnscaled ? 1.0 : 0.5; }
 
-GrowthTrainEvidence measure_train_growth(const ClaimContext& ctx, const std::string& init) {
-  const auto rows = regime_rows(ctx, sweep::norms, init);
-  GrowthTrainEvidence e{.init = init, .setup = setup_line(kPolyNormsSetup, rows)};
+GrowthTrainEvidence measure_train_growth(const ClaimContext& ctx, const Regime& regime) {
+  const auto rows = regime.rows(ctx, sweep::norms);
+  GrowthTrainEvidence e{.regime = regime, .setup = setup_line(kPolyNormsSetup, rows)};
   using Run = std::tuple<std::string, std::string, int, Index, std::string>;  // activation, quantity, layer, N, seed
   std::map<Run, std::vector<std::pair<long, double>>> steps;                // (step, value) along the run
   std::set<std::pair<std::string, std::string>> diverged;                   // (activation and N, seed)
@@ -891,7 +890,7 @@ void set_train_exponents(GrowthTrainEvidence& e, double offset) {
 }
 
 ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& t) {
-  if (e.finals.empty()) return no_regime_rows({.init = e.init}, sweep::norms);
+  if (e.finals.empty()) return no_regime_rows(e.regime, sweep::norms);
   ClaimOutcome out{.verdict = Verdict::holds, .claimed = 0.5};
   std::string table = "| activation | quantity | layer | N | exponent | 95% interval | Thm 4.1/4.2, Cor 4.1 | verdict |\n"
                       "|---|---|---|---|---|---|---|---|\n";
@@ -902,8 +901,8 @@ ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& 
     const auto& [activation, q, layer] = key;
     const bool phi = q == quantity::phi_fro;
     auto& fig = figures[q];
-    fig.name = text(phi ? "training_norms_phi_vs_N" : "training_norms_jacobian_vs_N", Regime{.init = e.init}.suffix("_"));
-    fig.title = text(phi ? "||phi(S)||_F" : "||d phi/dS||_F", " at the end of training against N, init ", e.init,
+    fig.name = text(phi ? "training_norms_phi_vs_N" : "training_norms_jacobian_vs_N", e.regime.suffix("_"));
+    fig.title = text(phi ? "||phi(S)||_F" : "||d phi/dS||_F", " at the end of training against N, init ", e.regime.init,
                      " (one point per run, fitted power law)");
     fig.xlabel = "N (patches)", fig.ylabel = phi ? "||phi(S)||_F" : "||d phi/dS||_F", fig.logx = fig.logy = true;
     const std::set<double> distinct(f.n.begin(), f.n.end());
@@ -1026,7 +1025,7 @@ struct IidEvidence {
 };
 
 IidEvidence measure_iid(const ClaimContext& ctx, const Regime& regime) {
-  const auto rows = regime_rows(ctx, regime.sweep(sweep::norms), regime.init);
+  const auto rows = regime.rows(ctx, sweep::norms);
   IidEvidence e{.regime = regime, .phi = norm_means(rows, quantity::phi_fro), .jac = norm_means(rows, quantity::jacobian_fro),
                 .setup = setup_line(kPolyNormsSetup, rows)};
   std::map<std::pair<std::string, Index>, const ResultRow*> first;
@@ -1257,7 +1256,7 @@ void register_training_claims(ClaimRegistry& r) {
            .method = text("training_norms under init ", regime.init, ": ||phi(S)||_F and ||d phi/dS||_F over the last tenth of "
                           "training against N in {8, 16, 64, 256}, fitted exponent per layer"),
            .sweep = sweep::norms},
-          {.measure = [init = regime.init](const ClaimContext& ctx) { return measure_train_growth(ctx, init); },
+          {.measure = [regime](const ClaimContext& ctx) { return measure_train_growth(ctx, regime); },
            .judge = judge_train_growth,
            .contradict = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0.5); },  // half a power above the theorem
            .support = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0); }}));
