@@ -1,7 +1,7 @@
 // The claims about training (POLY Fig 1-3, Table 1/2/5, Remark 4.1; RELU Fig 2), judged from the rows of
-// the training sweeps (see ClaimContext::training_rows): best scales and exponents by parametric bootstrap
-// over the seeds' accuracies, tables of mean ± sd with Welch intervals, and norms along training against
-// the Monte-Carlo prediction of the core engine. `measure` reads the rows into seed means and norm tables;
+// the training sweeps (see ClaimContext::training_rows): best scales from curves fitted with the paired seeds as
+// blocks, exponents by parametric bootstrap, tables of mean ± sd with Welch intervals, and norms along training
+// against the Monte-Carlo prediction of the core engine. `measure` reads the rows into curves and norm tables;
 // `judge` bootstraps, compares and decides under the thresholds below.
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
@@ -139,6 +139,13 @@ SeedMean seed_mean(const std::vector<double>& values, double validation_images) 
 // The same configuration measured at `mean` with no seed-to-seed spread (the binomial error alone).
 SeedMean without_spread(const SeedMean& s, double mean) { return seed_mean(mean, 0, s.seeds, s.images); }
 
+// A row's final validation accuracy, checked.
+double final_accuracy(const ResultRow& r) {
+  if (!std::isfinite(r.value.mean))
+    throw std::runtime_error(text("training results: the val_accuracy of ", r.activation, " at N=", r.N, " is not finite"));
+  return r.value.mean;
+}
+
 // Final validation accuracy per configuration (rows grouped by `key`), averaged over seeds.
 template <class Key>
 std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows, const std::function<Key(const ResultRow&)>& key) {
@@ -146,9 +153,7 @@ std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows, const std
   std::map<Key, double> images;
   for (const auto& r : rows) {
     if (r.quantity != quantity::val_accuracy) continue;
-    if (!std::isfinite(r.value.mean))
-      throw std::runtime_error(text("training results: the val_accuracy of ", r.activation, " at N=", r.N, " is not finite"));
-    values[key(r)].push_back(r.value.mean);
+    values[key(r)].push_back(final_accuracy(r));
     images[key(r)] = extra_number(r, column::validation);
   }
   std::map<Key, SeedMean> out;
@@ -156,12 +161,101 @@ std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows, const std
   return out;
 }
 
-// A curve y(x) sampled on an ascending grid: the maximiser by the parabola through the best point and its
-// neighbours (the best grid point itself at an end of the grid).
+// One training run of a curve: its grid point, its seed and its final validation accuracy. A seed fixes the
+// initialisation, the data order and the validation split alike at every point of a curve: the seeds are paired.
+struct CurveRun {
+  std::size_t point = 0;
+  std::uint64_t seed = 0;
+  double accuracy = 0;
+};
+
+// A curve y(x) sampled on an ascending grid, with every run behind it.
 struct GridCurve {
   std::vector<double> x;
-  std::vector<SeedMean> y;
+  std::vector<SeedMean> y;  // each point's mean over its own seeds
+  std::vector<CurveRun> runs;
 };
+
+// The accuracy curves of the rows: `at` gives a row's curve and its coordinate on that curve's grid.
+template <class Key>
+std::map<Key, GridCurve> grid_curves(const std::vector<ResultRow>& rows,
+                                     const std::function<std::pair<Key, double>(const ResultRow&)>& at) {
+  std::map<Key, std::map<double, std::vector<std::pair<std::uint64_t, double>>>> runs;
+  std::map<Key, double> images;
+  for (const auto& r : rows) {
+    if (r.quantity != quantity::val_accuracy) continue;
+    const auto [key, x] = at(r);
+    runs[key][x].emplace_back(std::uint64_t(extra_number(r, column::seed)), final_accuracy(r));
+    images[key] = extra_number(r, column::validation);
+  }
+  std::map<Key, GridCurve> out;
+  for (const auto& [key, points] : runs) {
+    auto& c = out[key];
+    for (const auto& [x, seeds] : points) {
+      std::vector<double> values;
+      for (const auto& [seed, accuracy] : seeds) {
+        c.runs.push_back({.point = c.x.size(), .seed = seed, .accuracy = accuracy});
+        values.push_back(accuracy);
+      }
+      c.x.push_back(x);
+      c.y.push_back(seed_mean(values, images[key]));
+    }
+  }
+  return out;
+}
+
+// A curve with the seeds as blocks: accuracy(point, seed) = mu(point) + b(seed) + e, the b summing to zero, fitted by
+// least squares. A seed that trains well everywhere then lifts no point above the others, and points run with
+// different seed sets (two seeds on the grid, five at the refinement) compare as if every seed had run every point.
+struct BlockedCurve {
+  Eigen::VectorXd mu;       // per point: the accuracy of the average seed
+  Eigen::MatrixXd mu_cov;   // mu's covariance
+  double residual_sd = 0;   // of a run about mu + b, never below the binomial error of its validation set
+  int dof = 0;              // residual_sd's degrees of freedom; 0 where the binomial floor (a known variance) sets it
+  double unblocked_sd = 0;  // of a run about its point's mean, the seeds left in (pooled over the points)
+  double se(std::size_t point) const { return std::sqrt(mu_cov(Index(point), Index(point))); }
+};
+
+// nullopt when the seeds do not connect the points (a group of points shares no seed with the rest: no common baseline).
+std::optional<BlockedCurve> fit_blocks(const GridCurve& c) {
+  std::vector<std::uint64_t> seeds;
+  for (const auto& r : c.runs) seeds.push_back(r.seed);
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  const Index points = Index(c.x.size()), blocks = Index(seeds.size()), n = Index(c.runs.size());
+  const Index unknowns = points + blocks - 1;
+  Eigen::MatrixXd design = Eigen::MatrixXd::Zero(n, unknowns);
+  Eigen::VectorXd y(n), point_sum = Eigen::VectorXd::Zero(points), point_runs = Eigen::VectorXd::Zero(points);
+  for (Index i = 0; i < n; ++i) {
+    const auto& r = c.runs[std::size_t(i)];
+    const auto block = Index(std::lower_bound(seeds.begin(), seeds.end(), r.seed) - seeds.begin());
+    design(i, Index(r.point)) = 1;
+    if (block + 1 < blocks)
+      design(i, points + block) = 1;
+    else  // the last seed's effect is minus the sum of the others'
+      design.row(i).tail(blocks - 1).setConstant(-1);
+    y(i) = r.accuracy;
+    point_sum(Index(r.point)) += r.accuracy, point_runs(Index(r.point)) += 1;
+  }
+  const Eigen::FullPivLU<Eigen::MatrixXd> gram(design.transpose() * design);
+  if (gram.rank() < unknowns) return std::nullopt;
+  const Eigen::MatrixXd inverse = gram.inverse();
+  const Eigen::VectorXd fitted = inverse * (design.transpose() * y);
+  const double mean = y.mean(), images = c.y.front().images;
+  const double binomial = std::max(mean * (1 - mean), 1e-4) / images;
+  const double estimated = n > unknowns ? (y - design * fitted).squaredNorm() / double(n - unknowns) : 0;
+  double within = 0;
+  for (const auto& r : c.runs) within += std::pow(r.accuracy - point_sum(Index(r.point)) / point_runs(Index(r.point)), 2);
+  BlockedCurve b{.mu = fitted.head(points),
+                 .mu_cov = std::max(estimated, binomial) * inverse.topLeftCorner(points, points),
+                 .residual_sd = std::sqrt(std::max(estimated, binomial)),
+                 .dof = estimated > binomial ? int(n - unknowns) : 0,
+                 .unblocked_sd = n > points ? std::sqrt(within / double(n - points)) : 0.0};
+  return b;
+}
+
+// The maximiser of a curve sampled on an ascending grid: the parabola through the best point and its neighbours (the
+// best grid point itself at an end of the grid).
 double refined_argmax(const std::vector<double>& x, const std::vector<double>& y) {
   const auto i = std::size_t(std::max_element(y.begin(), y.end()) - y.begin());
   if (i == 0 || i + 1 == x.size()) return x[i];
@@ -171,6 +265,9 @@ double refined_argmax(const std::vector<double>& x, const std::vector<double>& y
   if (den == 0) return b;
   return std::clamp(b - 0.5 * num / den, a, c);
 }
+double refined_argmax(const std::vector<double>& x, const Eigen::VectorXd& y) {
+  return refined_argmax(x, std::vector<double>(y.data(), y.data() + y.size()));
+}
 
 // The curve replaced by a parabola peaking at x_star at the curve's best accuracy, falling to half of it two
 // grid steps away and flat beyond, with no seed-to-seed spread: a best scale the bootstrap locates tightly.
@@ -178,23 +275,32 @@ void peak_at(GridCurve& c, double x_star) {
   double peak = 0;
   for (const auto& y : c.y) peak = std::max(peak, y.mean);
   const double width = 2 * (c.x.back() - c.x.front()) / double(c.x.size() - 1);
-  for (std::size_t i = 0; i < c.x.size(); ++i) {
+  const auto at = [&](std::size_t i) {
     const double u = (c.x[i] - x_star) / width;
-    c.y[i] = without_spread(c.y[i], peak * std::max(1 - 0.5 * u * u, 0.5));
-  }
+    return peak * std::max(1 - 0.5 * u * u, 0.5);
+  };
+  for (std::size_t i = 0; i < c.x.size(); ++i) c.y[i] = without_spread(c.y[i], at(i));
+  for (auto& r : c.runs) r.accuracy = at(r.point);
 }
 
-// Maximisers of each curve in `replicates` parametric draws y ~ N(mean, se²): draws[r][curve].
-std::vector<std::vector<double>> bootstrap_argmax(const std::vector<GridCurve>& curves, std::uint64_t seed,
-                                                  const std::string& claim) {
+// Maximisers of each curve in `replicates` draws of its seed-adjusted accuracies from the least-squares fit's
+// posterior under a flat prior, the multivariate t: mu = mu_hat + t L z with L Lᵀ mu's covariance and t² = dof/χ²_dof
+// (t = 1 for a known variance): draws[r][curve].
+std::vector<std::vector<double>> bootstrap_argmax(const std::vector<GridCurve>& curves, const std::vector<BlockedCurve>& fits,
+                                                  std::uint64_t seed, const std::string& claim) {
+  std::vector<Eigen::MatrixXd> factors;
+  for (const auto& f : fits) factors.emplace_back(Eigen::LLT<Eigen::MatrixXd>(f.mu_cov).matrixL());
   std::vector<std::vector<double>> draws(kReplicates, std::vector<double>(curves.size()));
   for (int r = 0; r < kReplicates; ++r) {
     const GaussianStream noise(seed, hash_string(claim), std::uint32_t(r), StreamTag::Search);
     std::uint64_t e = 0;
     for (std::size_t c = 0; c < curves.size(); ++c) {
-      std::vector<double> y(curves[c].y.size());
-      for (std::size_t i = 0; i < y.size(); ++i) y[i] = curves[c].y[i].mean + curves[c].y[i].se * noise.normal(e++);
-      draws[std::size_t(r)][c] = refined_argmax(curves[c].x, y);
+      double chi2 = 0;
+      for (int j = 0; j < fits[c].dof; ++j) chi2 += std::pow(noise.normal(e++), 2);
+      const double t = fits[c].dof > 0 ? std::sqrt(fits[c].dof / chi2) : 1.0;
+      Eigen::VectorXd z(fits[c].mu.size());
+      for (auto& v : z) v = noise.normal(e++);
+      draws[std::size_t(r)][c] = refined_argmax(curves[c].x, Eigen::VectorXd(fits[c].mu + t * factors[c] * z));
     }
   }
   return draws;
@@ -214,12 +320,6 @@ double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
   double sxy = 0, sxx = 0;
   for (std::size_t i = 0; i < x.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
   return sxy / sxx;
-}
-
-std::vector<double> means(const std::vector<SeedMean>& v) {
-  std::vector<double> m;
-  for (const auto& s : v) m.push_back(s.mean);
-  return m;
 }
 
 std::string percent(double accuracy) { return sig(100 * accuracy, 3); }
@@ -248,19 +348,6 @@ std::string setup_line(const char* paper, const std::vector<ResultRow>& rows) {
   return text("\n\nSetup. Paper: ", paper, ". Ours: Fashion-MNIST padded to 32x32, ", joined.empty() ? "no rows" : joined, ".\n");
 }
 
-// A best scale needs the seed-to-seed spread: one seed's curve has only the validation set's binomial error.
-std::optional<ClaimOutcome> too_few_seeds(const std::vector<GridCurve>& curves, double claimed, const Figure& accuracy) {
-  for (const auto& c : curves)
-    for (const auto& y : c.y)
-      if (y.seeds < 2) {
-        ClaimOutcome out{.claimed = claimed};
-        out.figures = {accuracy};
-        out.detail = "a configuration has one seed: no seed-to-seed spread to bound the best scale (run --seeds 2 or more)";
-        return out;
-      }
-  return std::nullopt;
-}
-
 // The fewest and the most seeds behind any point of the curves.
 std::pair<int, int> seed_range(const std::vector<GridCurve>& curves) {
   int fewest = std::numeric_limits<int>::max(), most = 0;
@@ -269,16 +356,76 @@ std::pair<int, int> seed_range(const std::vector<GridCurve>& curves) {
   return {fewest, most};
 }
 
-// Series of mean accuracy ± se per curve, for the figures.
-Series accuracy_series(const std::string& label, const GridCurve& c, const std::function<double(double)>& x_of) {
+// A curve's series for the figures: the seed-adjusted accuracy ± se (its points' own means where it has no fit).
+Series accuracy_series(const std::string& label, const GridCurve& c, const std::optional<BlockedCurve>& fit,
+                       const std::function<double(double)>& x_of) {
   Series s{.label = label};
   for (std::size_t i = 0; i < c.x.size(); ++i) {
+    const double mean = fit ? fit->mu(Index(i)) : c.y[i].mean, se = fit ? fit->se(i) : c.y[i].se;
     s.x.push_back(x_of(c.x[i]));
-    s.y.push_back(c.y[i].mean);
-    s.lo.push_back(c.y[i].mean - c.y[i].se);
-    s.hi.push_back(c.y[i].mean + c.y[i].se);
+    s.y.push_back(mean);
+    s.lo.push_back(mean - se);
+    s.hi.push_back(mean + se);
   }
   return s;
+}
+
+// Every curve's seed-blocked fit, each drawn into `accuracy`; or, in `refusal`, why no best scale can be judged.
+struct FittedCurves {
+  std::vector<BlockedCurve> fits{};
+  std::optional<ClaimOutcome> refusal{};
+};
+FittedCurves fit_curves(const std::vector<GridCurve>& curves, const std::vector<std::string>& labels,
+                        const std::function<double(double)>& x_of, Figure& accuracy, double claimed) {
+  std::vector<std::optional<BlockedCurve>> fits;
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    fits.push_back(fit_blocks(curves[c]));
+    accuracy.series.push_back(accuracy_series(labels[c], curves[c], fits.back(), x_of));
+  }
+  const auto refuse = [&](std::string why) {
+    ClaimOutcome out{.claimed = claimed};
+    out.figures = {accuracy};
+    out.detail = std::move(why);
+    return FittedCurves{.refusal = out};
+  };
+  // A best scale needs the seed-to-seed spread: one seed's point has only the validation set's binomial error.
+  if (seed_range(curves).first < 2)
+    return refuse("a configuration has one seed: no seed-to-seed spread to bound the best scale (run --seeds 2 or more)");
+  FittedCurves out;
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    if (!fits[c])
+      return refuse(text("the seeds of ", labels[c], " do not connect its points: no common baseline for the seed-blocked "
+                         "fit (run the same seeds at every point)"));
+    out.fits.push_back(*fits[c]);
+  }
+  return out;
+}
+
+// How much of the runs' spread the seeds, taken out as blocks, account for.
+std::string blocking_summary(const std::vector<BlockedCurve>& fits) {
+  const auto range = [&](double BlockedCurve::*sd) {
+    const auto [lo, hi] = std::minmax_element(fits.begin(), fits.end(), [&](const auto& a, const auto& b) { return a.*sd < b.*sd; });
+    return text(sig(100 * (*lo).*sd, 2), "–", sig(100 * (*hi).*sd, 2));
+  };
+  return text("seeds as blocks: a run's sd about the fit ", range(&BlockedCurve::residual_sd), " points (",
+              range(&BlockedCurve::unblocked_sd), " with the seeds left in)");
+}
+
+// How the best scales are located, for the reports.
+std::string best_scale_method(const char* what, const char* along) {
+  return text("Best ", what, ": the maximiser of the seed-adjusted validation accuracy, refined by the parabola in ", along,
+              " through the best grid point and its neighbours. Seed-adjusted: accuracy(point, seed) = mu(point) + b(seed) "
+              "+ e, fitted by least squares with the seeds as blocks (a seed fixes the initialisation, data order and "
+              "validation split alike at every point), so that points trained with two seeds and with five compare "
+              "alike; the residual variance is pooled over the curve's runs and never below the binomial variance of a "
+              "validation set. Intervals: ", kReplicates, " draws of every curve's mu from the fit's multivariate t "
+              "(its posterior under a flat prior).");
+}
+
+// A point's seed-adjusted accuracy ± se, then its own seeds' mean ± sd.
+std::string adjusted_accuracy(const GridCurve& c, const BlockedCurve& fit, std::size_t point) {
+  return text(percent(fit.mu(Index(point))), " ± ", sig(100 * fit.se(point), 2), "% (its ", c.y[point].seeds,
+              " seeds alone: ", mean_sd(c.y[point]), "%)");
 }
 
 // What a training claim judges: the runs under one Q/K init, of the sweeps' model (results/<sweep>.csv) or of a
@@ -333,11 +480,9 @@ struct KSweepEvidence {
 
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   const auto rows = regime.rows(ctx, sweep::k);
-  const auto acc = accuracies<std::pair<Index, double>>(rows, [](const ResultRow& r) {
+  const auto by_n = grid_curves<Index>(rows, [](const ResultRow& r) {
     return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))};
   });
-  std::map<Index, GridCurve> by_n;
-  for (const auto& [key, s] : acc) by_n[key.first].x.push_back(key.second), by_n[key.first].y.push_back(s);
   KSweepEvidence e{.regime = regime, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows)};
   for (const auto& [n, c] : by_n) e.sizes.push_back(n), e.curves.push_back(c);
   return e;
@@ -367,15 +512,17 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const auto& regime = e.regime;
   const auto label = regime.label();
   Figure accuracy{.name = sweep::k + regime.suffix("_"),
-                  .title = text("x^3/k attention, ", label, ": validation accuracy against k (mean +- se over seeds)"),
+                  .title = text("x^3/k attention, ", label, ": validation accuracy against k (seed-adjusted mean +- se)"),
                   .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
-  for (std::size_t c = 0; c < curves.size(); ++c)
-    accuracy.series.push_back(accuracy_series(text("N = ", sizes[c]), curves[c], [](double x) { return std::pow(10, x); }));
-  if (auto few = too_few_seeds(curves, 0.5, accuracy)) return *few;
-  const auto draws = bootstrap_argmax(curves, e.seed, "poly.k_vs_N" + regime.suffix("."));
+  std::vector<std::string> labels;
+  for (Index n : sizes) labels.push_back(text("N = ", n));
+  const auto fitted = fit_curves(curves, labels, [](double x) { return std::pow(10, x); }, accuracy, 0.5);
+  if (fitted.refusal) return *fitted.refusal;
+  const auto& fits = fitted.fits;
+  const auto draws = bootstrap_argmax(curves, fits, e.seed, "poly.k_vs_N" + regime.suffix("."));
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
-    log_n.push_back(std::log10(double(sizes[c]))), best.push_back(refined_argmax(curves[c].x, means(curves[c].y)));
+    log_n.push_back(std::log10(double(sizes[c]))), best.push_back(refined_argmax(curves[c].x, fits[c].mu));
   std::vector<double> slopes;
   for (const auto& d : draws) slopes.push_back(ols_slope(log_n, d));
   out.measured = ols_slope(log_n, best);
@@ -402,7 +549,8 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
                         .prefactor = std::pow(10, mean_best - out.measured * mean_log_n), .points = sizes.size()};
   Series best_series{.label = "best k (parabola through the best grid point)", .connect = false, .fit = SeriesFit{.law = law}};
   Series root{.label = "sqrt(N) law through the geometric mean"};
-  std::string table = "| N | best k | 95% interval | accuracy at best grid k (mean ± sd) | at k = sqrt(N) |\n|---|---|---|---|---|\n";
+  std::string table = "| N | best k | 95% interval | seed-adjusted accuracy at the best grid k (± se) | at k = sqrt(N) |\n"
+                      "|---|---|---|---|---|\n";
   std::string per_n;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     std::vector<double> column;
@@ -413,15 +561,15 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     best_series.lo.push_back(std::pow(10, lo));
     best_series.hi.push_back(std::pow(10, hi));
     root.x.push_back(double(sizes[c])), root.y.push_back(std::pow(10, mean_best + 0.5 * (log_n[c] - mean_log_n)));
-    const auto top = std::size_t(std::max_element(curves[c].y.begin(), curves[c].y.end(),
-                                                  [](const SeedMean& a, const SeedMean& b) { return a.mean < b.mean; }) -
-                                 curves[c].y.begin());
+    Index top = 0;
+    fits[c].mu.maxCoeff(&top);
     const auto near_root = std::size_t(std::min_element(curves[c].x.begin(), curves[c].x.end(), [&](double a, double b) {
                                          return std::abs(a - 0.5 * log_n[c]) < std::abs(b - 0.5 * log_n[c]);
                                        }) - curves[c].x.begin());
     table += text("| ", sizes[c], " | ", sig(std::pow(10, best[c]), 3), " | [", sig(std::pow(10, lo), 3), ", ",
-                  sig(std::pow(10, hi), 3), "] | ", mean_sd(curves[c].y[top]), " (k = ", sig(std::pow(10, curves[c].x[top]), 3),
-                  ") | ", mean_sd(curves[c].y[near_root]), " (k = ", sig(std::pow(10, curves[c].x[near_root]), 3), ") |\n");
+                  sig(std::pow(10, hi), 3), "] | ", adjusted_accuracy(curves[c], fits[c], std::size_t(top)), " at k = ",
+                  sig(std::pow(10, curves[c].x[std::size_t(top)]), 3), " | ", adjusted_accuracy(curves[c], fits[c], near_root),
+                  " at k = ", sig(std::pow(10, curves[c].x[near_root]), 3), " |\n");
     per_n += text(per_n.empty() ? "" : ", ", "N=", sizes[c], ": ", sig(std::pow(10, best[c]), 3));
     ResultRow r;
     r.quantity = "best_k";
@@ -444,13 +592,11 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
                  " seeds at the refined points (", most, " now; width ∝ 1/√seeds)");
   out.detail = text(label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most),
-                    " seeds; ", power, ")", censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
-                                                           ", so k* is only bounded there"));
+                    " seeds; ", power, "; ", blocking_summary(fits), ")",
+                    censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
+                                                 ", so k* is only bounded there"));
   out.markdown = text(
-      "Best k per N: the maximiser of the seed-mean validation accuracy, refined by the parabola in log k through "
-      "the best grid point and its neighbours. Intervals: ", kReplicates,
-      " parametric bootstrap draws of every grid point's accuracy from N(mean, se²), se = max(sd/√seeds, binomial "
-      "error of the validation set). The slope b of log k* against log N is fitted by least squares in each draw. "
+      best_scale_method("k per N", "log k"), " The slope b of log k* against log N is fitted by least squares in each draw. "
       "Verdict: holds when the 95% interval of b reaches within ", tol, " of 1/2, violated when it lies farther away, "
       "inconclusive when it is wider than ", widest, " or when some N has its best k at an end of the grid (k* censored).\n\n",
       table, "\nRegime: ", regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
@@ -1126,16 +1272,11 @@ struct AlphaEvidence {
 };
 
 AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
-  using Key = std::tuple<std::string, Index, double>;
+  using Curve = std::pair<std::string, Index>;
   const auto rows = sweep_rows(ctx, sweep::alpha);
-  const auto acc = accuracies<Key>(rows, [](const ResultRow& r) {
-    return Key{extra_text(r, column::h), r.N, extra_number(r, column::alpha)};
+  const auto by_curve = grid_curves<Curve>(rows, [](const ResultRow& r) {
+    return std::pair{Curve{extra_text(r, column::h), r.N}, extra_number(r, column::alpha)};
   });
-  std::map<std::pair<std::string, Index>, GridCurve> by_curve;
-  for (const auto& [k, s] : acc) {
-    auto& c = by_curve[{std::get<0>(k), std::get<1>(k)}];
-    c.x.push_back(std::get<2>(k)), c.y.push_back(s);
-  }
   AlphaEvidence e{.seed = ctx.seed, .setup = setup_line(kReluSetup, rows)};
   for (const auto& [k, c] : by_curve) e.names.push_back(k), e.curves.push_back(c);
   return e;
@@ -1146,19 +1287,21 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   const double near = t(kAlphaNear), widest = t(kBestAlphaCiMax), share = t(kTypicalShare);
   const auto& curves = e.curves;
   const auto& names = e.names;
-  Figure fig{.name = sweep::alpha, .title = "L^-alpha h attention: validation accuracy against alpha (mean +- se)",
+  Figure fig{.name = sweep::alpha, .title = "L^-alpha h attention: validation accuracy against alpha (seed-adjusted mean +- se)",
              .xlabel = "alpha", .ylabel = "validation accuracy"};
-  for (std::size_t c = 0; c < curves.size(); ++c)
-    fig.series.push_back(accuracy_series(text(names[c].first, ", N = ", names[c].second), curves[c], [](double x) { return x; }));
-  if (auto few = too_few_seeds(curves, 1.0, fig)) return *few;
-  const auto draws = bootstrap_argmax(curves, e.seed, "relu.alpha_sweep");
+  std::vector<std::string> labels;
+  for (const auto& [h, n] : names) labels.push_back(text(h, ", N = ", n));
+  const auto fitted = fit_curves(curves, labels, [](double x) { return x; }, fig, 1.0);
+  if (fitted.refusal) return *fitted.refusal;
+  const auto& fits = fitted.fits;
+  const auto draws = bootstrap_argmax(curves, fits, e.seed, "relu.alpha_sweep");
   ClaimOutcome out{.claimed = 1};
   int near_one = 0, away = 0;
   double sum = 0;
   std::string censored;
   std::string table = "| h | N | best alpha | 95% interval |\n|---|---|---|---|\n";
   for (std::size_t c = 0; c < curves.size(); ++c) {
-    const double best = refined_argmax(curves[c].x, means(curves[c].y));
+    const double best = refined_argmax(curves[c].x, fits[c].mu);
     std::vector<double> column;
     for (const auto& d : draws) column.push_back(d[c]);
     const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
@@ -1184,10 +1327,10 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
                     1 - near, ", ", 1 + near, "], ", away, " miss it, the rest are wider than ", widest, " or censored",
                     "; mean best alpha ", sig(out.measured, 3), " (holds: more than ", share,
                     " of the curves reach; violated: more than ", share, " miss)",
-                    censored.empty() ? "" : text("; best at an end of the grid (censored, neither): ", censored));
+                    censored.empty() ? "" : text("; best at an end of the grid (censored, neither): ", censored), "; ",
+                    blocking_summary(fits));
   out.figures = {fig};
-  out.markdown = text("Best α per h and N (parabola through the best grid point; ", kReplicates,
-                      " parametric bootstrap draws):\n\n", table, e.setup);
+  out.markdown = text(best_scale_method("α per h and N", "α"), "\n\n", table, e.setup);
   return out;
 }
 
