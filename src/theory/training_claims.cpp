@@ -207,16 +207,19 @@ std::map<Key, GridCurve> grid_curves(const std::vector<ResultRow>& rows,
 // A curve with the seeds as blocks: accuracy(point, seed) = mu(point) + b(seed) + e, the b summing to zero, fitted by
 // least squares. A seed that trains well everywhere then lifts no point above the others, and points run with
 // different seed sets (two seeds on the grid, five at the refinement) compare as if every seed had run every point.
+// The residual variance is estimated from the runs alone, its uncertainty carried by its degrees of freedom: a seed's
+// validation split is part of its block, so the binomial error of an independent validation set bounds nothing here.
 struct BlockedCurve {
-  Eigen::VectorXd mu;       // per point: the accuracy of the average seed
-  Eigen::MatrixXd mu_cov;   // mu's covariance
-  double residual_sd = 0;   // of a run about mu + b, never below the binomial error of its validation set
-  int dof = 0;              // residual_sd's degrees of freedom; 0 where the binomial floor (a known variance) sets it
-  double unblocked_sd = 0;  // of a run about its point's mean, the seeds left in (pooled over the points)
-  double se(std::size_t point) const { return std::sqrt(mu_cov(Index(point), Index(point))); }
+  Eigen::VectorXd mu;        // per point: the accuracy of the average seed
+  Eigen::MatrixXd unit_cov;  // mu's covariance per unit residual variance
+  double residual_sd = 0;    // of a run about mu + b
+  int dof = 0;               // residual_sd's degrees of freedom
+  double unblocked_sd = 0;   // of a run about its point's mean, the seeds left in (pooled over the points)
+  double se(std::size_t point) const { return residual_sd * std::sqrt(unit_cov(Index(point), Index(point))); }
 };
 
-// nullopt when the seeds do not connect the points (a group of points shares no seed with the rest: no common baseline).
+// nullopt when the seeds do not connect the points (a group of points shares no seed with the rest: no common
+// baseline) or leave no residual to estimate the noise from.
 std::optional<BlockedCurve> fit_blocks(const GridCurve& c) {
   std::vector<std::uint64_t> seeds;
   for (const auto& r : c.runs) seeds.push_back(r.seed);
@@ -238,20 +241,16 @@ std::optional<BlockedCurve> fit_blocks(const GridCurve& c) {
     point_sum(Index(r.point)) += r.accuracy, point_runs(Index(r.point)) += 1;
   }
   const Eigen::FullPivLU<Eigen::MatrixXd> gram(design.transpose() * design);
-  if (gram.rank() < unknowns) return std::nullopt;
+  if (gram.rank() < unknowns || n == unknowns) return std::nullopt;
   const Eigen::MatrixXd inverse = gram.inverse();
   const Eigen::VectorXd fitted = inverse * (design.transpose() * y);
-  const double mean = y.mean(), images = c.y.front().images;
-  const double binomial = std::max(mean * (1 - mean), 1e-4) / images;
-  const double estimated = n > unknowns ? (y - design * fitted).squaredNorm() / double(n - unknowns) : 0;
   double within = 0;
   for (const auto& r : c.runs) within += std::pow(r.accuracy - point_sum(Index(r.point)) / point_runs(Index(r.point)), 2);
-  BlockedCurve b{.mu = fitted.head(points),
-                 .mu_cov = std::max(estimated, binomial) * inverse.topLeftCorner(points, points),
-                 .residual_sd = std::sqrt(std::max(estimated, binomial)),
-                 .dof = estimated > binomial ? int(n - unknowns) : 0,
-                 .unblocked_sd = n > points ? std::sqrt(within / double(n - points)) : 0.0};
-  return b;
+  return BlockedCurve{.mu = fitted.head(points),
+                      .unit_cov = inverse.topLeftCorner(points, points),
+                      .residual_sd = std::sqrt((y - design * fitted).squaredNorm() / double(n - unknowns)),
+                      .dof = int(n - unknowns),
+                      .unblocked_sd = std::sqrt(within / double(n - points))};
 }
 
 // The maximiser of a curve sampled on an ascending grid: the parabola through the best point and its neighbours (the
@@ -284,12 +283,12 @@ void peak_at(GridCurve& c, double x_star) {
 }
 
 // Maximisers of each curve in `replicates` draws of its seed-adjusted accuracies from the least-squares fit's
-// posterior under a flat prior, the multivariate t: mu = mu_hat + t L z with L Lᵀ mu's covariance and t² = dof/χ²_dof
-// (t = 1 for a known variance): draws[r][curve].
+// posterior under a flat prior, the multivariate t: mu = mu_hat + t sd L z with L Lᵀ mu's covariance per unit
+// variance and t² = dof/χ²_dof: draws[r][curve].
 std::vector<std::vector<double>> bootstrap_argmax(const std::vector<GridCurve>& curves, const std::vector<BlockedCurve>& fits,
                                                   std::uint64_t seed, const std::string& claim) {
   std::vector<Eigen::MatrixXd> factors;
-  for (const auto& f : fits) factors.emplace_back(Eigen::LLT<Eigen::MatrixXd>(f.mu_cov).matrixL());
+  for (const auto& f : fits) factors.emplace_back(Eigen::LLT<Eigen::MatrixXd>(f.unit_cov).matrixL());
   std::vector<std::vector<double>> draws(kReplicates, std::vector<double>(curves.size()));
   for (int r = 0; r < kReplicates; ++r) {
     const GaussianStream noise(seed, hash_string(claim), std::uint32_t(r), StreamTag::Search);
@@ -297,10 +296,10 @@ std::vector<std::vector<double>> bootstrap_argmax(const std::vector<GridCurve>& 
     for (std::size_t c = 0; c < curves.size(); ++c) {
       double chi2 = 0;
       for (int j = 0; j < fits[c].dof; ++j) chi2 += std::pow(noise.normal(e++), 2);
-      const double t = fits[c].dof > 0 ? std::sqrt(fits[c].dof / chi2) : 1.0;
+      const double spread = fits[c].residual_sd * std::sqrt(fits[c].dof / chi2);
       Eigen::VectorXd z(fits[c].mu.size());
       for (auto& v : z) v = noise.normal(e++);
-      draws[std::size_t(r)][c] = refined_argmax(curves[c].x, Eigen::VectorXd(fits[c].mu + t * factors[c] * z));
+      draws[std::size_t(r)][c] = refined_argmax(curves[c].x, Eigen::VectorXd(fits[c].mu + spread * factors[c] * z));
     }
   }
   return draws;
@@ -394,8 +393,8 @@ FittedCurves fit_curves(const std::vector<GridCurve>& curves, const std::vector<
   FittedCurves out;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     if (!fits[c])
-      return refuse(text("the seeds of ", labels[c], " do not connect its points: no common baseline for the seed-blocked "
-                         "fit (run the same seeds at every point)"));
+      return refuse(text("the seeds of ", labels[c], " do not connect its points or leave no residual: no common baseline "
+                         "or noise estimate for the seed-blocked fit (run the same seeds at every point)"));
     out.fits.push_back(*fits[c]);
   }
   return out;
@@ -405,7 +404,8 @@ FittedCurves fit_curves(const std::vector<GridCurve>& curves, const std::vector<
 std::string blocking_summary(const std::vector<BlockedCurve>& fits) {
   const auto range = [&](double BlockedCurve::*sd) {
     const auto [lo, hi] = std::minmax_element(fits.begin(), fits.end(), [&](const auto& a, const auto& b) { return a.*sd < b.*sd; });
-    return text(sig(100 * (*lo).*sd, 2), "–", sig(100 * (*hi).*sd, 2));
+    const auto low = sig(100 * (*lo).*sd, 2), high = sig(100 * (*hi).*sd, 2);
+    return low == high ? low : text(low, "–", high);
   };
   return text("seeds as blocks: a run's sd about the fit ", range(&BlockedCurve::residual_sd), " points (",
               range(&BlockedCurve::unblocked_sd), " with the seeds left in)");
@@ -417,9 +417,10 @@ std::string best_scale_method(const char* what, const char* along) {
               " through the best grid point and its neighbours. Seed-adjusted: accuracy(point, seed) = mu(point) + b(seed) "
               "+ e, fitted by least squares with the seeds as blocks (a seed fixes the initialisation, data order and "
               "validation split alike at every point), so that points trained with two seeds and with five compare "
-              "alike; the residual variance is pooled over the curve's runs and never below the binomial variance of a "
-              "validation set. Intervals: ", kReplicates, " draws of every curve's mu from the fit's multivariate t "
-              "(its posterior under a flat prior).");
+              "alike; the residual variance is pooled over the curve's runs (a seed's validation split is part of its "
+              "block, so no binomial floor of an independent split applies). Intervals: ", kReplicates, " draws of every "
+              "curve's mu from the fit's multivariate t (its posterior under a flat prior, which carries the residual "
+              "variance's own uncertainty).");
 }
 
 // A point's seed-adjusted accuracy ± se, then its own seeds' mean ± sd.
