@@ -334,6 +334,7 @@ ClaimOutcome no_results(const std::string& sweep) {
 std::string setup_line(const char* paper, const std::vector<ResultRow>& rows) {
   std::set<std::string> ours;
   for (const auto& r : rows) {
+    if (r.quantity != quantity::val_accuracy) continue;  // one per run; a sweep's CSV also holds its claims' evidence
     const auto steps = extra(r, column::steps), batch = extra(r, column::batch), depth = extra(r, column::depth),
                validation = extra(r, column::validation);
     const double images = kFashionImages - (validation ? std::stod(*validation) : 0);
