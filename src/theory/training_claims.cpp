@@ -1349,7 +1349,7 @@ void register_training_claims(ClaimRegistry& r) {
         {.id = "poly.k_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
          .statement = "with phi(x) = x^3/k, the best k grows like sqrt(N); N in {256, 64, 16, 8}, k in [1e-3, 1e3]",
          .method = text(regime.source(sweep::k), " under ", init_text, ": validation accuracy over a log grid of k per N "
-                        "and seeds; slope of log k* on log N by bootstrap"),
+                        "and paired seeds, the seeds taken out as blocks; slope of log k* on log N by draws from the fit"),
          .sweep = regime.sweep(sweep::k)},
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_sweep,
@@ -1429,7 +1429,8 @@ void register_training_claims(ClaimRegistry& r) {
        .support = [](SoftmaxBoundEvidence& e) { e.phi.ratio = e.jac.ratio = 1; }}));
   r.add(make_claim<AlphaEvidence>(
       {.id = "relu.alpha_sweep", .source = "RELU Fig 2", .statement = "accuracy is best near alpha = 1 (trainer)",
-       .method = "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N; best alpha by bootstrap",
+       .method = "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N and paired seeds, the seeds taken out "
+                 "as blocks; best alpha by draws from the fit",
        .sweep = sweep::alpha},
       {.measure = measure_alpha_sweep,
        .judge = judge_alpha_sweep,
