@@ -1,8 +1,8 @@
 // The claims about training (POLY Fig 1-3, Table 1/2/5, Remark 4.1; RELU Fig 2), judged from the rows of
 // the training sweeps (see ClaimContext::training_rows): best scales from curves fitted with the paired seeds as
-// blocks, exponents by parametric bootstrap, tables of mean ± sd with Welch intervals, and norms along training
+// blocks, exponents by least squares, tables of mean ± sd with Welch intervals, and norms along training
 // against the Monte-Carlo prediction of the core engine. `measure` reads the rows into curves and norm tables;
-// `judge` bootstraps, compares and decides under the thresholds below.
+// `judge` fits, draws, compares and decides under the thresholds below.
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/mc/attention_mc.hpp>
@@ -269,7 +269,7 @@ double refined_argmax(const std::vector<double>& x, const Eigen::VectorXd& y) {
 }
 
 // The curve replaced by a parabola peaking at x_star at the curve's best accuracy, falling to half of it two
-// grid steps away and flat beyond, with no seed-to-seed spread: a best scale the bootstrap locates tightly.
+// grid steps away and flat beyond, with no seed-to-seed spread: a best scale the draws locate exactly.
 void peak_at(GridCurve& c, double x_star) {
   double peak = 0;
   for (const auto& y : c.y) peak = std::max(peak, y.mean);
@@ -285,7 +285,7 @@ void peak_at(GridCurve& c, double x_star) {
 // Maximisers of each curve in `replicates` draws of its seed-adjusted accuracies from the least-squares fit's
 // posterior under a flat prior, the multivariate t: mu = mu_hat + t sd L z with L Lᵀ mu's covariance per unit
 // variance and t² = dof/χ²_dof: draws[r][curve].
-std::vector<std::vector<double>> bootstrap_argmax(const std::vector<GridCurve>& curves, const std::vector<BlockedCurve>& fits,
+std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& curves, const std::vector<BlockedCurve>& fits,
                                                   std::uint64_t seed, const std::string& claim) {
   std::vector<Eigen::MatrixXd> factors;
   for (const auto& f : fits) factors.emplace_back(Eigen::LLT<Eigen::MatrixXd>(f.unit_cov).matrixL());
@@ -474,7 +474,7 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
 
 struct KSweepEvidence {
   Regime regime{};                  // the Q/K initialisation and model of the rows judged
-  std::uint64_t seed = 1;           // of the parametric bootstrap
+  std::uint64_t seed = 1;           // of the posterior draws
   std::vector<Index> sizes{};       // N, ascending
   std::vector<GridCurve> curves{};  // validation accuracy against log10 k, one per N
   std::string setup{};              // the paper's and ours (setup_line)
@@ -521,7 +521,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const auto fitted = fit_curves(curves, labels, [](double x) { return std::pow(10, x); }, accuracy, 0.5);
   if (fitted.refusal) return *fitted.refusal;
   const auto& fits = fitted.fits;
-  const auto draws = bootstrap_argmax(curves, fits, e.seed, "poly.k_vs_N" + regime.suffix("."));
+  const auto draws = posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + regime.suffix("."));
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
     log_n.push_back(std::log10(double(sizes[c]))), best.push_back(refined_argmax(curves[c].x, fits[c].mu));
@@ -542,7 +542,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     out.verdict = Verdict::holds;
 
   Figure fit{.name = "k_sweep_best_k" + regime.suffix("_"),
-             .title = "best k against N (95% bootstrap intervals), the fitted power law (slope: its 95% bootstrap CI)",
+             .title = "best k against N (95% intervals), the fitted power law (slope: its 95% interval)",
              .xlabel = "N (sequence length, tokens)", .ylabel = "best k", .logx = true, .logy = true};
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
   const double mean_best = std::accumulate(best.begin(), best.end(), 0.0) / double(best.size());
@@ -592,7 +592,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
           ? text("the interval is at most ", kTargetSlopeCiWidth, " wide")
           : text("an interval at most ", kTargetSlopeCiWidth, " wide needs about ", seeds_for_target,
                  " seeds at the refined points (", most, " now; width ∝ 1/√seeds)");
-  out.detail = text(label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% bootstrap CI [",
+  out.detail = text(label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [",
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most),
                     " seeds; ", power, "; ", blocking_summary(fits), ")",
                     censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
@@ -1267,7 +1267,7 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
 // ---- relu.alpha_sweep: RELU Fig 2 ------------------------------------------------------------------
 
 struct AlphaEvidence {
-  std::uint64_t seed = 1;                          // of the parametric bootstrap
+  std::uint64_t seed = 1;                          // of the posterior draws
   std::vector<std::pair<std::string, Index>> names{};  // (h, N) per curve
   std::vector<GridCurve> curves{};                 // validation accuracy against alpha
   std::string setup{};                             // the paper's and ours (setup_line)
@@ -1296,7 +1296,7 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   const auto fitted = fit_curves(curves, labels, [](double x) { return x; }, fig, 1.0);
   if (fitted.refusal) return *fitted.refusal;
   const auto& fits = fitted.fits;
-  const auto draws = bootstrap_argmax(curves, fits, e.seed, "relu.alpha_sweep");
+  const auto draws = posterior_argmax(curves, fits, e.seed, "relu.alpha_sweep");
   ClaimOutcome out{.claimed = 1};
   int near_one = 0, away = 0;
   double sum = 0;
@@ -1325,7 +1325,7 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   const double n = double(curves.size());
   out.measured = sum / n;
   out.verdict = away > share * n ? Verdict::violated : near_one > share * n ? Verdict::holds : Verdict::inconclusive;
-  out.detail = text(near_one, " of ", curves.size(), " (h, N) have a best alpha whose 95% bootstrap interval reaches [",
+  out.detail = text(near_one, " of ", curves.size(), " (h, N) have a best alpha whose 95% interval reaches [",
                     1 - near, ", ", 1 + near, "], ", away, " miss it, the rest are wider than ", widest, " or censored",
                     "; mean best alpha ", sig(out.measured, 3), " (holds: more than ", share,
                     " of the curves reach; violated: more than ", share, " miss)",

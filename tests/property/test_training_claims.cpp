@@ -1,6 +1,6 @@
 // The training claims judged on synthetic sweep rows whose answer is known by construction: accuracy curves
 // that are exact parabolas with a chosen maximiser, tables with a chosen ordering, norms with chosen ratios.
-// A wrong refinement, bootstrap, Welch interval or label lookup moves the verdicts or the measured values.
+// A wrong refinement, blocked fit, posterior draw, Welch interval or label lookup moves the verdicts or the measured values.
 #include <attnlab/core/text.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/theory/claims.hpp>
