@@ -388,14 +388,13 @@ FittedCurves fit_curves(const std::vector<GridCurve>& curves, const std::vector<
     out.detail = std::move(why);
     return FittedCurves{.refusal = out};
   };
-  // A best scale needs the seed-to-seed spread: one seed's point has only the validation set's binomial error.
-  if (seed_range(curves).first < 2)
-    return refuse("a configuration has one seed: no seed-to-seed spread to bound the best scale (run --seeds 2 or more)");
+  // A point with one seed is judged through its seed's effect, fitted where that seed shares points with others.
   FittedCurves out;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     if (!fits[c])
-      return refuse(text("the seeds of ", labels[c], " do not connect its points or leave no residual: no common baseline "
-                         "or noise estimate for the seed-blocked fit (run the same seeds at every point)"));
+      return refuse(text("the seeds of ", labels[c], " do not connect its points, or leave no residual (one seed at every "
+                         "point has no seed-to-seed spread): no common baseline or noise estimate for the seed-blocked fit "
+                         "(run --seeds 2 or more, the same seeds at every point)"));
     out.fits.push_back(*fits[c]);
   }
   return out;

@@ -132,6 +132,18 @@ TEST(TrainingClaims, RefinedPointsWithWorseSeedsCompareFairly) {
   EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
 }
 
+// A point trained with one seed while its neighbours have two (a campaign stopped half-way through its second seed) is
+// judged through that seed's fitted effect, with a wider error than its neighbours'.
+TEST(TrainingClaims, APointWithOneSeedIsJudgedThroughTheSeedEffect) {
+  auto rows = k_sweep_rows(0.5, 0.1);
+  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second == "2" && r.k == text(std::pow(10, -3.0)); });
+  const auto out = judge("poly.k_vs_N", "k_sweep", rows);
+  EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
+  ASSERT_FALSE(out.figures.empty());
+  for (const auto& s : out.figures[0].series)
+    EXPECT_GT(s.hi[0] - s.lo[0], s.hi[1] - s.lo[1]) << s.label << ": k = 1e-3 has one seed, k = 10^-2.5 two";
+}
+
 // Points that share no seed with the rest have no common baseline for the seeds' effects: no verdict, and why.
 TEST(TrainingClaims, SeedsThatDoNotConnectThePointsAreInconclusive) {
   auto rows = k_sweep_rows(0.5, 0.1);
@@ -177,7 +189,7 @@ TEST(TrainingClaims, OneSeedLeavesTheBestScaleInconclusive) {
   std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second == "2"; });
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_EQ(out.verdict, Verdict::inconclusive);
-  EXPECT_NE(out.detail.find("one seed"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("one seed at every point"), std::string::npos) << out.detail;
 }
 
 // Each regime is judged from its own rows: timm's slope 1 (rows with init timm, or none) is violated while the
