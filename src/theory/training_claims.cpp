@@ -370,33 +370,34 @@ Series accuracy_series(const std::string& label, const GridCurve& c, const std::
   return s;
 }
 
-// Every curve's seed-blocked fit, each drawn into `accuracy`; or, in `refusal`, why no best scale can be judged.
+// Every curve's seed-blocked fit, each curve drawn into `accuracy`. A curve whose seeds do not connect its points or
+// leave no residual (one seed at every point has no seed-to-seed spread) cannot be fitted and is left out, said so.
 struct FittedCurves {
-  std::vector<BlockedCurve> fits{};
-  std::optional<ClaimOutcome> refusal{};
+  std::vector<std::size_t> kept{};   // the curves fitted, ascending
+  std::vector<BlockedCurve> fits{};  // theirs
+  std::string left_out{};            // which were not and why ("" when none)
 };
 FittedCurves fit_curves(const std::vector<GridCurve>& curves, const std::vector<std::string>& labels,
-                        const std::function<double(double)>& x_of, Figure& accuracy, double claimed) {
-  std::vector<std::optional<BlockedCurve>> fits;
-  for (std::size_t c = 0; c < curves.size(); ++c) {
-    fits.push_back(fit_blocks(curves[c]));
-    accuracy.series.push_back(accuracy_series(labels[c], curves[c], fits.back(), x_of));
-  }
-  const auto refuse = [&](std::string why) {
-    ClaimOutcome out{.claimed = claimed};
-    out.figures = {accuracy};
-    out.detail = std::move(why);
-    return FittedCurves{.refusal = out};
-  };
-  // A point with one seed is judged through its seed's effect, fitted where that seed shares points with others.
+                        const std::function<double(double)>& x_of, Figure& accuracy) {
   FittedCurves out;
+  std::string unfit;
   for (std::size_t c = 0; c < curves.size(); ++c) {
-    if (!fits[c])
-      return refuse(text("the seeds of ", labels[c], " do not connect its points, or leave no residual (one seed at every "
-                         "point has no seed-to-seed spread): no common baseline or noise estimate for the seed-blocked fit "
-                         "(run --seeds 2 or more, the same seeds at every point)"));
-    out.fits.push_back(*fits[c]);
+    const auto fit = fit_blocks(curves[c]);
+    accuracy.series.push_back(accuracy_series(labels[c], curves[c], fit, x_of));
+    if (fit)
+      out.kept.push_back(c), out.fits.push_back(*fit);
+    else
+      unfit += text(unfit.empty() ? "" : ", ", labels[c]);
   }
+  if (!unfit.empty())
+    out.left_out = text("left out: ", unfit, ", whose seeds do not connect the points or leave no residual (one seed at "
+                        "every point has no seed-to-seed spread; run --seeds 2 or more, the same seeds at every point)");
+  return out;
+}
+template <class T>
+std::vector<T> kept_only(const std::vector<T>& all, const std::vector<std::size_t>& kept) {
+  std::vector<T> out;
+  for (std::size_t i : kept) out.push_back(all[i]);
   return out;
 }
 
@@ -503,10 +504,8 @@ void place_best_k(KSweepEvidence& e, double exponent) {
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
   const double tol = t(kExponentTolerance), widest = t(kBestKSlopeCiMax);
-  const auto& sizes = e.sizes;
-  const auto& curves = e.curves;
   ClaimOutcome out{.claimed = 0.5};
-  if (sizes.size() < 2) {
+  if (e.sizes.size() < 2) {
     out.detail = text(e.regime.sweep(sweep::k), " has fewer than two sequence lengths: no slope");
     return out;
   }
@@ -516,10 +515,16 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
                   .title = text("x^3/k attention, ", label, ": validation accuracy against k (seed-adjusted mean +- se)"),
                   .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
   std::vector<std::string> labels;
-  for (Index n : sizes) labels.push_back(text("N = ", n));
-  const auto fitted = fit_curves(curves, labels, [](double x) { return std::pow(10, x); }, accuracy, 0.5);
-  if (fitted.refusal) return *fitted.refusal;
+  for (Index n : e.sizes) labels.push_back(text("N = ", n));
+  const auto fitted = fit_curves(e.curves, labels, [](double x) { return std::pow(10, x); }, accuracy);
   const auto& fits = fitted.fits;
+  const auto curves = kept_only(e.curves, fitted.kept);
+  const auto sizes = kept_only(e.sizes, fitted.kept);
+  if (sizes.size() < 2) {
+    out.figures = {accuracy};
+    out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ", fitted.left_out);
+    return out;
+  }
   const auto draws = posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + regime.suffix("."));
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
@@ -595,7 +600,8 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
                     sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most),
                     " seeds; ", power, "; ", blocking_summary(fits), ")",
                     censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
-                                                 ", so k* is only bounded there"));
+                                                 ", so k* is only bounded there"),
+                    fitted.left_out.empty() ? "" : "; " + fitted.left_out);
   out.markdown = text(
       best_scale_method("k per N", "log k"), " The slope b of log k* against log N is fitted by least squares in each draw. "
       "Verdict: holds when the 95% interval of b reaches within ", tol, " of 1/2, violated when it lies farther away, "
@@ -1286,17 +1292,21 @@ AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
 ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_results(sweep::alpha);
   const double near = t(kAlphaNear), widest = t(kBestAlphaCiMax), share = t(kTypicalShare);
-  const auto& curves = e.curves;
-  const auto& names = e.names;
   Figure fig{.name = sweep::alpha, .title = "L^-alpha h attention: validation accuracy against alpha (seed-adjusted mean +- se)",
              .xlabel = "alpha", .ylabel = "validation accuracy"};
   std::vector<std::string> labels;
-  for (const auto& [h, n] : names) labels.push_back(text(h, ", N = ", n));
-  const auto fitted = fit_curves(curves, labels, [](double x) { return x; }, fig, 1.0);
-  if (fitted.refusal) return *fitted.refusal;
+  for (const auto& [h, n] : e.names) labels.push_back(text(h, ", N = ", n));
+  const auto fitted = fit_curves(e.curves, labels, [](double x) { return x; }, fig);
   const auto& fits = fitted.fits;
-  const auto draws = posterior_argmax(curves, fits, e.seed, "relu.alpha_sweep");
+  const auto curves = kept_only(e.curves, fitted.kept);
+  const auto names = kept_only(e.names, fitted.kept);
   ClaimOutcome out{.claimed = 1};
+  out.figures = {fig};
+  if (curves.empty()) {
+    out.detail = text("no (h, N) curve can be fitted with the seeds as blocks; ", fitted.left_out);
+    return out;
+  }
+  const auto draws = posterior_argmax(curves, fits, e.seed, "relu.alpha_sweep");
   int near_one = 0, away = 0;
   double sum = 0;
   std::string censored;
@@ -1329,8 +1339,7 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
                     "; mean best alpha ", sig(out.measured, 3), " (holds: more than ", share,
                     " of the curves reach; violated: more than ", share, " miss)",
                     censored.empty() ? "" : text("; best at an end of the grid (censored, neither): ", censored), "; ",
-                    blocking_summary(fits));
-  out.figures = {fig};
+                    blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out);
   out.markdown = text(best_scale_method("α per h and N", "α"), "\n\n", table, e.setup);
   return out;
 }
