@@ -215,6 +215,7 @@ const std::vector<Sweep>& sweeps() {
     k.presets = {{model::vit_tiny, tiny_k, tiny_k_quick}};
     k.grid_flags = {"N", "k", "refine-seeds"};
     k.refine = refine_k;
+    k.refine_points = "k at and a quarter and a half decade either side of each curve's best grid k";
     k.points = [](const Grid& g, std::uint64_t seed) {
       std::vector<Point> points;
       for (std::uint64_t s : seeds(g, seed))
@@ -280,6 +281,7 @@ const std::vector<Sweep>& sweeps() {
       return points;
     };
     alpha.refine = refine_alpha;
+    alpha.refine_points = "alpha at and an eighth and a quarter either side of each curve's best grid alpha";
     s.push_back(alpha);
     return s;
   }();

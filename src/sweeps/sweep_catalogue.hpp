@@ -42,6 +42,7 @@ struct Sweep {
   std::function<std::vector<Point>(const Grid&, std::uint64_t seed)> points{};  // under the run's init
   // The second stage, chosen from the first stage's rows (all inits): points around each curve's best grid point.
   std::function<std::vector<Point>(const Grid&, std::uint64_t seed, const std::vector<ResultRow>& rows)> refine{};
+  std::string refine_points{};  // what the second stage trains, for --refine-seeds' help
 };
 
 // The sweep's points under each of the grid's initialisations, the first init's points first.

@@ -146,7 +146,7 @@ StudyDefinition training_sweep_study(const std::string& name) {
     app.add_option("--seeds", g.seeds, "training seeds per configuration (--seed, --seed + 1, ...)")->capture_default_str();
     if (has("refine-seeds"))
       app.add_option("--refine-seeds", g.refine_seeds,
-                     "seeds of the second stage: k at and a quarter and a half decade around each N's best grid k (0: none)")
+                     "seeds of the second stage: " + sweep.refine_points + " (0: none)")
           ->capture_default_str();
     app.add_flag("--finished-only", g.finished_only,
                  "train nothing: write the outputs from the points already finished under --out, naming how many are missing");
