@@ -426,8 +426,10 @@ std::string best_scale_method(const char* what, const char* along) {
 
 // A point's seed-adjusted accuracy ± se, then its own seeds' mean ± sd.
 std::string adjusted_accuracy(const GridCurve& c, const BlockedCurve& fit, std::size_t point) {
-  return text(percent(fit.mu(Index(point))), " ± ", sig(100 * fit.se(point), 2), "% (its ", c.y[point].seeds,
-              " seeds alone: ", mean_sd(c.y[point]), "%)");
+  const auto& own = c.y[point];
+  const auto alone = own.seeds == 1 ? text("its one seed alone: ", percent(own.mean))
+                                    : text("its ", own.seeds, " seeds alone: ", mean_sd(own));
+  return text(percent(fit.mu(Index(point))), " ± ", sig(100 * fit.se(point), 2), "% (", alone, "%)");
 }
 
 // What a training claim judges: the runs under one Q/K init, of the sweeps' model (results/<sweep>.csv) or of a
