@@ -347,15 +347,22 @@ TEST(TrainingClaims, BestAlphaNearOneMustBeTypical) {
   EXPECT_NE(split.detail.find("2 of 4 (h, N)"), std::string::npos) << split.detail;
 }
 
-// A best alpha at an end of the grid only bounds it (censored, as k is): three curves rising to alpha = 2 locate
-// nothing, neither near 1 nor away from it, so the one curve near 1 decides nothing either.
-TEST(TrainingClaims, BestAlphaAtTheEndOfTheGridIsCensored) {
-  const auto out = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows([](int i) { return i == 0 ? 1.1 : 2.8; }));
-  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
-  EXPECT_NE(out.detail.find("1 of 4 (h, N)"), std::string::npos) << out.detail;
-  EXPECT_NE(out.detail.find("0 miss it"), std::string::npos) << out.detail;
-  EXPECT_NE(out.detail.find("censored, neither): identity at N = 16, identity at N = 64, relu at N = 64"), std::string::npos)
-      << out.detail;
+// A best alpha at an end of the grid bounds it from one side only (censored). Three curves rising to alpha = 2 (their
+// parabolas peak at 2.8) cannot say where they peak, but their intervals' lower ends lie far above 1.25: three misses.
+// A flat curve whose noisy maximum falls at an end reaches across the grid and misses nothing.
+TEST(TrainingClaims, BestAlphaAtTheEndOfTheGridBoundsItFromOneSide) {
+  const auto rising = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows([](int i) { return i == 0 ? 1.1 : 2.8; }));
+  EXPECT_EQ(rising.verdict, Verdict::violated) << rising.detail;
+  EXPECT_NE(rising.detail.find("1 of 4 (h, N)"), std::string::npos) << rising.detail;
+  EXPECT_NE(rising.detail.find("3 miss it"), std::string::npos) << rising.detail;
+  EXPECT_NE(rising.detail.find("misses): identity at N = 16, identity at N = 64, relu at N = 64"), std::string::npos)
+      << rising.detail;
+  const auto falling = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(-0.5));
+  EXPECT_EQ(falling.verdict, Verdict::violated) << falling.detail;
+  EXPECT_NE(falling.detail.find("4 miss it"), std::string::npos) << falling.detail;
+  const auto flat = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(-0.5, 1e-6));
+  EXPECT_EQ(flat.verdict, Verdict::inconclusive) << flat.detail;
+  EXPECT_NE(flat.detail.find("0 miss it"), std::string::npos) << flat.detail;
 }
 
 namespace {
