@@ -144,6 +144,16 @@ TEST(TrainingClaims, APointWithOneSeedIsJudgedThroughTheSeedEffect) {
     EXPECT_GT(s.hi[0] - s.lo[0], s.hi[1] - s.lo[1]) << s.label << ": k = 1e-3 has one seed, k = 10^-2.5 two";
 }
 
+// N = 8's best grid k (1, nearest its k* = 0.3 · 8^0.5 = 0.85) keeps only seed 1: its table cell gives that run alone,
+// with no spread to quote.
+TEST(TrainingClaims, ATableCellOfOneSeedSaysSo) {
+  auto rows = k_sweep_rows(0.5, 0.1);
+  std::erase_if(rows, [](const ResultRow& r) { return r.N == 8 && r.extra[0].second == "2" && r.k == text(std::pow(10, 0.0)); });
+  const auto out = judge("poly.k_vs_N", "k_sweep", rows);
+  EXPECT_NE(out.markdown.find("(its one seed alone: "), std::string::npos) << out.markdown;
+  EXPECT_EQ(out.markdown.find("its 1 seeds"), std::string::npos) << out.markdown;
+}
+
 // Points that share no seed with the rest have no common baseline for the seeds' effects: that N is left out, said
 // so, and the slope comes from the others (exact parabolas: 0.5 exactly).
 TEST(TrainingClaims, SeedsThatDoNotConnectThePointsLeaveTheirCurveOut) {
