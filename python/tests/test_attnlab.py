@@ -9,8 +9,7 @@ import pytest
 
 import attnlab
 
-SEED = int(os.environ.get("ATTNLAB_TEST_SEED", "20261123"))
-print(f"seed {SEED} (ATTNLAB_TEST_SEED replays it)")
+from conftest import SEED
 
 
 def binary(studies_dir, name, *args):

@@ -20,6 +20,13 @@ Verdict bound_verdict(double max_ratio, const Thresholds& t, const Threshold& ro
   return Verdict::holds;
 }
 
+Verdict equivalence_verdict(double lo, double hi, double band_lo, double band_hi) {
+  if (!(std::isfinite(lo) && std::isfinite(hi))) return Verdict::inconclusive;
+  if (band_lo <= lo && hi <= band_hi) return Verdict::holds;
+  if (hi < band_lo || lo > band_hi) return Verdict::violated;
+  return Verdict::inconclusive;
+}
+
 double relative_error(double approx, double reference) { return (approx - reference) / std::abs(reference); }
 
 Verdict closed_form_verdict(double formula, const Estimate& mc, const Thresholds& t) {

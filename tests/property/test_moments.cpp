@@ -74,7 +74,8 @@ TEST(ExactMoments, ProductOfIndependentFactors) {
         for (int i = 0; i < D; ++i) c += s1 * a.normal(std::uint64_t(i)) * s2 * b.normal(std::uint64_t(i));
         w.add(std::pow(c, 2 * p));
       }
-      EXPECT_TRUE(within_ci(estimate(w), theory::product_moment_exact(D, p, s1, s2))) << "D=" << D << " p=" << p;
+      EXPECT_TRUE(within_ci(estimate(w), theory::product_moment_exact(D, p, s1, s2), p < 3 ? 5.0 : 7.0))
+          << "D=" << D << " p=" << p;
     }
 }
 

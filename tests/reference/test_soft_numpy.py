@@ -27,6 +27,7 @@ from soft_numpy import (gaussian_kernel, newton_alpha, newton_schulz, pool_token
                         released_newton_inv, soft_attention, tokens_on_grid)
 
 SEED = int(os.environ.get("ATTNLAB_TEST_SEED", "20261124"))
+print(f"seed {SEED} (ATTNLAB_TEST_SEED replays it)", file=sys.stderr)
 
 
 def direct_pool(Q, grid_h, grid_w, m):

@@ -81,13 +81,21 @@ class SplitmixGauss {
 };
 
 TEST(PowerLawFit, CoverageOfTheExponentInterval) {
-  // Noisy power laws with known exponent 1: the 95% CI must cover it in about 95% of fits.
+  // Noisy power laws with known exponent 1 and 5% relative errors: the 95% CI must cover it in at least 90% of fits,
+  // and be no wider on average than 2.5 times the z interval of the known errors (its t quantile on 4 degrees of
+  // freedom and its floor on the residual scale make it up to about 1.7 times wider; an infinite one covers always).
   int covered = 0;
   const int fits = 400;
+  const std::vector<double> sizes{8.0, 16.0, 32.0, 64.0, 128.0, 256.0};
+  double mean_log = 0, spread = 0;
+  for (double n : sizes) mean_log += std::log(n) / double(sizes.size());
+  for (double n : sizes) spread += std::pow(std::log(n) - mean_log, 2);
+  const double z_half_width = 1.96 * 0.05 / std::sqrt(spread);
+  double half_widths = 0;
   SplitmixGauss gauss(test::seed());
   for (int f = 0; f < fits; ++f) {
     std::vector<double> x, y, se;
-    for (double n : {8.0, 16.0, 32.0, 64.0, 128.0, 256.0}) {
+    for (double n : sizes) {
       const double s = 0.05 * n;
       x.push_back(n);
       y.push_back(n + s * gauss());
@@ -95,8 +103,11 @@ TEST(PowerLawFit, CoverageOfTheExponentInterval) {
     }
     const auto fit = fit_power_law(x, y, se);
     covered += fit.ci_lo <= 1.0 && 1.0 <= fit.ci_hi;
+    half_widths += 0.5 * (fit.ci_hi - fit.ci_lo) / fits;
   }
+  // 95% nominal over 400 fits: binomial sd 4.4, so 0.9 lies 4.6 sd below.
   EXPECT_GE(covered, 0.9 * fits);
+  EXPECT_LE(half_widths, 2.5 * z_half_width) << "mean half-width against the z interval's " << z_half_width;
 }
 
 // Without standard errors the residuals set the interval: exact points give a zero-width one, and log-normal
@@ -176,7 +187,7 @@ TEST(ControlVariate, WrongControlMeanMovesTheEstimateByTheSlope) {
   SplitmixGauss gauss(test::seed());
   const auto [y, c] = linear_with_control(gauss, 200);
   const auto right = estimate_with_control(y, c, 3.0), wrong = estimate_with_control(y, c, 3.5);
-  EXPECT_NEAR(wrong.mean - right.mean, 0.8 * 0.5, 0.1);  // β̂ ≈ 0.8 within about 2.5 standard errors
+  EXPECT_NEAR(wrong.mean - right.mean, 0.8 * 0.5, 0.2);  // β̂ ≈ 0.8 within about 5 standard errors
 }
 
 TEST(ControlVariate, ConstantControlGivesThePlainMeanAndPairsWithInfOrNaNAreCounted) {

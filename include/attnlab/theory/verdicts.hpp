@@ -36,6 +36,11 @@ Verdict growth_verdict(const PowerLawFit& fit, double claimed_exponent, const Th
 // A deterministic bound f ≤ C·g, given the largest ratio f/(C·g) found and the ratio's rounding allowance.
 Verdict bound_verdict(double max_ratio, const Thresholds& t, const Threshold& rounding = kBoundRounding);
 
+// An equivalence test of a quantity claimed to lie in [band_lo, band_hi] (a training claim's "like sqrt(N)",
+// "comparable"): holds when the 95% interval [lo, hi] lies inside the band, violated when it lies wholly outside, and
+// inconclusive when it crosses an edge (not rejected is not shown) or is not finite.
+Verdict equivalence_verdict(double lo, double hi, double band_lo, double band_hi);
+
 // A closed form against Monte-Carlo: inexact when the estimate's CI excludes the formula
 // and the relative error exceeds the tolerance.
 Verdict closed_form_verdict(double formula, const Estimate& mc, const Thresholds& t);
