@@ -83,15 +83,37 @@ std::string table_cell(const std::string& s) {
 // A number for a table cell: four significant digits, empty where the claim has none.
 std::string cell(double v) { return std::isfinite(v) ? sig(v) : std::string(); }
 
+// One threshold's nearest changes below and above 1, "x0.5 -> violated" (the fragile ones only, or all).
+std::string changes(const Sensitivity& s, bool fragile_only) {
+  std::string out;
+  const auto add = [&](double factor, Verdict v, bool fragile) {
+    if (fragile_only && !fragile) return;
+    out += text(out.empty() ? "" : ", ", "x", sig(factor, 3), " -> ", to_string(v));
+  };
+  if (s.below > 0) add(s.below, s.verdict_below, s.fragile);
+  if (std::isfinite(s.above)) add(s.above, s.verdict_above, s.fragile);
+  return out;
+}
+
 std::string fragility(const ClaimOutcome& o) {
   std::string s;
-  for (const auto& f : o.fragile)
-    s += text(s.empty() ? "" : "; ", f.threshold, " x", f.factor, " -> ", to_string(f.verdict));
+  for (const auto& f : o.sensitivity)
+    if (f.fragile) s += text(s.empty() ? "" : "; ", f.threshold, " ", changes(f, true));
+  return s;
+}
+
+// Every threshold's multipliers at which the verdict changes: "bound_slack x0.5 -> loose; bound_rounding none".
+std::string flip_multipliers(const ClaimOutcome& o) {
+  std::string s;
+  for (const auto& f : o.sensitivity) {
+    const auto c = changes(f, false);
+    s += text(s.empty() ? "" : "; ", f.threshold, " ", c.empty() ? "none in x1/16..x16" : c);
+  }
   return s;
 }
 
 std::string verdict_cell(const ClaimOutcome& o) {
-  return text("**", to_string(o.verdict), "**", o.fragile.empty() ? "" : " (fragile)");
+  return text("**", to_string(o.verdict), "**", o.fragile() ? " (fragile)" : "");
 }
 
 std::string verdict_rules() {
@@ -108,8 +130,11 @@ std::string verdict_rules() {
          "runs low, so an occasional large |z| there reflects the estimator, not the formula.\n"
          "- `identity`: the statement follows from its construction (the derivation is given with the claim); the "
          "toolkit confirms it numerically and counts it apart from the claims that could fail.\n"
-         "- Every verdict is re-judged with each threshold its rule reads at ×½ and ×2; a verdict that changes is "
-         "marked **fragile**, with the threshold and the other verdict.\n\n";
+         "- Every verdict is re-judged with each threshold its rule reads moved outward from ×1 (×0.9, ×0.8, … down "
+         "to ×1/16 and ×1.1, ×1.25, … up to ×16); the first multiplier on each side at which the verdict changes is "
+         "reported (*Sensitivity*, and `claims.csv`'s `flips`). A verdict is **fragile** when such a change lies within "
+         "the multipliers the threshold's origin justifies (×½..×2 unless its origin narrows them, shown in the "
+         "threshold table), not when it needs a value the origin rules out.\n\n";
 }
 
 // Every threshold read by some claim: its value, its origin and the claims that read it.
@@ -122,11 +147,13 @@ std::string threshold_table(const std::vector<CheckedClaim>& checked) {
       ids.push_back(text("`", c.claim->id, "`"));
     }
   if (used.empty()) return "";
-  std::string md = "## Thresholds\n\n| threshold | value | origin | read by |\n|---|---|---|---|\n";
+  std::string md = "## Thresholds\n\n| threshold | value | justified multipliers | origin | read by |\n|---|---|---|---|---|\n";
   for (const auto& [name, entry] : used) {
     std::string ids;
     for (const auto& id : entry.second) ids += (ids.empty() ? "" : ", ") + id;
-    md += text("| `", name, "` | ", sig(entry.first->value), " | ", table_cell(entry.first->origin), " | ", ids, " |\n");
+    const auto* t = entry.first;
+    md += text("| `", name, "` | ", sig(t->value), " | x", sig(t->justified_lo, 3), "..x", sig(t->justified_hi, 3), " | ",
+               table_cell(t->origin), " | ", ids, " |\n");
   }
   return md + "\n";
 }
@@ -178,7 +205,7 @@ Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::strin
       f.ytics.push_back({++row, c->claim->id});
       std::string numbers = std::isfinite(o.measured) ? sig(o.measured) : std::string();
       if (std::isfinite(o.claimed)) numbers += text(numbers.empty() ? "claimed " : " vs ", sig(o.claimed));
-      const std::string right = text(to_string(o.verdict), o.fragile.empty() ? "" : " (fragile)", numbers.empty() ? "" : "  ",
+      const std::string right = text(to_string(o.verdict), o.fragile() ? " (fragile)" : "", numbers.empty() ? "" : "  ",
                                      numbers);
       longest = std::max(longest, right.size());
       f.labels.push_back({.x = 1.01, .y = row, .text = right, .colour = colour_of(o.verdict)});
@@ -208,13 +235,13 @@ Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::strin
 }
 
 std::string claims_csv(const std::vector<CheckedClaim>& checked) {
-  std::string out = "claim_id,source,verdict,measured,claimed,ci_lo,ci_hi,fragile,detail\n";
+  std::string out = "claim_id,source,verdict,measured,claimed,ci_lo,ci_hi,fragile,detail,flips\n";
   const auto number = [](double v) { return std::isfinite(v) ? text(v) : std::string(); };
   for (const auto& c : checked) {
     const auto& o = c.outcome;
     out += text(csv_field(c.claim->id), ',', csv_field(c.claim->source), ',', to_string(o.verdict), ',',
                 number(o.measured), ',', number(o.claimed), ',', number(o.ci_lo), ',', number(o.ci_hi), ',',
-                csv_field(fragility(o)), ',', csv_field(o.detail), '\n');
+                csv_field(fragility(o)), ',', csv_field(o.detail), ',', csv_field(flip_multipliers(o)), '\n');
   }
   return out;
 }
@@ -253,7 +280,7 @@ std::string claim_catalogue_markdown() {
 std::string verdict_counts(const std::vector<CheckedClaim>& checked) {
   std::map<Verdict, int> by;
   int fragile = 0;
-  for (const auto& c : checked) ++by[c.outcome.verdict], fragile += !c.outcome.fragile.empty();
+  for (const auto& c : checked) ++by[c.outcome.verdict], fragile += c.outcome.fragile();
   return text(checked.size(), " claims judged: ", by[Verdict::identity], " identities, ", by[Verdict::holds], " hold, ",
               by[Verdict::violated], " violated, ", by[Verdict::loose], " loose, ", by[Verdict::inexact], " inexact, ",
               by[Verdict::inconclusive], " inconclusive; ", fragile, " fragile");
@@ -261,7 +288,8 @@ std::string verdict_counts(const std::vector<CheckedClaim>& checked) {
 
 std::string report_markdown(const std::vector<CheckedClaim>& checked, const nlohmann::json& run) {
   std::string md = "# attnlab verify report\n\n";
-  md += text("**", verdict_counts(checked), ".** Fragile: the verdict changes when a threshold is halved or doubled.\n\n");
+  md += text("**", verdict_counts(checked), ".** Fragile: the verdict changes when a threshold moves within the range "
+             "its origin justifies (x1/2..x2 unless the threshold's origin says otherwise).\n\n");
   md += text("Seed ", run.value("seed", 0), ", ", run.value("quick", false) ? "quick" : "full", " mode, attnlab ",
              run.value("git_sha", std::string("?")), ".\n\n");
   md += "| claim | source | verdict | measured | claimed | 95% CI |\n|---|---|---|---|---|---|\n";
@@ -285,7 +313,9 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
     md += text("*Method*: ", c.claim->method, "\n\n");
     if (!c.claim->identity.empty()) md += text("*Identity*: ", c.claim->identity, "\n\n");
     md += text("*Result*: ", c.outcome.detail, "\n\n");
-    if (!c.outcome.fragile.empty()) md += text("*Fragile*: ", fragility(c.outcome), "\n\n");
+    if (c.outcome.fragile()) md += text("*Fragile*: ", fragility(c.outcome), "\n\n");
+    if (!c.outcome.sensitivity.empty()) md += text("*Sensitivity* (multipliers at which the verdict changes): ",
+                                                   flip_multipliers(c.outcome), "\n\n");
     md += closed_form_table(c.outcome.evidence);
     if (!c.outcome.markdown.empty()) md += c.outcome.markdown + "\n";
     for (const auto& f : c.outcome.figures) md += text("![", f.title, "](", f.name, ".png)\n\n");

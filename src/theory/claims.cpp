@@ -2,6 +2,7 @@
 #include <attnlab/theory/claims.hpp>
 #include <attnlab/theory/moments.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace attnlab {
@@ -47,16 +48,37 @@ ClaimOutcome Claim::judged(const std::any& evidence, const Thresholds& threshold
   return out;
 }
 
+namespace {
+
+// Multipliers from 1 outward on one side, with the threshold's justified end among them so that "within the range"
+// is decided exactly.
+std::vector<double> ladder(const Threshold& t, bool up) {
+  std::vector<double> m = up ? std::vector<double>{1.1, 1.25, 1.5, 2, 3, 4, 8, 16}
+                             : std::vector<double>{0.9, 0.8, 2.0 / 3, 0.5, 1.0 / 3, 0.25, 0.125, 0.0625};
+  m.push_back(up ? t.justified_hi : t.justified_lo);
+  std::sort(m.begin(), m.end(), [up](double a, double b) { return up ? a < b : a > b; });
+  m.erase(std::unique(m.begin(), m.end()), m.end());
+  return m;
+}
+
+}  // namespace
+
 ClaimOutcome Claim::check(const ClaimContext& ctx) const {
   const auto evidence = measure(ctx);
   const Thresholds own;
   auto out = judged(evidence, own);
   for (const auto& [name, threshold] : own.read()) {
     out.thresholds.push_back(threshold);
-    for (double factor : {0.5, 2.0}) {
-      const auto v = judged(evidence, own.scaled(*threshold, factor)).verdict;
-      if (v != out.verdict) out.fragile.push_back({name, factor, v});
-    }
+    Sensitivity s{.threshold = name};
+    for (bool up : {false, true})
+      for (double factor : ladder(*threshold, up)) {
+        const auto v = judged(evidence, own.scaled(*threshold, factor)).verdict;
+        if (v == out.verdict) continue;
+        (up ? s.above : s.below) = factor, (up ? s.verdict_above : s.verdict_below) = v;
+        break;
+      }
+    s.fragile = s.below >= threshold->justified_lo || s.above <= threshold->justified_hi;
+    out.sensitivity.push_back(s);
   }
   return out;
 }

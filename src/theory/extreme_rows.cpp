@@ -35,7 +35,7 @@ std::pair<VectorD, double> climb(const RowFunction& f, VectorD x, double step, i
     VectorD trial = x;
     for (Index j = 0; j < x.size(); ++j) trial[j] += step * stream.normal(e++);
     const double v = value_of(trial);
-    if (v > value) {
+    if (clearly_larger(v, value)) {
       x = std::move(trial), value = v, step *= 1.5;
     } else {
       step *= 0.97;
@@ -45,6 +45,12 @@ std::pair<VectorD, double> climb(const RowFunction& f, VectorD x, double step, i
 }
 
 }  // namespace
+
+bool clearly_larger(double candidate, double incumbent) {
+  constexpr double kLastBits = 1e-9;
+  if (!std::isfinite(incumbent)) return candidate > incumbent;
+  return candidate > incumbent + kLastBits * std::abs(incumbent);
+}
 
 std::vector<ExtremeRow> extreme_rows(Index n, std::uint64_t seed, std::span<const double> anchors) {
   if (n < 1) throw std::invalid_argument(text("extreme rows: n must be at least 1 (got ", n, ")"));
@@ -117,7 +123,7 @@ RowSearch search_rows(Index n, const RowFunction& objective, std::uint64_t seed,
                       std::span<const double> anchors) {
   RowSearch result;
   const auto consider = [&](const VectorD& x, double v, const std::string& family) {
-    if (std::isfinite(v) && v > result.best) result.best = v, result.logits = x, result.family = family;
+    if (std::isfinite(v) && clearly_larger(v, result.best)) result.best = v, result.logits = x, result.family = family;
   };
   std::vector<std::pair<double, std::size_t>> ranked;
   const auto library = extreme_rows(n, seed, anchors);

@@ -50,7 +50,9 @@ const Threshold kSaturatedShare{
 const Threshold kSoftmaxSaturates{
     "periodic_softmax_saturates", 0.5,
     "paper §1: 'a part of the input stuck in the saturation area'; read as: more than half of softmax's entries "
-    "saturated at the largest logit scale"};
+    "saturated at the largest logit scale; 'a part' leaves shares from 0.2 to 0.9 open (x0.4..x1.8), not a share of 1, "
+    "which no row of distinct logits reaches",
+    0.4, 1.8};
 const Threshold kZeroGradient{
     "periodic_zero_gradient", 0.1,
     "paper §3 (4) 'zero-region gradient' as a number: the median of n|ds_1/dx_1| at x_1 = 0 among N(0,1) "
@@ -58,7 +60,9 @@ const Threshold kZeroGradient{
 const Threshold kSubmergedExponent{
     "periodic_submerged_exponent", -0.5,
     "paper §3.2: 'the influence of x_i will be weakened ... as the dimension grows'; read as: the largest score one "
-    "entry can reach decays in n at least like n^-1/2 (softmax's does not decay, 2/(n + 1) for 1 + sin 10x)"};
+    "entry can reach decays in n at least like n^-1/2 (softmax's does not decay, 2/(n + 1) for 1 + sin 10x); a split "
+    "between no decay (0) and 1/n (-1), so -0.25..-0.75 (x0.5..x1.5), never -1, the decay it is there to detect",
+    0.5, 1.5};
 const Threshold kUnstableScore{
     "periodic_unstable_score", 10.0,
     "paper §3.2 'the value of s is unstable' as a number: a score ten times outside [0, 1] (a g >= 0 function "
@@ -79,7 +83,9 @@ const Threshold kUnstableGradient{
 const Threshold kJumpExponent{
     "periodic_jump_exponent", 0.5,
     "a jump keeps its size as the grid step h shrinks (exponent ~0); a continuous gradient's largest change between "
-    "neighbours shrinks like h (exponent ~1): 1/2 splits the two"};
+    "neighbours shrinks like h (exponent ~1): 1/2 splits the two, anywhere in 0.25..0.75 (x0.5..x1.5), never at 1, the "
+    "exponent of a continuous gradient",
+    0.5, 1.5};
 const Threshold kPrenormInvariance{
     "periodic_prenorm_invariance", 1.0,
     "z = u/sqrt(var u + eps/s^2) for a centred row s u: from scale 1 to 30 each z_j moves by at most |z_j| eps/(2 "
@@ -216,7 +222,7 @@ std::vector<Case> worst_cases(const ClaimContext& ctx, const std::string& what, 
     for (Index i = 0; i < X.rows(); ++i) {
       const VectorD x = X.row(i).transpose();
       const double v = f(x);
-      if (std::isfinite(v) && v > worst.value) worst.value = v, worst.logits = x;
+      if (std::isfinite(v) && clearly_larger(v, worst.value)) worst.value = v, worst.logits = x;
     }
     cases.push_back(worst);
   }
@@ -228,7 +234,7 @@ std::vector<Case> worst_cases(const ClaimContext& ctx, const std::string& what, 
 }
 
 const Case& largest(const std::vector<Case>& cases) {
-  return *std::max_element(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.value < b.value; });
+  return *first_largest(cases.begin(), cases.end(), [](const Case& c) { return c.value; });
 }
 
 // ---- bounds: softmax's gradient, sinsoftmax's ratio ---------------------------------------
@@ -1002,7 +1008,7 @@ ValueIdentityEvidence measure_value_identity(const ClaimContext& ctx) {
         if (!y.allFinite()) continue;  // sum g = 0: 0/0, judged in periodic.value_stability.denominator
         ++rows;
         const double excursion = std::max(-y.minCoeff(), y.maxCoeff() - 1) + 0.0;  // + 0: no "-0"
-        if (excursion > worst.value) worst = {in.input, excursion, in.logits};
+        if (clearly_larger(excursion, worst.value)) worst = {in.input, excursion, in.logits};
       }
       e.functions.push_back(f.name);
       e.worst.push_back(worst);
@@ -1018,7 +1024,7 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
   const Case* worst = nullptr;
   for (std::size_t i = 0; i < e.functions.size(); ++i) {
     const auto& w = e.worst[i];
-    if (!worst || w.value > worst->value) worst = &w;
+    if (!worst || clearly_larger(w.value, worst->value)) worst = &w;
     largest_excursion = std::max(largest_excursion, w.value);
     if (w.value > t(kBoundRounding)) out.verdict = Verdict::violated;
     list += text(" ", e.functions[i], " ", sig(w.value, 3), " (", e.rows[i], " rows);");
@@ -1062,13 +1068,13 @@ DenominatorEvidence measure_denominator(const ClaimContext& ctx, bool released) 
     double typical = HUGE_VAL;
     for (const auto& in : value_inputs(ctx, f)) {
       const double m = mean_g(a, in.logits);
-      if (m < smallest.value) smallest = {in.input, m, in.logits};
+      if (clearly_larger(-m, -smallest.value)) smallest = {in.input, m, in.logits};
       if (in.input.starts_with("Gaussian") || in.input.starts_with("--logits-file")) typical = std::min(typical, m);
     }
     if (ctx.logits.empty())
       for (Index n : {Index(8), kRowLength}) {
         const auto found = search_rows(n, [&](const VectorD& x) { return -mean_g(a, x); }, ctx.seed, search_budget(ctx), f.zeros);
-        if (-found.best < smallest.value) smallest = {text("search, n = ", n, ": ", found.family), -found.best, found.logits};
+        if (clearly_larger(found.best, -smallest.value)) smallest = {text("search, n = ", n, ": ", found.family), -found.best, found.logits};
       }
     e.functions.push_back(f.name);
     e.smallest.push_back(smallest);
@@ -1086,7 +1092,7 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
   for (std::size_t i = 0; i < e.functions.size(); ++i) {
     const auto& s = e.smallest[i];
     const bool judged = paper_marks_value_stable(e.functions[i]);
-    if (judged && (!worst || s.value < worst->value)) worst = &s, out.measured = s.value;
+    if (judged && (!worst || clearly_larger(-s.value, -worst->value))) worst = &s, out.measured = s.value;
     if (judged && s.value < t(kDenominatorFloor)) out.verdict = Verdict::violated;
     list += text(" ", e.functions[i], judged ? "" : " (paper: not value-stable, not judged)", " ", sig(s.value, 3), " (",
                  s.input, "; Gaussian or given rows alone ", sig(e.typical[i], 3), ");");
@@ -1302,7 +1308,10 @@ void register_periodic_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.softmax_max_grad", .source = "PERIODIC §3.1", .statement = "max ds_i/dx_i of softmax is 0.25",
        .method = "largest diagonal Jacobian entry over Gaussian rows at scales 0.1..30 and an adversarial search at n = "
-                 "2..64 (bound rule; tight when the worst case reaches 0.9 of it)", .judges_logits = true},
+                 "2..64 (bound rule; tight when the worst case reaches 0.9 of it)",
+       .identity = "ds_j/dx_j = s_j(1 - s_j) <= 1/4 for s_j in [0, 1] (equality at s_j = 1/2): a proof, so the search can "
+                   "show the bound tight or loose, never exceeded",
+       .judges_logits = true},
       bound_rules(measure_softmax_diagonal)));
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.softmax_max_grad.as_used", .source = "PERIODIC §3.1",
@@ -1341,7 +1350,11 @@ void register_periodic_claims(ClaimRegistry& r) {
       {.id = "periodic.sinmax_value_unstable", .source = "PERIODIC §3.2",
        .statement = "without the constant (g = sin x) the value of the scores is unstable",
        .method = "share of Gaussian rows at scales 0.1..30 with a score outside [0, 1] or not finite, and the largest "
-                 "|score| over extreme rows at the zeros of sin and an adversarial search", .judges_logits = true},
+                 "|score| over extreme rows at the zeros of sin and an adversarial search",
+       .identity = "a row whose sines take both signs has a score sin x_j / sum_l sin x_l below 0 wherever sin x_j's sign "
+                   "differs from the sum's, and a Gaussian row of 64 entries has sines of both signs at every scale but "
+                   "with probability 2^-63: the share is 1 by construction",
+       .judges_logits = true},
       {.measure = measure_sinmax_value,
        .judge = judge_sinmax_value,
        .contradict = [](SinmaxValueEvidence& e) {
@@ -1379,12 +1392,17 @@ void register_periodic_claims(ClaimRegistry& r) {
       {.id = "periodic.sinsoftmax_ratio", .source = "PERIODIC §3.4",
        .statement = "sinsoftmax: the largest score is at most e^2 times the smallest",
        .method = "largest max/min score ratio over Gaussian rows and an adversarial search (bound rule), the paper's "
-                 "softmax(sin x)", .judges_logits = true},
+                 "softmax(sin x)",
+       .identity = "s_i/s_j = e^(sin x_i - sin x_j) <= e^(1 - (-1)) = e^2: a proof, so the search can show the bound "
+                   "tight or loose, never exceeded",
+       .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) { return measure_sinsoftmax_ratio(ctx, "sinsoftmax"); })));
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.sinsoftmax_ratio.released", .source = "PERIODIC §3.4; demo.py",
        .statement = "the same for demo.py's softmax(sin(m)/sqrt(d)) (d = 64)",
-       .method = "as periodic.sinsoftmax_ratio; the tight constant is e^(2/sqrt(d))", .judges_logits = true},
+       .method = "as periodic.sinsoftmax_ratio; the tight constant is e^(2/sqrt(d))",
+       .identity = "s_i/s_j = e^((sin m_i - sin m_j)/sqrt(d)) <= e^(2/sqrt(d)) <= e^2: a proof; the search shows how loose",
+       .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) { return measure_sinsoftmax_ratio(ctx, "sinsoftmax-released"); })));
   r.add(make_claim<SaturationEvidence>(
       {.id = "periodic.saturation", .source = "PERIODIC §1, §3, §4",
@@ -1428,7 +1446,10 @@ void register_periodic_claims(ClaimRegistry& r) {
       {.id = "periodic.prenorm.saturation", .source = "PERIODIC §3.6",
        .statement = "prenormalisation moves softmax out of saturation: the argument softmax sees is unsaturated",
        .method = "share of entries with n|ds_j/dz_j| below the saturation threshold, z the prenormed row, Gaussian "
-                 "rows at scales 0.1..30 (the paper's placement)"},
+                 "rows at scales 0.1..30 (the paper's placement)",
+       .identity = "z = (x - mean)/sqrt(var + eps) has mean 0 and variance 1 whatever the scale of x (up to eps), so the "
+                   "saturated share of softmax(z) is that of one standardised row at every scale: it cannot move with the "
+                   "logits' scale, and its value is a fixed fact of the row length"},
       prenorm_saturation_rules("softmax+prenorm", false)));
   r.add(make_claim<PrenormSaturationEvidence>(
       {.id = "periodic.prenorm.saturation.as_used", .source = "PERIODIC §3.6, §4",
@@ -1440,7 +1461,8 @@ void register_periodic_claims(ClaimRegistry& r) {
   r.add(make_claim<PrenormSaturationEvidence>(
       {.id = "periodic.prenorm.saturation.released", .source = "PERIODIC §3.6; demo.py",
        .statement = "the same with demo.py's prenorm (map_norm before the 1/sqrt(d), d = 64), in z",
-       .method = "as periodic.prenorm.saturation"},
+       .method = "as periodic.prenorm.saturation",
+       .identity = "as periodic.prenorm.saturation: a standardised row, then a fixed 1/sqrt(d), whatever the logits' scale"},
       prenorm_saturation_rules("softmax+prenorm-released", false)));
   r.add(make_claim<PrenormSaturationEvidence>(
       {.id = "periodic.prenorm.saturation.as_used.released", .source = "PERIODIC §3.6, §4; demo.py",

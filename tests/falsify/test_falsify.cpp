@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -107,15 +108,40 @@ TEST(Thresholds, ScaledValueIsReadAndRecorded) {
 }
 
 TEST(Thresholds, VerdictNearItsThresholdIsFragileAndFarFromItIsNot) {
-  // 0.8 <= 1 holds, but not under 0.5: fragile at x0.5 only; 0.1 holds under both.
-  const auto near = threshold_claim(0.8).check({});
+  // 0.85 <= 1 holds down to x0.9 and changes at the next multiplier, x0.8: fragile, inside x1/2..x2. 0.2 changes only
+  // at x1/8, outside the range: reported, not fragile. Raising the limit never changes a verdict that holds.
+  const auto near = threshold_claim(0.85).check({});
   EXPECT_EQ(near.verdict, Verdict::holds);
-  ASSERT_EQ(near.fragile.size(), 1u);
-  EXPECT_EQ(near.fragile[0].threshold, "limit");
-  EXPECT_EQ(near.fragile[0].factor, 0.5);
-  EXPECT_EQ(near.fragile[0].verdict, Verdict::violated);
+  ASSERT_EQ(near.sensitivity.size(), 1u);
+  EXPECT_EQ(near.sensitivity[0].threshold, "limit");
+  EXPECT_EQ(near.sensitivity[0].below, 0.8);
+  EXPECT_EQ(near.sensitivity[0].verdict_below, Verdict::violated);
+  EXPECT_EQ(near.sensitivity[0].above, HUGE_VAL);
+  EXPECT_TRUE(near.fragile());
   ASSERT_EQ(near.thresholds.size(), 1u);
-  EXPECT_TRUE(threshold_claim(0.1).check({}).fragile.empty());
+  const auto far = threshold_claim(0.2).check({});
+  EXPECT_EQ(far.sensitivity.at(0).below, 0.125);
+  EXPECT_FALSE(far.fragile());
+  EXPECT_FALSE(threshold_claim(0.01).check({}).fragile());
+}
+
+// A threshold whose origin justifies only x0.9..x1.1: a change at x0.8 is reported, not fragile; one at x0.9 is.
+TEST(Thresholds, FragileOnlyWithinTheJustifiedMultipliers) {
+  static const Threshold narrow{"narrow", 1.0, "test", 0.9, 1.1};
+  const auto claim = [](double measured) {
+    return make_claim<double>({.id = "test.narrow", .source = "test", .statement = "x <= narrow", .method = "test"},
+                              {.measure = [measured](const ClaimContext&) { return measured; },
+                               .judge = [](const double& x, const Thresholds& t) {
+                                 return ClaimOutcome{.verdict = x <= t(narrow) ? Verdict::holds : Verdict::violated};
+                               },
+                               .contradict = [](double& x) { x = 2; },
+                               .support = [](double& x) { x = 0; }});
+  };
+  const auto outside = claim(0.85).check({}), inside = claim(0.95).check({});
+  EXPECT_EQ(outside.sensitivity.at(0).below, 0.8);
+  EXPECT_FALSE(outside.fragile());
+  EXPECT_EQ(inside.sensitivity.at(0).below, 0.9);
+  EXPECT_TRUE(inside.fragile());
 }
 
 TEST(Identity, HoldingIdentityIsReportedAsIdentityAndAFailingOneAsViolated) {

@@ -22,8 +22,9 @@ namespace attnlab {
 //   halved while ‖I − A·αA‖₁ > 1.01, at most 10 times, then A_0 = αA iterated on A a fixed number of times
 //   (20) whether or not the test was met;
 // nystromformer: Z_0 = Aᵀ/(‖A‖₁‖A‖∞), Z ← ¼ Z(13I − AZ(15I − AZ(7I − AZ))), 6 iterations.
-// Both released functions start from αA, not αAᵀ; on a batch they share one α over the batch (torch.max over
-// every head), where these take each matrix alone.
+// Both released functions start from αA, not αAᵀ. On a batch, kernel/inverse.py takes one α per matrix (its max is over
+// the last axis, as here), while models/softmax_free_transformer.py shares one α over the batch and its heads (torch.max
+// over every entry), where released_beta takes each matrix alone.
 enum class PinvMethod { svd, newton, newton_beta, released, released_beta, nystromformer };
 PinvMethod parse_pinv_method(const std::string& s);
 std::string to_string(PinvMethod m);

@@ -2,7 +2,7 @@
 // The claim registry: each claim of the catalogue is an id, its source, its statement, how it is
 // checked, and two stages kept apart: `measure` gathers evidence (samples, searches, reads sweeps) and
 // `judge` turns evidence into a verdict under named thresholds. Keeping them apart lets verify re-judge
-// the same evidence with every threshold halved and doubled (fragile verdicts), and lets the falsify
+// the same evidence with every threshold moved (the multipliers that change the verdict), and lets the falsify
 // tests hand each rule evidence for the opposite outcome (a rule that cannot fail is no check).
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/mc/driver.hpp>
@@ -11,6 +11,7 @@
 
 #include <attnlab/core/types.hpp>
 
+#include <algorithm>
 #include <any>
 #include <functional>
 #include <limits>
@@ -32,6 +33,9 @@ struct Threshold {
   std::string name;
   double value;
   std::string origin;
+  // The multipliers of `value` its origin leaves open: a verdict that changes within them is fragile, one that changes
+  // only beyond them (at a value the origin rules out, such as a share of 1 or an exponent that is the truth) is not.
+  double justified_lo = 0.5, justified_hi = 2.0;
 };
 
 // The threshold values a judge reads: each threshold's own value, or a scaled one for a sensitivity
@@ -104,11 +108,15 @@ struct SoftMatrix {
 };
 std::vector<SoftMatrix> soft_pinv_inputs(const ClaimContext& ctx, const std::vector<Index>& default_m);
 
-// A verdict that changes when one threshold is halved or doubled.
-struct Fragility {
+// How far one threshold moves before the verdict changes: scanning multipliers outward from 1 (down to 1/16, up to 16,
+// the threshold's justified ends among them), the first at which it does on each side and the verdict there.
+struct Sensitivity {
   std::string threshold;
-  double factor;
-  Verdict verdict;  // the verdict under the scaled threshold
+  double below = 0;  // the multiplier < 1 (0: none down to 1/16)
+  Verdict verdict_below = Verdict::inconclusive;
+  double above = std::numeric_limits<double>::infinity();  // the multiplier > 1 (infinite: none up to 16)
+  Verdict verdict_above = Verdict::inconclusive;
+  bool fragile = false;  // a change within the threshold's justified multipliers
 };
 
 struct ClaimOutcome {
@@ -123,7 +131,10 @@ struct ClaimOutcome {
   // Extra outputs by file name, e.g. "worst_inputs/<id>.csv": the worst input found, replayable by a flag.
   std::vector<std::pair<std::string, std::string>> files{};
   std::vector<const Threshold*> thresholds{};  // those the rule read (filled by Claim::check)
-  std::vector<Fragility> fragile{};            // filled by Claim::check
+  std::vector<Sensitivity> sensitivity{};      // per threshold read, filled by Claim::check
+  bool fragile() const {
+    return std::any_of(sensitivity.begin(), sensitivity.end(), [](const Sensitivity& s) { return s.fragile; });
+  }
 };
 
 // The typed stages of one claim; make_claim erases the evidence type.

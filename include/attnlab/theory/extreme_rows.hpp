@@ -44,6 +44,20 @@ using RowFunction = std::function<double(const VectorD& logits)>;
 RowSearch search_rows(Index n, const RowFunction& objective, std::uint64_t seed, const SearchBudget& budget,
                       std::span<const double> anchors = {});
 
+// Whether `candidate` beats `incumbent` by more than a relative 1e-9: values that differ in their last bits only
+// (vector libm, FMA contraction, the -march a build chose) are ties, and a tie keeps the earlier candidate, so the
+// order of a search, never the CPU's rounding, decides which input wins.
+bool clearly_larger(double candidate, double incumbent);
+
+// The first element of [first, last) that no later one is clearly larger than, by `value` (last when empty).
+template <class It, class Value>
+It first_largest(It first, It last, Value value) {
+  It best = first;
+  for (It it = first; it != last; ++it)
+    if (clearly_larger(value(*it), value(*best))) best = it;
+  return best;
+}
+
 // A row as one CSV line with 17 significant digits (read back exactly by parse_logits_line).
 std::string logits_line(const VectorD& logits);
 
