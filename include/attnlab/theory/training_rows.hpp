@@ -21,6 +21,13 @@ inline std::string sweep_path(const std::string& model, const std::string& sweep
   return model.empty() ? sweep : model + "/" + sweep;
 }
 
+// The control runs trained beside a sweep's points, by their registered activation names: what attention can move.
+namespace control {
+inline constexpr const char* softmax = "softmax";
+inline constexpr const char* uniform = "uniform";  // phi = 1/N: content-free mixing
+inline constexpr const char* off = "off";          // phi = 0: no attention
+}  // namespace control
+
 namespace quantity {
 inline constexpr const char* val_accuracy = "val_accuracy";
 inline constexpr const char* val_loss = "val_loss";
