@@ -491,8 +491,9 @@ struct GaussianKernelTimes {
   }
 };
 
-// Power iteration on SᵀS from the all-ones vector (S is positive, so its top singular vectors are too);
-// norms are taken on the host in index order, so the iterates are the same for any thread count.
+// Power iteration on SᵀS from the all-ones vector (S is positive, so its top singular vectors are too), v normalised
+// each step: unnormalised it grows as σ₁^(2k), overflowing for a large dense kernel and underflowing to 0/0 for σ₁ < 1.
+// Norms are taken on the host in index order, so the iterates are the same for any thread count.
 template <class Sys>
 SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, const std::vector<double>& K, I d,
                                     double tolerance, int max_iterations) {
@@ -506,12 +507,16 @@ SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, cons
   };
   const double scale = 1 / (2 * std::sqrt(double(d)));
   SpectralResult r;
-  double v_norm = std::sqrt(double(m));
-  thrust::copy(host.begin(), host.begin() + m, v.begin());
+  const auto set_unit_v = [&] {  // v ← host[0, m) / ‖host[0, m)‖
+    const double v_norm = norm(host, m);
+    for (I j = 0; j < m; ++j) host[static_cast<std::size_t>(j)] /= v_norm;
+    thrust::copy(host.begin(), host.begin() + m, v.begin());
+  };
+  set_unit_v();
   for (r.iterations = 1; r.iterations <= max_iterations; ++r.iterations) {
     for_each_index(sys, n, GaussianKernelTimes{raw<double>(q), raw<double>(k), raw<double>(v), m, d, scale, raw<double>(u)});
     thrust::copy(u.begin(), u.end(), host.begin());
-    const double estimate = norm(host, n) / v_norm;  // ‖Sv‖/‖v‖ rises to σ₁
+    const double estimate = norm(host, n);  // ‖Sv‖ for unit v rises to σ₁
     const bool converged = std::abs(estimate - r.value) <= tolerance * estimate;
     r.value = estimate;
     if (converged) {
@@ -520,7 +525,7 @@ SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, cons
     }
     for_each_index(sys, m, GaussianKernelTimes{raw<double>(k), raw<double>(q), raw<double>(u), n, d, scale, raw<double>(v)});
     thrust::copy(v.begin(), v.end(), host.begin());
-    v_norm = norm(host, m);
+    set_unit_v();
   }
   r.iterations = std::min(r.iterations, max_iterations);
   return r;

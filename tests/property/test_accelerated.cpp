@@ -232,6 +232,41 @@ TEST_P(Accelerated, GaussianKernelNormEqualsTheDenseOne) {
   }
 }
 
+// The power iteration normalises its iterate: unnormalised, ‖v‖ scales by σ₁² per step, so a kernel with σ₁ < 1
+// underflowed to 0/0 and a large dense one overflowed to ∞/∞ long before these converge (σ₂/σ₁ near 1: hundreds of
+// steps). Two clusters of tokens make the two top singular values close; the seed sets the tokens' jitter.
+TEST_P(Accelerated, GaussianKernelNormConvergesWithSigma1BelowOneAndForALargeDenseKernel) {
+  struct Kernel {
+    const char* what;
+    Index per_cluster, other_cluster;
+    double self_distance, cluster_distance;  // within a pair q_i, k_i; between the clusters
+  };
+  const Kernel kernels[] = {{"sigma1 < 1: one pair of far tokens per cluster", 1, 1, 3.2, 40.0},
+                            {"large dense kernel: clusters of 100 and 98 near-equal tokens", 100, 98, 0.05, 4.0}};
+  const Index d = 2;
+  for (const auto& k : kernels) {
+    SCOPED_TRACE(k.what);
+    const Index n = k.per_cluster + k.other_cluster;
+    MatrixD Q(n, d), K(n, d), jitter(2 * n, d);
+    fill_gaussian(jitter, GaussianStream(test::seed(), hash_string("power-iteration"), 0, StreamTag::X), 1e-4);
+    for (Index i = 0; i < n; ++i) {
+      const double centre = i < k.per_cluster ? 0.0 : k.cluster_distance;
+      // The second cluster's pairs sit slightly further apart, so its singular value is slightly smaller.
+      const double apart = i < k.per_cluster ? k.self_distance : k.self_distance * 1.003;
+      Q.row(i) << centre + jitter(i, 0), jitter(i, 1);
+      K.row(i) << centre + jitter(n + i, 0), apart + jitter(n + i, 1);
+    }
+    const double dense = spectral_norm_svd(gaussian_kernel(Q, K));
+    const auto r = accel::gaussian_kernel_norm(GetParam(), std::vector<double>(Q.data(), Q.data() + Q.size()),
+                                               std::vector<double>(K.data(), K.data() + K.size()), d, 1e-12, 20000);
+    SCOPED_TRACE(testing::Message() << "sigma1 " << dense << ", " << r.iterations << " iterations");
+    EXPECT_GT(r.iterations, 709 / std::abs(2 * std::log(dense))) << "unnormalised, v would stay within double's range";
+    EXPECT_TRUE(std::isfinite(r.value));
+    EXPECT_TRUE(r.converged);
+    EXPECT_TRUE(test::close(r.value, dense, 1e-8, 0)) << r.value << " vs " << dense;
+  }
+}
+
 // The device-scale checks of scripts/gpu-check, one trial each: seconds on a GPU, skipped (with the reason) without one.
 // Q and K have entries of variance 1/D, so the logits have unit variance and exp stays finite at N = 65,536 (at unit
 // σ_t their standard deviation is D = 64 and exp overflowed on both paths, seen on an H200).
