@@ -2,6 +2,7 @@
 // each device, the Thrust engine on OpenMP everywhere and on CUDA where a GPU is present. Cases that need
 // a GPU on a machine without one are reported as skipped, with the reason.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/machine.hpp>
 #include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
@@ -11,6 +12,7 @@
 #include <omp.h>
 
 #include <cstring>
+#include <limits>
 
 #include "support.hpp"
 
@@ -267,6 +269,53 @@ TEST_P(Accelerated, GaussianKernelNormConvergesWithSigma1BelowOneAndForALargeDen
   }
 }
 
+// A memory limit that holds two trials' buffers runs the trials in more batches (more progress reports), each trial
+// exactly as in one batch; below one trial's buffers the problem is refused in one line naming N.
+TEST_P(Accelerated, MemoryLimitBatchesTrialsWithoutChangingThemAndRefusesOneThatCannotFit) {
+  const Case c{{40, 12, 7, 1.0, 1.0}, Precision::float64};
+  const auto p = accelerated_problem(config(c, 6, Backend::cpu));
+  int whole_reports = 0, limited_reports = 0;
+  const auto whole = accel::trial_norms(GetParam(), p, {}, [&](std::uint32_t, std::uint32_t) { ++whole_reports; });
+  std::int64_t one_trial = 0;
+  try {
+    accel::refuse_what_cannot_fit(GetParam(), p, {.memory_bytes = 1});
+    ADD_FAILURE() << "1 byte was enough";
+  } catch (const std::invalid_argument& e) {
+    const std::string line = e.what();
+    EXPECT_TRUE(line.starts_with("N: 40 (with D = 12, d = 7) needs ")) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    one_trial = std::int64_t(std::stod(line.substr(line.find("needs ") + 6)) * 1e9);
+  }
+  ASSERT_GT(one_trial, 0);
+  const accel::Options two_trials{.memory_bytes = 2 * one_trial + one_trial / 2};
+  EXPECT_NO_THROW(accel::refuse_what_cannot_fit(GetParam(), p, two_trials));
+  const auto limited = accel::trial_norms(GetParam(), p, two_trials, [&](std::uint32_t, std::uint32_t) { ++limited_reports; });
+  EXPECT_EQ(whole_reports, 1);
+  EXPECT_EQ(limited_reports, 3) << "6 trials, 2 per batch";
+  ASSERT_EQ(whole.size(), limited.size());
+  EXPECT_EQ(std::memcmp(whole.data(), limited.data(), whole.size() * sizeof(AttentionNormsSquared)), 0);
+  EXPECT_THROW(accel::trial_norms(GetParam(), p, {.memory_bytes = one_trial / 2}), std::invalid_argument);
+}
+
+// A block that ends at the last trial stream (2³² − 1), in batches of 2 that step past it: in 32 bits its end wrapped to
+// 0 (no trial run) and a batch stepping past it wrapped to the first streams.
+TEST_P(Accelerated, ABlockEndingAtTheLastTrialStreamRunsEachOfItsTrialsOnce) {
+  const Case c{{16, 6, 5, 1.0, 1.0}, Precision::float64};
+  auto p = accelerated_problem(config(c, 5, Backend::cpu));
+  const std::uint32_t first = std::numeric_limits<std::uint32_t>::max() - 4;
+  p.first_trial = first;
+  const auto block = accel::trial_norms(GetParam(), p, {.fused = false, .slab_elements = 2 * 16 * 16});
+  const std::size_t A = p.activations.size();
+  ASSERT_EQ(block.size(), 5 * A);
+  for (std::uint32_t t = 0; t < 5; ++t) {
+    p.first_trial = first + t, p.trials = 1;
+    const auto alone = accel::trial_norms(GetParam(), p, {.fused = false});
+    for (std::size_t a = 0; a < A; ++a) EXPECT_EQ(block[t * A + a].frob2, alone[a].frob2) << "trial " << first + t;
+  }
+  p.first_trial = first, p.trials = 6;
+  EXPECT_THROW(accel::trial_norms(GetParam(), p), std::invalid_argument) << "trial 2^32 has no stream";
+}
+
 // The device-scale checks of scripts/gpu-check, one trial each: seconds on a GPU, skipped (with the reason) without one.
 // Q and K have entries of variance 1/D, so the logits have unit variance and exp stays finite at N = 65,536 (at unit
 // σ_t their standard deviation is D = 64 and exp overflowed on both paths, seen on an H200).
@@ -325,6 +374,21 @@ TEST(AcceleratedBackend, RejectsWhatItDoesNotImplementInOneLine) {
     EXPECT_NO_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}));
   else
     EXPECT_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}), std::invalid_argument);
+}
+
+// Ranks on one node share its memory: a trial that fits this machine's memory alone is refused when two processes
+// share it, the line saying so. Only planned, never allocated.
+TEST(AcceleratedBackend, ProcessesSharingTheMemoryEachGetTheirShare) {
+  const Case c{{1, 1, 1, 1.0, 1.0}, Precision::float64};
+  auto p = accelerated_problem(config(c, 1, Backend::cpu));
+  p.D = std::int64_t(0.6 * physical_memory_bytes() / 24);  // X and Q, K: 8·(N·D + 2·D·d) bytes ≈ 60% of the memory
+  EXPECT_NO_THROW(accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.ranks_on_node = 1}));
+  try {
+    accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.ranks_on_node = 2});
+    ADD_FAILURE() << "two processes, each with 60% of the memory";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("(2 processes share that memory)"), std::string::npos) << e.what();
+  }
 }
 
 // The fused kernel's column splits are a function of N alone, never of the device's SM count, so its row sums round
