@@ -373,7 +373,7 @@ Plan plan_batches(Sys& sys, const Problem& p, const Options& o) {
     char line[320];
     std::snprintf(line, sizeof line,
                   "N: %lld (with D = %lld, d = %lld) needs %.3g GB of buffers for one trial on %s, more than this "
-                  "process's %.3g GB (%d process%s share that memory)",
+                  "process's %.3g GB share of it (%d process%s on it)",
                   static_cast<long long>(N), static_cast<long long>(D), static_cast<long long>(d), bytes / 1e9,
                   sys.memory_name().c_str(), limit / 1e9, sharing, sharing == 1 ? "" : "es");
     throw std::invalid_argument(line);

@@ -381,13 +381,23 @@ TEST(AcceleratedBackend, RejectsWhatItDoesNotImplementInOneLine) {
 TEST(AcceleratedBackend, ProcessesSharingTheMemoryEachGetTheirShare) {
   const Case c{{1, 1, 1, 1.0, 1.0}, Precision::float64};
   auto p = accelerated_problem(config(c, 1, Backend::cpu));
-  p.D = std::int64_t(0.6 * physical_memory_bytes() / 24);  // X and Q, K: 8·(N·D + 2·D·d) bytes ≈ 60% of the memory
+  // One trial's bytes grow with D alone here (N = d = 1): read them at one D from the refusal, and scale D to 60%.
+  p.D = 1'000'000;
+  double probe_bytes = 0;
+  try {
+    accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.memory_bytes = 1});
+  } catch (const std::invalid_argument& e) {
+    const std::string line = e.what();
+    probe_bytes = std::stod(line.substr(line.find("needs ") + 6)) * 1e9;
+  }
+  ASSERT_GT(probe_bytes, 0);
+  p.D = std::int64_t(double(p.D) * 0.6 * physical_memory_bytes() / probe_bytes);
   EXPECT_NO_THROW(accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.ranks_on_node = 1}));
   try {
     accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.ranks_on_node = 2});
     ADD_FAILURE() << "two processes, each with 60% of the memory";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("(2 processes share that memory)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(2 processes on it)"), std::string::npos) << e.what();
   }
 }
 
