@@ -342,6 +342,22 @@ TEST_F(CudaAtScale, FusedKernelEqualsTheSlabPathAtN65536) {
   }
 }
 
+// Two column splits (N = 4096 + 64): small enough for gpu-check to run it under memcheck.
+TEST_F(CudaAtScale, FusedKernelOverTwoColumnSplitsEqualsTheSlabPath) {
+  const Case c{unit_logits(accel::kFusedSplitColumns + 64), Precision::float64};
+  ASSERT_EQ(accel::fused_column_splits(c.ensemble.N), 2);
+  auto cfg = config(c, 1, Backend::cpu);
+  std::erase_if(cfg.activations, [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
+  const auto p = accelerated_problem(cfg);
+  const auto fused = accel::trial_norms(Device::cuda, p, {.fused = true});
+  const auto slab = accel::trial_norms(Device::cuda, p, {.fused = false});
+  ASSERT_EQ(fused.size(), slab.size());
+  for (std::size_t i = 0; i < fused.size(); ++i) {
+    SCOPED_TRACE(cfg.activations[i].label());
+    expect_close(fused[i], slab[i], 1e-11);
+  }
+}
+
 TEST_F(CudaAtScale, PerTrialNormsEqualTheCpuEnginesAtN4096) {
   const Case c{unit_logits(4096), Precision::float64};
   const auto cfg = config(c, 1, Backend::cpu);
