@@ -8,6 +8,8 @@ namespace {
 
 void validate(const Problem& p) {
   if (p.N < 1 || p.D < 1 || p.d < 1) throw std::invalid_argument("N, D and d must be at least 1");
+  if (std::uint64_t{p.first_trial} + p.trials > std::uint64_t{1} << 32)
+    throw std::invalid_argument("trials: first_trial + trials exceeds the 2^32 trial streams");
   for (const auto& a : p.activations)
     if (!a.softmax && a.fn == Elementwise::power && a.p < 1) throw std::invalid_argument("p must be at least 1");
 }
@@ -32,6 +34,11 @@ Engine::~Engine() = default;
 std::vector<AttentionNormsSquared> Engine::trial_norms(const Problem& p, const Options& o, const Progress& progress) {
   validate(p);
   return backend_->trial_norms(p, o, progress);
+}
+
+void refuse_what_cannot_fit(Device device, const Problem& p, const Options& o) {
+  validate(p);
+  backend(device)->refuse_what_cannot_fit(p, o);
 }
 
 std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o, const Progress& progress) {

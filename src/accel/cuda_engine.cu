@@ -174,6 +174,23 @@ struct CudaSystem {
   CudaSystem& operator=(const CudaSystem&) = delete;
 
   auto policy() const { return thrust::cuda::par; }
+  int device_count() const {
+    int devices = 1;
+    check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    return devices;
+  }
+  double memory_bytes() const {  // the whole device's: what other ranks hold now is their share
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return double(total);
+  }
+  std::string memory_name() const {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    return "GPU " + std::to_string(device) + " (" + prop.name + ")";
+  }
 
   template <class T>
   void gemm(const engine::GemmArgs<T>& g) {
@@ -248,8 +265,9 @@ std::string cuda_device_description() {
 
 namespace detail {
 
-// The GPU is Options::device modulo the devices present (an MPI job passes its rank); the handle and buffers belong to
-// it, and are made again if a call names another. draw and gaussian_kernel_norm run on the last device named (0 first).
+// The GPU is Options::device modulo the devices present (an MPI job passes its node-local rank); the handle and buffers
+// belong to it, and are made again if a call names another. draw and gaussian_kernel_norm run on the last device named
+// (0 first).
 struct CudaBackend final : Backend {
   int device = -1;
   std::unique_ptr<engine::Session<CudaSystem>> session;
@@ -269,6 +287,7 @@ struct CudaBackend final : Backend {
     check(cudaDeviceSynchronize(), "trial_norms");
     return out;
   }
+  void refuse_what_cannot_fit(const Problem& p, const Options& o) override { on(o.device).refuse_what_cannot_fit(p, o); }
   Sample draw(const Problem& p, std::uint32_t trial) override { return on(std::max(device, 0)).draw(p, trial); }
   SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
                                       double tolerance, int max_iterations) override {

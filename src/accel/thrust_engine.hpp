@@ -19,8 +19,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -322,6 +324,64 @@ struct Workspace {
   typename Sys::template vector<AttentionNormsSquared> row_blocks, norms;
 };
 
+// `v` holding n entries; storage that must grow is released first, so the peak is the new size, not old + new.
+template <class Vector>
+void fit(Vector& v, I n) {
+  if (static_cast<I>(v.capacity()) < n) Vector().swap(v);
+  v.resize(n);
+}
+
+// How a problem's trials are batched: per_batch trials at once, logits in slabs of R rows.
+struct Plan {
+  I per_batch, R;
+  bool any_softmax, any_slab;
+};
+
+constexpr I kChunk = 256;  // columns per partial row sum
+
+// The slab budget bounds the logits held at once; the memory limit (this process's share of the device: its memory
+// over the ranks of the node on it) bounds every buffer, X, Q, K, U and V included, which grow with N·D + D·d.
+template <class Sys, class T>
+Plan plan_batches(Sys& sys, const Problem& p, const Options& o) {
+  const I N = p.N, D = p.D, d = p.d, A = static_cast<I>(p.activations.size()), W = d + D + 2;
+  const I budget = o.slab_elements > 0 ? o.slab_elements : Sys::default_slab_elements;
+  // Whole trials per slab while N² fits the budget; otherwise one trial at a time in slabs of rows.
+  const I slab_batch = std::clamp<I>(budget / (N * N), 1, std::min<I>(std::max<I>(p.trials, 1), Sys::max_batch));
+  const I R = N * N <= budget ? N : std::max<I>(1, budget / N);
+  const I chunks = (N + kChunk - 1) / kChunk, row_blocks = (N + kRowBlock - 1) / kRowBlock;
+  Plan plan{.per_batch = 1, .R = R, .any_softmax = false, .any_slab = false};
+  bool any_fused = false;
+  for (const auto& a : p.activations) {
+    const bool fused = Sys::has_fused && o.fused && !a.softmax;
+    plan.any_softmax |= a.softmax;
+    plan.any_slab |= !fused;
+    any_fused |= fused;
+  }
+  const auto b = [](auto entries, std::size_t size) { return double(entries) * double(size); };
+  double bytes = b(N * D + 2 * D * d + 2 * N * d, sizeof(T)) + b(3 * N, sizeof(double)) + b(N, sizeof(RowStats)) +
+                 b(row_blocks + A, sizeof(AttentionNormsSquared));
+  if (plan.any_slab) bytes += b(R * N, sizeof(T)) + b(chunks * R, sizeof(RowStats));
+  if (any_fused) bytes += b(fused_column_splits(N) * N, sizeof(RowStats));
+  if (plan.any_softmax)
+    bytes += b(std::is_same_v<T, float> ? R * N : 0, sizeof(double)) + b(N * W + 2 * R * W, sizeof(double)) +
+             b(chunks * R + R, sizeof(SoftmaxSums));
+  // The ranks of the node whose node rank maps to this device (o.device mod the devices present).
+  const int devices = std::max(1, sys.device_count()), ranks = std::max(1, o.ranks_on_node);
+  const int sharing = std::max(1, ranks / devices + (o.device % devices < ranks % devices ? 1 : 0));
+  const double limit = o.memory_bytes > 0 ? double(o.memory_bytes) : 0.9 * sys.memory_bytes() / sharing;
+  if (bytes > limit) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "N: %lld (with D = %lld, d = %lld) needs %.3g GB of buffers for one trial on %s, more than this "
+                  "process's %.3g GB share of it (%d process%s on it)",
+                  static_cast<long long>(N), static_cast<long long>(D), static_cast<long long>(d), bytes / 1e9,
+                  sys.memory_name().c_str(), limit / 1e9, sharing, sharing == 1 ? "" : "es");
+    throw std::invalid_argument(line);
+  }
+  plan.per_batch = std::min<I>(slab_batch, static_cast<I>(limit / bytes));
+  return plan;
+}
+
 template <class Sys, class T>
 void draw_batch(Sys& sys, const Problem& p, std::uint32_t first, I nb, Workspace<Sys, T>& w) {
   const StreamKey key = stream_key(p.seed, p.configuration);
@@ -376,53 +436,45 @@ template <class Sys, class T>
 std::vector<AttentionNormsSquared> trial_norms(Sys& sys, Workspace<Sys, T>& w, const Problem& p, const Options& o,
                                                const Progress& progress) {
   const I N = p.N, D = p.D, d = p.d, A = static_cast<I>(p.activations.size()), W = d + D + 2;
-  const I budget = o.slab_elements > 0 ? o.slab_elements : Sys::default_slab_elements;
-  // Whole trials per slab while N² fits the budget; otherwise one trial at a time in slabs of rows.
-  const I per_batch = std::clamp<I>(budget / (N * N), 1, std::min<I>(std::max<I>(p.trials, 1), Sys::max_batch));
-  const I R = per_batch > 1 || N * N <= budget ? N : std::max<I>(1, budget / N);
-  constexpr I chunk = 256;
-  const I chunks = (N + chunk - 1) / chunk;
+  const Plan plan = plan_batches<Sys, T>(sys, p, o);
+  const I per_batch = plan.per_batch, R = plan.R, chunk = kChunk, chunks = (N + chunk - 1) / chunk;
   const auto fused = [&](const ActivationParams& a) { return Sys::has_fused && o.fused && !a.softmax; };
-  bool any_softmax = false, any_slab = false;
-  for (const auto& a : p.activations) {
-    any_softmax |= a.softmax;
-    any_slab |= !fused(a);
-  }
-  w.X.resize(per_batch * N * D);
-  w.Q.resize(per_batch * D * d);
-  w.K.resize(per_batch * D * d);
-  w.U.resize(per_batch * N * d);
-  w.V.resize(per_batch * N * d);
-  w.x2.resize(per_batch * N);
-  w.u2.resize(per_batch * N);
-  w.v2.resize(per_batch * N);
-  w.rows.resize(per_batch * N);
+  fit(w.X, per_batch * N * D);
+  fit(w.Q, per_batch * D * d);
+  fit(w.K, per_batch * D * d);
+  fit(w.U, per_batch * N * d);
+  fit(w.V, per_batch * N * d);
+  fit(w.x2, per_batch * N);
+  fit(w.u2, per_batch * N);
+  fit(w.v2, per_batch * N);
+  fit(w.rows, per_batch * N);
   const I row_blocks = (N + kRowBlock - 1) / kRowBlock;
-  w.row_blocks.resize(per_batch * row_blocks);
-  w.norms.resize(per_batch * A);
-  if (any_slab) {
-    w.slab.resize(per_batch * R * N);
-    w.partial.resize(per_batch * chunks * R);
+  fit(w.row_blocks, per_batch * row_blocks);
+  fit(w.norms, per_batch * A);
+  if (plan.any_slab) {
+    fit(w.slab, per_batch * R * N);
+    fit(w.partial, per_batch * chunks * R);
   }
-  if (any_softmax) {
-    if constexpr (std::is_same_v<T, float>) w.probabilities.resize(per_batch * R * N);
-    w.augmented.resize(per_batch * N * W);
-    w.G1.resize(per_batch * R * W);
-    w.G2.resize(per_batch * R * W);
-    w.softmax_partial.resize(per_batch * chunks * R);
-    w.softmax_rows.resize(per_batch * R);
+  if (plan.any_softmax) {
+    if constexpr (std::is_same_v<T, float>) fit(w.probabilities, per_batch * R * N);
+    fit(w.augmented, per_batch * N * W);
+    fit(w.G1, per_batch * R * W);
+    fit(w.G2, per_batch * R * W);
+    fit(w.softmax_partial, per_batch * chunks * R);
+    fit(w.softmax_rows, per_batch * R);
   }
   std::vector<AttentionNormsSquared> out;
-  const std::uint32_t end = p.first_trial + p.trials;
-  for (std::uint32_t first = p.first_trial; first < end; first += static_cast<std::uint32_t>(per_batch)) {
+  // 64-bit: in 32 bits the end of a block that ends at trial 2³² − 1, and a batch stepping past it, wrap to 0.
+  const I end = I{p.first_trial} + I{p.trials};
+  for (I first = p.first_trial; first < end; first += per_batch) {
     const I nb = std::min<I>(per_batch, end - first);
-    draw_batch(sys, p, first, nb, w);
+    draw_batch(sys, p, static_cast<std::uint32_t>(first), nb, w);
     project(sys, raw<T>(w.X), raw<T>(w.Q), raw<T>(w.U), nb, N, D, d);
     project(sys, raw<T>(w.X), raw<T>(w.K), raw<T>(w.V), nb, N, D, d);
     for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.X), D, raw<double>(w.x2)});
     for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.U), d, raw<double>(w.u2)});
     for_each_index(sys, nb * N, RowSquaredNorms<T>{raw<T>(w.V), d, raw<double>(w.v2)});
-    if (any_softmax)
+    if (plan.any_softmax)
       for_each_index(sys, nb * N * W, Augmented<T>{raw<T>(w.V), raw<T>(w.X), raw<double>(w.v2), raw<double>(w.x2), d, D, raw<double>(w.augmented)});
     for (I ai = 0; ai < A; ++ai) {
       const auto& a = p.activations[static_cast<std::size_t>(ai)];
@@ -450,7 +502,7 @@ std::vector<AttentionNormsSquared> trial_norms(Sys& sys, Workspace<Sys, T>& w, c
     }
     out.resize(out.size() + static_cast<std::size_t>(nb * A));
     thrust::copy(w.norms.begin(), w.norms.begin() + nb * A, out.end() - nb * A);
-    if (progress) progress(first - p.first_trial + static_cast<std::uint32_t>(nb), p.trials);
+    if (progress) progress(static_cast<std::uint32_t>(first + nb - I{p.first_trial}), p.trials);
   }
   return out;
 }
@@ -491,8 +543,9 @@ struct GaussianKernelTimes {
   }
 };
 
-// Power iteration on SᵀS from the all-ones vector (S is positive, so its top singular vectors are too);
-// norms are taken on the host in index order, so the iterates are the same for any thread count.
+// Power iteration on SᵀS from the all-ones vector (S is positive, so its top singular vectors are too), v normalised
+// each step: unnormalised it grows as σ₁^(2k), overflowing for a large dense kernel and underflowing to 0/0 for σ₁ < 1.
+// Norms are taken on the host in index order, so the iterates are the same for any thread count.
 template <class Sys>
 SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, const std::vector<double>& K, I d,
                                     double tolerance, int max_iterations) {
@@ -506,12 +559,16 @@ SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, cons
   };
   const double scale = 1 / (2 * std::sqrt(double(d)));
   SpectralResult r;
-  double v_norm = std::sqrt(double(m));
-  thrust::copy(host.begin(), host.begin() + m, v.begin());
+  const auto set_unit_v = [&] {  // v ← host[0, m) / ‖host[0, m)‖
+    const double v_norm = norm(host, m);
+    for (I j = 0; j < m; ++j) host[static_cast<std::size_t>(j)] /= v_norm;
+    thrust::copy(host.begin(), host.begin() + m, v.begin());
+  };
+  set_unit_v();
   for (r.iterations = 1; r.iterations <= max_iterations; ++r.iterations) {
     for_each_index(sys, n, GaussianKernelTimes{raw<double>(q), raw<double>(k), raw<double>(v), m, d, scale, raw<double>(u)});
     thrust::copy(u.begin(), u.end(), host.begin());
-    const double estimate = norm(host, n) / v_norm;  // ‖Sv‖/‖v‖ rises to σ₁
+    const double estimate = norm(host, n);  // ‖Sv‖ for unit v rises to σ₁
     const bool converged = std::abs(estimate - r.value) <= tolerance * estimate;
     r.value = estimate;
     if (converged) {
@@ -520,7 +577,7 @@ SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, cons
     }
     for_each_index(sys, m, GaussianKernelTimes{raw<double>(k), raw<double>(q), raw<double>(u), n, d, scale, raw<double>(v)});
     thrust::copy(v.begin(), v.end(), host.begin());
-    v_norm = norm(host, m);
+    set_unit_v();
   }
   r.iterations = std::min(r.iterations, max_iterations);
   return r;
@@ -532,8 +589,20 @@ struct Session final : detail::Backend {
   Sys sys;
   Workspace<Sys, float> single;
   Workspace<Sys, double> dual;
+  // One precision's buffers at a time: the memory limit is for one workspace.
   std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
-    return p.single_precision ? engine::trial_norms(sys, single, p, o, progress) : engine::trial_norms(sys, dual, p, o, progress);
+    if (p.single_precision) {
+      dual = {};
+      return engine::trial_norms(sys, single, p, o, progress);
+    }
+    single = {};
+    return engine::trial_norms(sys, dual, p, o, progress);
+  }
+  void refuse_what_cannot_fit(const Problem& p, const Options& o) override {
+    if (p.single_precision)
+      plan_batches<Sys, float>(sys, p, o);
+    else
+      plan_batches<Sys, double>(sys, p, o);
   }
   Sample draw(const Problem& p, std::uint32_t trial) override {
     return p.single_precision ? engine::draw<Sys, float>(sys, p, trial) : engine::draw<Sys, double>(sys, p, trial);

@@ -3,6 +3,8 @@
 #include "backends.hpp"
 #include "thrust_engine.hpp"
 
+#include <attnlab/core/machine.hpp>
+
 #include <thrust/system/omp/execution_policy.h>
 #include <thrust/system/omp/vector.h>
 
@@ -16,6 +18,9 @@ struct OmpSystem {
   static constexpr engine::I default_slab_elements = engine::I{1} << 22;  // 32 MB of double logits
   static constexpr engine::I max_batch = engine::I{1} << 20;
   auto policy() const { return thrust::omp::par; }
+  int device_count() const { return 1; }  // the host's memory, shared by every rank on the node
+  double memory_bytes() const { return physical_memory_bytes(); }
+  std::string memory_name() const { return "this machine's memory"; }
   template <class T>
   void gemm(const engine::GemmArgs<T>& g) {
     engine::for_each_index(*this, g.batch * g.m * g.n, engine::GemmEntry<T>{g});

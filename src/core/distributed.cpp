@@ -15,7 +15,7 @@ namespace {
 
 bool joined = false;    // MPI_Init was called here
 bool detached = false;  // a forked child: local from now on
-int this_rank = 0, job_size = 1;
+int this_rank = 0, job_size = 1, this_node_rank = 0, node_ranks = 1;
 
 [[maybe_unused]] bool launched_by_mpi() {
   for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
@@ -35,6 +35,11 @@ void init(int& argc, char**& argv) {
   joined = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &this_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &job_size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, this_rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &this_node_rank);
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
   std::atexit(finalize);
 #else
   (void)argc, (void)argv;
@@ -50,6 +55,35 @@ void finalize() {
 
 int rank() { return detached ? 0 : this_rank; }
 int size() { return detached ? 1 : job_size; }
+int node_rank() { return detached ? 0 : this_node_rank; }
+int node_size() { return detached ? 1 : node_ranks; }
+
+Stop first_stop(int exit_code) {
+  if (!in_job()) return exit_code < 0 ? Stop{} : Stop{0, exit_code};
+#ifdef ATTNLAB_WITH_MPI
+  // MINLOC's pair: the smallest rank that stops, with its exit code carried as the pair's index.
+  struct {
+    int rank, exit_code;
+  } mine{exit_code < 0 ? std::numeric_limits<int>::max() : this_rank, exit_code}, first{};
+  MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  if (first.rank == std::numeric_limits<int>::max()) return {};
+  return {first.rank, first.exit_code};
+#else
+  return {};
+#endif
+}
+
+void broadcast_from_root([[maybe_unused]] std::string& bytes) {
+#ifdef ATTNLAB_WITH_MPI
+  if (!in_job()) return;
+  auto size = static_cast<unsigned long long>(bytes.size());
+  MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (size > static_cast<unsigned long long>(std::numeric_limits<int>::max()))
+    throw std::length_error("distributed: more bytes than one MPI message carries");
+  bytes.resize(size);
+  MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_CHAR, 0, MPI_COMM_WORLD);
+#endif
+}
 
 Block block_of(std::uint64_t total, int r, int n) {
   const auto share = [&](std::uint64_t k) { return total / n * k + std::min<std::uint64_t>(k, total % n); };

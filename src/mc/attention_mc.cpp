@@ -134,7 +134,12 @@ std::vector<Estimate> simulate(const AttentionMcConfig& c, const ProgressFn& pro
       parallel_trials, progress, control_variates(c));
 }
 
-// The accelerated engines compute every trial of this rank's block first (on GPU rank mod devices); the estimates
+// This rank's place on its node picks its GPU and its share of the node's memory.
+accel::Options device_options() {
+  return {.device = distributed::node_rank(), .ranks_on_node = distributed::node_size()};
+}
+
+// The accelerated engines compute every trial of this rank's block first (on GPU node rank mod devices); the estimates
 // then accumulate in trial order as above.
 std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const ProgressFn& progress) {
   const auto& e = c.ensemble;
@@ -146,7 +151,7 @@ std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const Pro
       problem.trials == 0
           ? std::vector<AttentionNormsSquared>{}
           : accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp, problem,
-                               {.device = distributed::rank()}, progress);
+                               device_options(), progress);
   const std::size_t per = attention_quantities().size(), A = c.activations.size();
   return run_trials(
       c.trials, per * A,
@@ -194,6 +199,12 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
     }
   }
   return rows;
+}
+
+void refuse_what_device_cannot_fit(const AttentionMcConfig& c) {
+  if (c.backend == Backend::cpu) return;
+  accel::refuse_what_cannot_fit(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp,
+                                accelerated_problem(c), device_options());
 }
 
 accel::Problem accelerated_problem(const AttentionMcConfig& c) {

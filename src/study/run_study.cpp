@@ -19,6 +19,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 
 namespace attnlab::io {
@@ -142,12 +143,15 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
 
 // The tiled engine never holds an N x N matrix: a trial keeps X (N x D), its projections and their gradients
 // (N x d each) and tiles, per thread (measured: 62 MB in all at N = 32768, D = d = 64, 2 threads; this estimate
-// says 200 MB per thread). Sizes beyond the machine's memory are refused here rather than failing in an allocation.
+// says 200 MB per thread), and every rank of an MPI job on this node has its threads. Sizes beyond the machine's
+// memory are refused here rather than failing in an allocation.
 void refuse_what_cannot_fit(const EnsembleSpec& e, int threads) {
   const double entries = 4 * double(e.N) * double(e.D + 2 * e.d) + 2 * double(e.D) * double(e.d);
-  const double bytes = 8 * entries * threads, memory = physical_memory_bytes();
+  const int ranks = distributed::node_size();
+  const double bytes = 8 * entries * threads * ranks, memory = physical_memory_bytes();
   if (bytes > memory)
-    throw std::invalid_argument(text("N: ", e.N, " (with D = ", e.D, ", d = ", e.d, ", ", threads, " threads) needs about ",
+    throw std::invalid_argument(text("N: ", e.N, " (with D = ", e.D, ", d = ", e.d, ", ", threads, " threads",
+                                     ranks > 1 ? text(" on each of ", ranks, " ranks") : "", ") needs about ",
                                      sig(bytes / 1e9, 3), " GB, more than this machine's ", sig(memory / 1e9, 3), " GB"));
 }
 
@@ -173,22 +177,45 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
     if (!std::isfinite(s)) throw std::invalid_argument(text("reference-slope must be a finite number (got ", s, ")"));
   for (const auto& e : o.ensembles()) {
     e.validate();
-    refuse_what_cannot_fit(e, o.threads > 0 ? o.threads : omp_get_max_threads());
+    if (o.backend == Backend::cpu) refuse_what_cannot_fit(e, o.threads > 0 ? o.threads : omp_get_max_threads());
   }
   for (const auto& a : o.activation_specs())
     for (const auto& e : o.ensembles()) a.validate(e.N, e.d);
   validate_backend(o.backend, o.activation_specs());
+  for (const auto& e : o.ensembles())
+    refuse_what_device_cannot_fit(
+        {.ensemble = e, .activations = o.activation_specs(), .precision = o.precision, .backend = o.backend});
 }
 
-// A rank other than 0 reads the checkpoint as rank 0 does and never writes it: one process owns each file.
-class ReadOnlyCache final : public ResultCache {
+// Rank 0's checkpoint answers every lookup of the job, and its rows go to every rank: ranks that answered alone (each
+// its own --out, or rank 0 with this run's results in memory) would part at the trials' collective calls, the ones
+// that found nothing left waiting. Rank 0 alone stores: one process owns the file.
+class RootDecidedCache final : public ResultCache {
  public:
-  explicit ReadOnlyCache(ResultCache& cache) : cache_(cache) {}
-  bool find(const std::string& key, std::vector<ResultRow>& rows) override { return cache_.find(key, rows); }
-  void store(const std::string&, const std::vector<ResultRow>&) override {}
+  explicit RootDecidedCache(JsonlCheckpoint* checkpoint) : checkpoint_(checkpoint) {}  // null on every other rank
+  bool find(const std::string& key, std::vector<ResultRow>& rows) override {
+    const bool hit = checkpoint_ && checkpoint_->find(key, rows);
+    if (distributed::size() == 1) return hit;
+    std::string found;  // rank 0's rows as JSON; empty for a miss
+    if (hit) {
+      auto json = nlohmann::json::array();
+      for (const auto& r : rows) json.push_back(to_json(r));
+      found = json.dump();
+    }
+    distributed::broadcast_from_root(found);
+    if (found.empty()) return false;
+    if (!checkpoint_) {
+      rows.clear();
+      for (const auto& r : nlohmann::json::parse(found)) rows.push_back(row_from_json(r));
+    }
+    return true;
+  }
+  void store(const std::string& key, const std::vector<ResultRow>& rows) override {
+    if (checkpoint_) checkpoint_->store(key, rows);
+  }
 
  private:
-  ResultCache& cache_;
+  JsonlCheckpoint* checkpoint_;
 };
 
 // Whether `args` (the command line and the config's keys) set --quick.
@@ -218,14 +245,18 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     return flags;
   };
   auto app_bound = bind_flags(false);
-  // Every rank validates the same arguments alike: rank 0 alone says why they fail.
   const auto fail = [&](const std::string& message, int code) {
     if (hooks)
       hooks->error = message;
     else if (root)
       std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
+    else
+      std::fprintf(stderr, "%s: error on rank %d: %s\n", study.name.c_str(), distributed::rank(), message.c_str());
     return code;
   };
+  int stop_code = -1;  // this rank's exit code where validation stops it
+  bool help = false;
+  std::string error;
   try {
     std::vector<std::string> args(argv.begin() + 1, argv.end());
     // Vector flags append on repeat, so the config supplies only keys absent from argv.
@@ -264,26 +295,32 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     ensure_writable_directory(options.out);  // last: nothing is created for invalid input
     if (root) remove_stale_temporaries(options.out);
   } catch (const CLI::CallForHelp&) {
-    if (root) std::cout << app_bound->help();
-    return 0;
+    help = true, stop_code = 0;
   } catch (const CLI::ParseError& e) {
-    return fail(excerpt(e.what(), kMaxFlagError), 2);
+    error = excerpt(e.what(), kMaxFlagError), stop_code = 2;
   } catch (const std::invalid_argument& e) {
-    return fail(e.what(), 2);
+    error = e.what(), stop_code = 2;
+  }
+  // Validation can stop some ranks only (a node without its GPU, flags a wrapper gives one rank): all agree before the
+  // first collective call, and stop with the first such rank's code, that rank alone saying why.
+  if (const auto stop = distributed::first_stop(stop_code); stop.rank >= 0) {
+    if (stop.rank != distributed::rank()) return stop.exit_code;
+    if (help) std::cout << app_bound->help();
+    return help ? stop.exit_code : fail(error, stop.exit_code);
   }
 
   try {
     if (options.threads > 0) omp_set_num_threads(options.threads);
-    JsonlCheckpoint checkpoint(options.out / ".partial" / (study.name + ".jsonl"), git_description());
-    distributed::barrier();  // every rank has read the checkpoint before rank 0 adds to it: they resume alike
-    ReadOnlyCache reader(checkpoint);
+    std::optional<JsonlCheckpoint> checkpoint;  // rank 0's alone
+    if (root) checkpoint.emplace(options.out / ".partial" / (study.name + ".jsonl"), git_description());
+    RootDecidedCache cache(root ? &*checkpoint : nullptr);
     ProgressBar progress(study.name, std::chrono::seconds(10), root && !(hooks && hooks->progress),
                          hooks ? hooks->progress : ProgressListener{});
-    StudyContext ctx{root ? static_cast<ResultCache*>(&checkpoint) : &reader, &progress, {}};
+    StudyContext ctx{&cache, &progress, {}};
     const auto output = study.run(options, ctx);
     if (!root) return 0;
-    if (checkpoint.resumed() > 0)
-      std::fprintf(stderr, "%s: resumed %zu finished configurations\n", study.name.c_str(), checkpoint.resumed());
+    if (checkpoint->resumed() > 0)
+      std::fprintf(stderr, "%s: resumed %zu finished configurations\n", study.name.c_str(), checkpoint->resumed());
 
     for (const auto& r : output.rows)
       if (r.value.nonfinite > 0)
@@ -308,7 +345,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     for (const auto& [name, content] : output.files) meta["outputs"].push_back(name);
     for (const auto& f : output.figures) meta["outputs"].push_back(f.name + ".png");
     write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
-    checkpoint.remove();
+    checkpoint->remove();
     for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
     std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s\n", study.name.c_str(),
                  output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(),

@@ -2,6 +2,7 @@
 // each device, the Thrust engine on OpenMP everywhere and on CUDA where a GPU is present. Cases that need
 // a GPU on a machine without one are reported as skipped, with the reason.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/machine.hpp>
 #include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
@@ -11,6 +12,7 @@
 #include <omp.h>
 
 #include <cstring>
+#include <limits>
 
 #include "support.hpp"
 
@@ -232,6 +234,88 @@ TEST_P(Accelerated, GaussianKernelNormEqualsTheDenseOne) {
   }
 }
 
+// The power iteration normalises its iterate: unnormalised, ‖v‖ scales by σ₁² per step, so a kernel with σ₁ < 1
+// underflowed to 0/0 and a large dense one overflowed to ∞/∞ long before these converge (σ₂/σ₁ near 1: hundreds of
+// steps). Two clusters of tokens make the two top singular values close; the seed sets the tokens' jitter.
+TEST_P(Accelerated, GaussianKernelNormConvergesWithSigma1BelowOneAndForALargeDenseKernel) {
+  struct Kernel {
+    const char* what;
+    Index per_cluster, other_cluster;
+    double self_distance, cluster_distance;  // within a pair q_i, k_i; between the clusters
+  };
+  const Kernel kernels[] = {{"sigma1 < 1: one pair of far tokens per cluster", 1, 1, 3.2, 40.0},
+                            {"large dense kernel: clusters of 100 and 98 near-equal tokens", 100, 98, 0.05, 4.0}};
+  const Index d = 2;
+  for (const auto& k : kernels) {
+    SCOPED_TRACE(k.what);
+    const Index n = k.per_cluster + k.other_cluster;
+    MatrixD Q(n, d), K(n, d), jitter(2 * n, d);
+    fill_gaussian(jitter, GaussianStream(test::seed(), hash_string("power-iteration"), 0, StreamTag::X), 1e-4);
+    for (Index i = 0; i < n; ++i) {
+      const double centre = i < k.per_cluster ? 0.0 : k.cluster_distance;
+      // The second cluster's pairs sit slightly further apart, so its singular value is slightly smaller.
+      const double apart = i < k.per_cluster ? k.self_distance : k.self_distance * 1.003;
+      Q.row(i) << centre + jitter(i, 0), jitter(i, 1);
+      K.row(i) << centre + jitter(n + i, 0), apart + jitter(n + i, 1);
+    }
+    const double dense = spectral_norm_svd(gaussian_kernel(Q, K));
+    const auto r = accel::gaussian_kernel_norm(GetParam(), std::vector<double>(Q.data(), Q.data() + Q.size()),
+                                               std::vector<double>(K.data(), K.data() + K.size()), d, 1e-12, 20000);
+    SCOPED_TRACE(testing::Message() << "sigma1 " << dense << ", " << r.iterations << " iterations");
+    EXPECT_GT(r.iterations, 709 / std::abs(2 * std::log(dense))) << "unnormalised, v would stay within double's range";
+    EXPECT_TRUE(std::isfinite(r.value));
+    EXPECT_TRUE(r.converged);
+    EXPECT_TRUE(test::close(r.value, dense, 1e-8, 0)) << r.value << " vs " << dense;
+  }
+}
+
+// A memory limit that holds two trials' buffers runs the trials in more batches (more progress reports), each trial
+// exactly as in one batch; below one trial's buffers the problem is refused in one line naming N.
+TEST_P(Accelerated, MemoryLimitBatchesTrialsWithoutChangingThemAndRefusesOneThatCannotFit) {
+  const Case c{{40, 12, 7, 1.0, 1.0}, Precision::float64};
+  const auto p = accelerated_problem(config(c, 6, Backend::cpu));
+  int whole_reports = 0, limited_reports = 0;
+  const auto whole = accel::trial_norms(GetParam(), p, {}, [&](std::uint32_t, std::uint32_t) { ++whole_reports; });
+  std::int64_t one_trial = 0;
+  try {
+    accel::refuse_what_cannot_fit(GetParam(), p, {.memory_bytes = 1});
+    ADD_FAILURE() << "1 byte was enough";
+  } catch (const std::invalid_argument& e) {
+    const std::string line = e.what();
+    EXPECT_TRUE(line.starts_with("N: 40 (with D = 12, d = 7) needs ")) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    one_trial = std::int64_t(std::stod(line.substr(line.find("needs ") + 6)) * 1e9);
+  }
+  ASSERT_GT(one_trial, 0);
+  const accel::Options two_trials{.memory_bytes = 2 * one_trial + one_trial / 2};
+  EXPECT_NO_THROW(accel::refuse_what_cannot_fit(GetParam(), p, two_trials));
+  const auto limited = accel::trial_norms(GetParam(), p, two_trials, [&](std::uint32_t, std::uint32_t) { ++limited_reports; });
+  EXPECT_EQ(whole_reports, 1);
+  EXPECT_EQ(limited_reports, 3) << "6 trials, 2 per batch";
+  ASSERT_EQ(whole.size(), limited.size());
+  EXPECT_EQ(std::memcmp(whole.data(), limited.data(), whole.size() * sizeof(AttentionNormsSquared)), 0);
+  EXPECT_THROW(accel::trial_norms(GetParam(), p, {.memory_bytes = one_trial / 2}), std::invalid_argument);
+}
+
+// A block that ends at the last trial stream (2³² − 1), in batches of 2 that step past it: in 32 bits its end wrapped to
+// 0 (no trial run) and a batch stepping past it wrapped to the first streams.
+TEST_P(Accelerated, ABlockEndingAtTheLastTrialStreamRunsEachOfItsTrialsOnce) {
+  const Case c{{16, 6, 5, 1.0, 1.0}, Precision::float64};
+  auto p = accelerated_problem(config(c, 5, Backend::cpu));
+  const std::uint32_t first = std::numeric_limits<std::uint32_t>::max() - 4;
+  p.first_trial = first;
+  const auto block = accel::trial_norms(GetParam(), p, {.fused = false, .slab_elements = 2 * 16 * 16});
+  const std::size_t A = p.activations.size();
+  ASSERT_EQ(block.size(), 5 * A);
+  for (std::uint32_t t = 0; t < 5; ++t) {
+    p.first_trial = first + t, p.trials = 1;
+    const auto alone = accel::trial_norms(GetParam(), p, {.fused = false});
+    for (std::size_t a = 0; a < A; ++a) EXPECT_EQ(block[t * A + a].frob2, alone[a].frob2) << "trial " << first + t;
+  }
+  p.first_trial = first, p.trials = 6;
+  EXPECT_THROW(accel::trial_norms(GetParam(), p), std::invalid_argument) << "trial 2^32 has no stream";
+}
+
 // The device-scale checks of scripts/gpu-check, one trial each: seconds on a GPU, skipped (with the reason) without one.
 // Q and K have entries of variance 1/D, so the logits have unit variance and exp stays finite at N = 65,536 (at unit
 // σ_t their standard deviation is D = 64 and exp overflowed on both paths, seen on an H200).
@@ -246,6 +330,22 @@ class CudaAtScale : public ::testing::Test {
 
 TEST_F(CudaAtScale, FusedKernelEqualsTheSlabPathAtN65536) {
   const Case c{unit_logits(65536), Precision::float64};
+  auto cfg = config(c, 1, Backend::cpu);
+  std::erase_if(cfg.activations, [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
+  const auto p = accelerated_problem(cfg);
+  const auto fused = accel::trial_norms(Device::cuda, p, {.fused = true});
+  const auto slab = accel::trial_norms(Device::cuda, p, {.fused = false});
+  ASSERT_EQ(fused.size(), slab.size());
+  for (std::size_t i = 0; i < fused.size(); ++i) {
+    SCOPED_TRACE(cfg.activations[i].label());
+    expect_close(fused[i], slab[i], 1e-11);
+  }
+}
+
+// Two column splits (N = 4096 + 64): small enough for gpu-check to run it under memcheck.
+TEST_F(CudaAtScale, FusedKernelOverTwoColumnSplitsEqualsTheSlabPath) {
+  const Case c{unit_logits(accel::kFusedSplitColumns + 64), Precision::float64};
+  ASSERT_EQ(accel::fused_column_splits(c.ensemble.N), 2);
   auto cfg = config(c, 1, Backend::cpu);
   std::erase_if(cfg.activations, [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
   const auto p = accelerated_problem(cfg);
@@ -290,6 +390,31 @@ TEST(AcceleratedBackend, RejectsWhatItDoesNotImplementInOneLine) {
     EXPECT_NO_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}));
   else
     EXPECT_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}), std::invalid_argument);
+}
+
+// Ranks on one node share its memory: a trial that fits this machine's memory alone is refused when two processes
+// share it, the line saying so. Only planned, never allocated.
+TEST(AcceleratedBackend, ProcessesSharingTheMemoryEachGetTheirShare) {
+  const Case c{{1, 1, 1, 1.0, 1.0}, Precision::float64};
+  auto p = accelerated_problem(config(c, 1, Backend::cpu));
+  // One trial's bytes grow with D alone here (N = d = 1): read them at one D from the refusal, and scale D to 60%.
+  p.D = 1'000'000;
+  double probe_bytes = 0;
+  try {
+    accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.memory_bytes = 1});
+  } catch (const std::invalid_argument& e) {
+    const std::string line = e.what();
+    probe_bytes = std::stod(line.substr(line.find("needs ") + 6)) * 1e9;
+  }
+  ASSERT_GT(probe_bytes, 0);
+  p.D = std::int64_t(double(p.D) * 0.6 * physical_memory_bytes() / probe_bytes);
+  EXPECT_NO_THROW(accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.ranks_on_node = 1}));
+  try {
+    accel::refuse_what_cannot_fit(Device::thrust_omp, p, {.ranks_on_node = 2});
+    ADD_FAILURE() << "two processes, each with 60% of the memory";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("(2 processes on it)"), std::string::npos) << e.what();
+  }
 }
 
 // The fused kernel's column splits are a function of N alone, never of the device's SM count, so its row sums round

@@ -1,5 +1,6 @@
 // The job-level pieces that hold without mpirun: the trial blocks tile the trials in rank order, and a job of one
-// process hands out the work queue in order and gathers its own block.
+// process hands out the work queue in order, gathers its own block, stops on its own exit code and is alone on its node
+// (tests/mpi/test_rank_agreement.sh runs the rest under mpirun).
 #include <attnlab/core/distributed.hpp>
 
 #include <gtest/gtest.h>
@@ -32,4 +33,18 @@ TEST(Distributed, AJobOfOneProcessTakesTheQueueInOrderAndGathersItsOwnBlock) {
   EXPECT_EQ(queue.next(), 3u) << "exhausted stays exhausted";
   const std::vector<double> mine{1, 2, 3, 4};
   EXPECT_EQ(distributed::all_blocks(mine, 2, 2), mine);
+}
+
+TEST(Distributed, AJobOfOneProcessStopsOnItsOwnCodeAndIsAloneOnItsNode) {
+  ASSERT_EQ(distributed::size(), 1);
+  EXPECT_EQ(distributed::node_rank(), 0);
+  EXPECT_EQ(distributed::node_size(), 1);
+  EXPECT_EQ(distributed::first_stop(-1).rank, -1) << "a rank that goes on stops no one";
+  const auto stop = distributed::first_stop(2);
+  EXPECT_EQ(stop.rank, 0);
+  EXPECT_EQ(stop.exit_code, 2);
+  EXPECT_EQ(distributed::first_stop(0).exit_code, 0) << "--help stops with 0";
+  std::string bytes = "rows";
+  distributed::broadcast_from_root(bytes);
+  EXPECT_EQ(bytes, "rows");
 }

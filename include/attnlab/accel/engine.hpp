@@ -38,7 +38,9 @@ struct Problem {
 struct Options {
   bool fused = true;               // cuda: elementwise ϕ by the fused tile kernel (false: the slab path)
   std::int64_t slab_elements = 0;  // logits held at once (slab path); 0: the device's default
-  int device = 0;                  // cuda: the GPU, modulo the devices present (an MPI job passes its rank)
+  int device = 0;                  // cuda: the GPU, modulo the devices present (an MPI job passes its node-local rank)
+  int ranks_on_node = 1;           // processes sharing this node's GPUs and memory (an MPI job's ranks on the node)
+  std::int64_t memory_bytes = 0;   // the buffers' limit; 0: 90% of the device's memory over the processes sharing it
 };
 
 using Progress = std::function<void(std::uint32_t done, std::uint32_t total)>;
@@ -68,6 +70,10 @@ class Engine {
  private:
   std::unique_ptr<detail::Backend> backend_;
 };
+
+// Throws std::invalid_argument (one line naming N) where one trial's buffers exceed Options' memory limit. trial_norms
+// refuses such a problem alike, and batches trials only as far as the limit allows; this asks before any work.
+void refuse_what_cannot_fit(Device device, const Problem& problem, const Options& options = {});
 
 // One call of a fresh Engine.
 std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& problem, const Options& options = {},

@@ -19,6 +19,22 @@ void finalize();
 int rank();
 int size();
 inline bool root() { return rank() == 0; }
+// This rank's place among the ranks on its node (MPI_COMM_TYPE_SHARED), and their count: they share the node's memory
+// and GPUs, which are chosen by node_rank (global rank mod devices is right only when ranks fill nodes in blocks).
+// 0 and 1 without a job.
+int node_rank();
+int node_size();
+
+// Where some ranks must stop before the run (bad input, or a node without its GPU), every rank learns the lowest such
+// rank and its exit code, so that all stop before a collective call the stopping ranks would leave the others waiting
+// in. `exit_code` < 0: this rank would go on. Every rank must call it (one MPI_Allreduce); without a job, this rank's.
+struct Stop {
+  int rank = -1, exit_code = -1;  // rank -1: no rank stops
+};
+Stop first_stop(int exit_code);
+
+// `bytes` as rank 0 holds them, on every rank (every rank must call it).
+void broadcast_from_root(std::string& bytes);
 
 // The trials [first, last) of `total` that this rank runs: contiguous blocks, the first ranks one larger.
 struct Block {

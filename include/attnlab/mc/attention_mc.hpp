@@ -52,6 +52,10 @@ bool is_gradient_quantity(const std::string& quantity);  // qgrad, qgrad2, kgrad
 // in Estimate::nonfinite and excluded from the mean.
 std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& config, const ProgressFn& progress = {});
 
+// Throws std::invalid_argument (one line naming N) where one trial of an accelerated backend's configuration cannot
+// fit this rank's share of its device's memory; nothing on cpu.
+void refuse_what_device_cannot_fit(const AttentionMcConfig& config);
+
 // The configuration as the accelerated engines take it (activations resolved for its N and d).
 accel::Problem accelerated_problem(const AttentionMcConfig& config);
 
