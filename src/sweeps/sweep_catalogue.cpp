@@ -73,6 +73,7 @@ ActivationSpec table_activation(const std::string& s) {
 train::TrainConfig base_config(const Grid& g, Index N, const ActivationSpec& activation, std::uint64_t seed) {
   auto c = g.run.config;
   std::tie(c.model.patch_h, c.model.patch_w) = patch_for(N);
+  fit_model_to_data(c.model, g.run.data);
   c.model.activation = activation;
   c.warmup = std::min(c.warmup, c.steps);
   c.seed = seed;
