@@ -72,6 +72,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
   if (!g.k.empty()) out.config["k"] = g.k;
   if (!g.activations.empty()) out.config["activations"] = g.activations;
+  if (!g.controls.empty()) out.config["controls"] = g.controls;
   if (!g.h.empty()) out.config["h"] = g.h, out.config["alpha"] = g.alpha;
   return out;
 }
@@ -100,7 +101,7 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   }
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
-    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha or init)");
+    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha, init or control)");
   if (g.finished_only) return;  // reads points, never the images
   auto files = data_files(data);
   if (data.name == "fashion-mnist") files.resize(2);  // the training split only
@@ -136,11 +137,16 @@ StudyDefinition training_sweep_study(const std::string& name) {
         ->capture_default_str();
     if (has("k")) app.add_option("--k", g.k, "scales k of x^3/k")->delimiter(',')->capture_default_str();
     if (has("activation"))
-      app.add_option("--activation", g.activations, "softmax, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a")
+      app.add_option("--activation", g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a")
           ->delimiter(',')
           ->capture_default_str();
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
+    app.add_option("--controls", g.controls,
+                   "activations trained beside the grid at every N and seed, rows marked control (softmax; uniform and "
+                   "off ignore content): the baselines the grid is read against")
+        ->delimiter(',')
+        ->capture_default_str();
     app.add_option("--init", g.inits, "initial Q and K weights, each a grid axis: timm (N(0, 0.02^2)), xavier (variance 1/D) or unit (logits of unit variance)")
         ->delimiter(',')
         ->check(CLI::IsMember({"timm", "xavier", "unit"}))

@@ -178,6 +178,8 @@ std::vector<BadInput> bad_inputs() {
            {"training_norms", {"--data-dir", "/nonexistent"}, {"data-dir"}},
            {"training_norms", {"--heads", "3"}, {"dim", "heads"}},
            {"k_sweep", {"--data", "recall", "--crop"}, {"crop", "recall"}},
+           {"k_sweep", {"--controls", "sinc"}, {"controls", "sinc"}},
+           {"k_sweep", {"--controls", "softmax,softmax"}, {"control"}},
        })
     cases.push_back(c);
   const std::string t = "train";
