@@ -63,6 +63,6 @@ def verify(ids=None, quick=False, out=None, progress=None, **flags):
 
 def train(out=None, progress=None, **config):
     """Trains the ViT mini-trainer as `build/studies/train` does with these flags (steps=200, activation="poly",
-    train_limit=4096, ...) and returns its curves (train.csv): loss and accuracy per step and split, and the
-    attention norms."""
+    train_limit=4096, data="recall" for the generated associative-recall task, ...) and returns its curves
+    (train.csv): loss and accuracy per step and split, and the attention norms."""
     return run_study("train", out=out, progress=progress, **config)

@@ -1,5 +1,6 @@
 """The Python module against the C++ binaries of the same build: the same numbers from every entry point, the
 command line's error messages as ValueError/RuntimeError, and bad arrays refused with a message, never a crash."""
+import json
 import os
 import subprocess
 
@@ -104,6 +105,14 @@ def test_train_reports_progress_and_returns_the_binarys_curves(tmp_path, studies
     assert code == 0, err
     pd.testing.assert_frame_equal(curves, pd.read_csv(tmp_path / "cli" / "train.csv"))
     assert set(curves["quantity"]) >= {"loss", "accuracy"}
+
+
+def test_train_takes_the_recall_task(tmp_path):
+    curves = attnlab.train(out=tmp_path / "py", model="micro", data="recall", patch="8x8", steps=4, batch=16,
+                           train_limit=256, validation=64, eval_every=2, threads=1)
+    assert set(curves["N"]) == {16}
+    with open(tmp_path / "py" / "train.json") as f:
+        assert json.load(f)["config"]["data"] == "recall"
 
 
 def test_errors_carry_the_command_lines_message(tmp_path, studies_dir):

@@ -83,6 +83,10 @@ const std::vector<ActivationInfo>& activation_registry() {
       {"elu", "elu(S)/N^alpha (REPOLY Table 5)", false, true, E::elu},
       {"tanh", "tanh(S)/N^alpha (REPOLY Table 5)", false, true, E::tanh},
       {"exp", "e^S/N^alpha (REPOLY Table 5)", false, true, E::exp},
+      // The trainer's controls: attention whose output ignores the logits, so a task's dependence on content shows.
+      {"uniform", "1/n: every row the mean of the n tokens, whatever the logits (content-free attention)", false, false,
+       E::power, true, R::uniform},
+      {"off", "0: attention switched off (each block's attention adds only its output bias)", false, false, E::zero},
   };
   return registry;
 }
@@ -140,6 +144,7 @@ ActivationFunction resolve_function(const ActivationSpec& spec, const Activation
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
   if (info.row_normalised) return RowActivation{info.row, inv_sqrt_d};
   if (info.uses_alpha) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, std::pow(double(N), -spec.alpha)};
+  if (!info.uses_p) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, 1.0};  // off: h alone, no constant
   const double inv_k = 1.0 / spec.k.resolve(N);
   switch (spec.convention) {
     case Convention::inside: return ElementwiseActivation{Elementwise::power, spec.p, inv_sqrt_d, inv_k};
@@ -173,6 +178,7 @@ std::string ActivationSpec::label() const {
   const auto suffix = transform_suffix(transforms);
   if (info.row_normalised) return name + suffix;
   if (info.uses_alpha) return (alpha == 0 ? name : text(name, "/N^", alpha)) + suffix;
+  if (!info.uses_p) return name + suffix;  // off: no constant to show
   const std::string power = p == 1 ? "x" : text("x^", p);
   if (info.learned_scale) return text(power, "*theta, theta0 = 1/", k.str(), " (", to_string(convention), ")", suffix);
   const std::string scale = k.sqrt_n ? "/sqrtN" : (k.value == 1.0 ? "" : "/" + k.str());

@@ -14,12 +14,13 @@ namespace {
 
 using namespace training_rows;
 
-// The table's names: softmax (or any registered row-normalised name), x^p (p = 1 as x), x^p/K with K a number
-// or sqrtN, x^p*learned (a trained scale starting at 1/sqrtN), h/L or h/L^a for h(S)/N^a.
+// The table's names: softmax (or any registered name without constants: a row-normalised one, uniform, off), x^p
+// (p = 1 as x), x^p/K with K a number or sqrtN, x^p*learned (a trained scale starting at 1/sqrtN), h/L or h/L^a for
+// h(S)/N^a.
 ActivationSpec table_activation(const std::string& s) {
   const auto bad = [&] {
     return std::invalid_argument(
-        text("activation: '", s, "' is not softmax, x^p, x^p/K, x^p/sqrtN, x^p*learned or h/L^a (e.g. relu/L)"));
+        text("activation: '", s, "' is not softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned or h/L^a (e.g. relu/L)"));
   };
   if (s.starts_with("x")) {
     std::size_t at = 1;
@@ -70,9 +71,18 @@ ActivationSpec table_activation(const std::string& s) {
   }
 }
 
+ActivationSpec control_activation(const std::string& name) {
+  try {
+    return table_activation(name);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(text("controls: ", e.what()));
+  }
+}
+
 train::TrainConfig base_config(const Grid& g, Index N, const ActivationSpec& activation, std::uint64_t seed) {
   auto c = g.run.config;
   std::tie(c.model.patch_h, c.model.patch_w) = patch_for(N);
+  fit_model_to_data(c.model, g.run.data);
   c.model.activation = activation;
   c.warmup = std::min(c.warmup, c.steps);
   c.seed = seed;
@@ -122,7 +132,7 @@ std::vector<Point> refine_around_best(const Grid& g, std::uint64_t seed, const s
   };
   std::map<std::string, Curve> curves;
   for (const auto& r : rows)
-    if (r.quantity == quantity::val_accuracy) {
+    if (r.quantity == quantity::val_accuracy && extra_value(r, column::control).empty()) {
       auto& c = curves[text(init_of(r), "|", curve(r))];
       c.example = &r;
       auto& sum = c.by_x[x_of(r)];
@@ -204,6 +214,7 @@ const std::vector<Sweep>& sweeps() {
     // A decade grid over the paper's 1e-3..1e3 and two decades below (at timm's init the logits are ~0.03, so x³ ~
     // 1e-5 and short runs at small N were best at or under 1e-3); the refinement adds half and quarter decades.
     k.full.k = log_grid(1e-5, 1e3, 9);
+    k.full.controls = {"softmax", "uniform", "off"};
     k.quick = {.N = {8, 16}, .k = {"0.1", "1", "10"}, .seeds = 2, .refine_seeds = 3, .run = sweep_run(true)};
     // ViT-Tiny's (issue 15 item 4): POLY's Fig 1 model at N in {8, 16} under timm's init, one epoch (900 steps, the
     // budget of its training_norms: a point costs 4.1 min on one thread at N = 8, 7.5 min at N = 16). Its quick grid
@@ -231,6 +242,7 @@ const std::vector<Sweep>& sweeps() {
     table.full.activations = {"softmax",   "x^3/sqrtN", "x^3",       "x/sqrtN",   "x",          "x^2/sqrtN",
                               "x^4/sqrtN", "x^5/sqrtN", "x^6/sqrtN", "x*learned", "x^2*learned", "x^3*learned",
                               "x^4*learned", "x^5*learned", "relu/L"};
+    table.full.controls = {"uniform", "off"};
     table.quick = {.N = {16},
                    .activations = {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x", "x^4/sqrtN", "x^3*learned"},
                    .seeds = 1,
@@ -271,6 +283,7 @@ const std::vector<Sweep>& sweeps() {
                   .run = sweep_run(false)};
     alpha.quick = {.N = {8, 16}, .h = {"relu", "identity"}, .alpha = {0, 1, 2}, .seeds = 2, .run = sweep_run(true)};
     alpha.full.refine_seeds = 5;
+    alpha.full.controls = {"softmax", "uniform", "off"};
     alpha.grid_flags = {"N", "h", "alpha", "refine-seeds"};
     alpha.points = [](const Grid& g, std::uint64_t seed) {
       std::vector<Point> points;
@@ -295,7 +308,11 @@ const Sweep& find_sweep(const std::string& name) {
 }
 
 std::vector<Point> grid_points(const Sweep& sweep, const Grid& g, std::uint64_t seed) {
-  const auto points = sweep.points(g, seed);
+  auto points = sweep.points(g, seed);
+  for (std::uint64_t s : seeds(g, seed))
+    for (Index n : g.N)
+      for (const auto& a : g.controls)
+        points.push_back({base_config(g, n, control_activation(a), s), {{column::control, "yes"}}});
   std::vector<Point> all;
   for (const auto& init : g.inits)
     for (auto p : points) {

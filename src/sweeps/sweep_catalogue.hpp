@@ -18,6 +18,10 @@ struct Grid {
   std::vector<std::string> k{}, activations{}, h{};
   std::vector<double> alpha{};
   std::vector<std::string> inits{"timm"};  // the Q/K initialisations every point is trained under (train::QkInit)
+  // Activations trained beside the grid at every N, seed and init (the activation table's names), their rows marked
+  // column::control: the baselines a difference is read against (softmax; uniform mixing and attention off, which
+  // ignore content).
+  std::vector<std::string> controls{};
   int seeds = 2;
   int refine_seeds = 0;  // seeds of the refinement around each curve's best grid point (0: none)
   bool finished_only = false;  // train nothing: the rows of the points already finished
@@ -32,7 +36,7 @@ struct Point {
 struct Sweep {
   std::string name, description;
   Grid full{}, quick{};
-  std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha", "refine-seeds"
+  std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha", "refine-seeds" (--controls: all)
   bool norms = false;                     // keep per-layer norms along training (norm_layers)
   struct Preset {
     std::string model;  // a training_rows::model, trained into results/<model>/ (preset_of)
@@ -45,7 +49,7 @@ struct Sweep {
   std::string refine_points{};  // what the second stage trains, for --refine-seeds' help
 };
 
-// The sweep's points under each of the grid's initialisations, the first init's points first.
+// The sweep's points and then its controls' under each of the grid's initialisations, the first init's points first.
 std::vector<Point> grid_points(const Sweep& sweep, const Grid& g, std::uint64_t seed);
 
 const std::vector<Sweep>& sweeps();

@@ -25,8 +25,8 @@ using namespace training_rows;
 // so a new column never retrains anything.
 // Trains one point. A run whose loss or gradient turns non-finite stops there and is evaluated with its last
 // finite parameters.
-PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset& data) {
-  auto [train_part, validation] = train::split(data, g.run.data.validation, p.config.seed);
+PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset* images) {
+  auto [train_part, validation] = run_data(g.run.data, p.config.model, p.config.seed, images);
   train::Trainer trainer(p.config, std::move(train_part), std::move(validation));
   PointResult result;
   while (!trainer.done()) {
@@ -126,7 +126,7 @@ namespace {
 void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& points, const std::filesystem::path& out,
                 const std::string& stage, ProgressBar& progress_bar, SweepRows& into) {
   PointStore store(point_dir(out, sweep.name));
-  std::unique_ptr<train::Dataset> data;  // loaded on the first point trained here
+  std::unique_ptr<train::Dataset> images;  // loaded on the first point trained here (the recall task generates its own)
   std::vector<std::optional<PointResult>> results(points.size());
   std::size_t finished = 0, trained = 0, missing = 0;
   const auto progress = progress_bar.task(text(sweep.name, " ", stage));
@@ -143,10 +143,8 @@ void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& poi
       if (lock < 0) return false;
       results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
       if (!results[i]) {
-        if (!data)
-          data = std::make_unique<train::Dataset>(
-              train::first(train::pad(train::load_fashion_mnist(g.run.data.dir, true), 32, 32), g.run.data.train_limit));
-        results[i] = train_point(sweep, g, points[i], *data);
+        if (!images && g.run.data.name != "recall") images = std::make_unique<train::Dataset>(load_images(g.run.data, false));
+        results[i] = train_point(sweep, g, points[i], images.get());
         store.store(key, *results[i]);
         ++trained;
       }

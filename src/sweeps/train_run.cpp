@@ -68,10 +68,12 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
            "--patch", [&m](const std::string& s) { std::tie(m.patch_h, m.patch_w) = parse_patch(s); },
            "patch HxW on the 32x32 image (2x2, 4x4, 8x8, 8x16: N = 256, 64, 16, 8)")
         ->default_str(text(m.patch_h, "x", m.patch_w));
-    app.add_option("--data", data.name, "fashion-mnist or cifar10 (binary batches in --data-dir)")
-        ->check(CLI::IsMember({"fashion-mnist", "cifar10"}))
-        ->capture_default_str();
   }
+  app.add_option("--data", data.name,
+                 "fashion-mnist, cifar10 (binary batches in --data-dir) or recall (associative recall generated from "
+                 "the seed: N - 1 key-value tokens and a query, N from the patch as on the 32x32 image)")
+      ->check(CLI::IsMember({"fashion-mnist", "cifar10", "recall"}))
+      ->capture_default_str();
   app.add_option("--data-dir", data.dir, "folder of the dataset's files")->capture_default_str();
   app.add_option("--train-limit", data.train_limit, "use only the first K training images (0: all)")->capture_default_str();
   app.add_option("--validation", data.validation, "images split off the training set for validation")->capture_default_str();
@@ -101,11 +103,67 @@ nlohmann::json to_json(const TrainRun& run) {
 }
 
 std::string run_key(const TrainRun& run) {
-  return text(train::fingerprint(run.config), "|validation=", run.data.validation, ":train-limit=", run.data.train_limit);
+  return text(train::fingerprint(run.config), run.data.name == "fashion-mnist" ? "" : "|data=" + run.data.name,
+              "|validation=", run.data.validation, ":train-limit=", run.data.train_limit);
+}
+
+void fit_model_to_data(train::VitConfig& model, const TrainData& data) {
+  constexpr Index side = 32;
+  model.channels = data.name == "cifar10" ? 3 : 1;
+  model.image_h = model.image_w = side;
+  if (data.name != "recall") return;
+  if (side % model.patch_h != 0 || side % model.patch_w != 0)
+    throw std::invalid_argument(text("patch ", model.patch_h, "x", model.patch_w, " does not tile the 32x32 image"));
+  const Index tokens = model.patches();
+  if (tokens < 2)
+    throw std::invalid_argument(text("patch ", model.patch_h, "x", model.patch_w,
+                                     " gives N = 1: --data recall needs N >= 2 (a query and a key-value token)"));
+  model.image_h = tokens, model.image_w = train::kRecallWidth;
+  model.patch_h = 1, model.patch_w = train::kRecallWidth;
+}
+
+std::vector<std::string> data_files(const TrainData& data) {
+  if (data.name == "fashion-mnist") return fashion_mnist_files();
+  if (data.name == "cifar10")
+    return {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"};
+  return {};
+}
+
+Index training_examples(const TrainData& data) {
+  const Index all = data.name == "fashion-mnist" ? 60000 : data.name == "cifar10" ? 50000 : kRecallTrainExamples;
+  return data.train_limit > 0 ? std::min(data.train_limit, all) : all;
+}
+
+train::Dataset load_images(const TrainData& data, bool test) {
+  train::Dataset images;
+  if (data.name == "fashion-mnist") {
+    images = train::pad(train::load_fashion_mnist(data.dir, !test), 32, 32);
+  } else if (test) {
+    images = train::read_cifar10({data.dir / "test_batch.bin"});
+  } else {
+    std::vector<std::filesystem::path> batches;
+    for (int b = 1; b <= 5; ++b) batches.push_back(data.dir / text("data_batch_", b, ".bin"));
+    images = train::read_cifar10(batches);
+  }
+  return train::first(std::move(images), test ? data.test_limit : data.train_limit);
+}
+
+RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed, const train::Dataset* images) {
+  if (data.name == "recall") {
+    using train::RecallSplit;
+    const Index tokens = model.patches();
+    return {train::recall_dataset({tokens, seed, RecallSplit::train}, training_examples(data) - data.validation),
+            train::recall_dataset({tokens, seed, RecallSplit::validation}, data.validation)};
+  }
+  if (data.validation >= images->size())
+    throw std::invalid_argument(
+        text("validation must be smaller than the ", images->size(), " training examples (got ", data.validation, ")"));
+  auto [train_part, validation_part] = train::split(*images, data.validation, seed);
+  return {std::move(train_part), std::move(validation_part)};
 }
 
 void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files) {
-  const bool fashion = files.front() == fashion_mnist_files().front();
+  const bool fashion = !files.empty() && files.front() == fashion_mnist_files().front();
   for (const auto& file : files)
     if (!std::filesystem::is_regular_file(dir / file))
       throw std::invalid_argument(text("data-dir: ", (dir / file).string(), " does not exist",

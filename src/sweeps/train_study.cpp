@@ -46,12 +46,16 @@ void validate(const TrainStudy& s) {
     throw std::invalid_argument(text("checkpoint-every must be at least 1 (got ", s.schedule.checkpoint_every, ")"));
   if (data.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", data.train_limit, ")"));
   if (data.validation < 1) throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
-  require_data_files(data.dir, data.name == "fashion-mnist"
-                                   ? fashion_mnist_files()
-                                   : std::vector<std::string>{"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
-                                                              "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"});
+  require_data_files(data.dir, data_files(data));
   auto c = s.run.config;
-  c.model.channels = data.name == "cifar10" ? 3 : 1;
+  fit_model_to_data(c.model, data);
+  if (data.name == "recall") {
+    if (c.augment.random_crop || c.augment.flip)
+      throw std::invalid_argument("crop and flip move pixels: --data recall's tokens take neither");
+    if (data.validation >= training_examples(data))
+      throw std::invalid_argument(text("validation (", data.validation, ") must be smaller than the ",
+                                       training_examples(data), " training examples (train-limit ", data.train_limit, ")"));
+  }
   c.validate();
 }
 
@@ -60,26 +64,18 @@ struct Splits {
 };
 
 // Fashion-MNIST padded 28 → 32 (so that 2×2, 4×4, 8×8 and 8×16 patches give N = 256, 64, 16, 8), or
-// CIFAR-10's data_batch_1..5 and test_batch; the validation set split off the training set.
-Splits load_data(const TrainData& data, std::uint64_t seed) {
-  namespace fs = std::filesystem;
-  train::Dataset full, test;
-  if (data.name == "fashion-mnist") {
-    full = train::pad(train::load_fashion_mnist(data.dir, true), 32, 32);
-    test = train::pad(train::load_fashion_mnist(data.dir, false), 32, 32);
-  } else {
-    std::vector<fs::path> batches;
-    for (int b = 1; b <= 5; ++b) batches.push_back(data.dir / text("data_batch_", b, ".bin"));
-    full = train::read_cifar10(batches);
-    test = train::read_cifar10({data.dir / "test_batch.bin"});
+// CIFAR-10's data_batch_1..5 and test_batch, the validation set split off the training set; or the recall task's
+// three streams of the seed.
+Splits load_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed) {
+  if (data.name == "recall") {
+    auto [train_part, validation_part] = run_data(data, model, seed, nullptr);
+    const Index test = data.test_limit > 0 ? data.test_limit : kRecallTestExamples;
+    return {std::move(train_part), std::move(validation_part),
+            train::recall_dataset({model.patches(), seed, train::RecallSplit::test}, test)};
   }
-  full = train::first(std::move(full), data.train_limit);
-  test = train::first(std::move(test), data.test_limit);
-  if (data.validation >= full.size())
-    throw std::invalid_argument(
-        text("validation must be smaller than the ", full.size(), " training examples (got ", data.validation, ")"));
-  auto [train_part, validation_part] = train::split(full, data.validation, seed);
-  return {std::move(train_part), std::move(validation_part), std::move(test)};
+  const auto images = load_images(data, false);
+  auto [train_part, validation_part] = run_data(data, model, seed, &images);
+  return {std::move(train_part), std::move(validation_part), load_images(data, true)};
 }
 
 std::string percent_text(double accuracy) { return sig(100 * accuracy, 3); }
@@ -167,11 +163,15 @@ StudyDefinition train_study() {
   s.add_flags = [study](CLI::App& app, bool quick) {
     *study = defaults(quick);
     add_train_flags(app, study->run, TrainFlags::every);
-    // The warm-up follows --steps unless given: a tenth of the steps, at most 100.
+    // The recall task has a budget of its own unless given; the warm-up follows --steps unless given: a tenth of the
+    // steps, at most 100.
+    auto* steps = app.get_option("--steps");
+    steps->description(text("optimisation steps (default ", study->run.config.steps, "; ", kRecallSteps, " with --data recall)"));
     auto* warmup = app.get_option("--warmup");
     warmup->description("linear warm-up steps (default: a tenth of --steps, at most 100)");
-    app.final_callback([warmup, &c = study->run.config] {
-      if (warmup->count() == 0) c.warmup = std::min(100L, c.steps / 10);
+    app.final_callback([steps, warmup, quick, &run = study->run] {
+      if (run.data.name == "recall" && steps->count() == 0 && !quick) run.config.steps = kRecallSteps;
+      if (warmup->count() == 0) run.config.warmup = std::min(100L, run.config.steps / 10);
     });
     app.add_option("--eval-every", study->schedule.eval_every, "steps between validation passes")->capture_default_str();
     app.add_option("--checkpoint-every", study->schedule.checkpoint_every, "steps between checkpoints")->capture_default_str();
@@ -179,10 +179,10 @@ StudyDefinition train_study() {
   s.validate = [study](const StudyOptions&) { validate(*study); };
   s.run = [study](const StudyOptions& o, StudyContext& ctx) {
     const auto& schedule = study->schedule;
-    auto data = load_data(study->run.data, o.seed);
     auto config = study->run.config;
-    config.model.channels = data.train.channels, config.model.image_h = config.model.image_w = data.train.height;
+    fit_model_to_data(config.model, study->run.data);
     config.seed = o.seed;
+    auto data = load_data(study->run.data, config.model, o.seed);
     train::Trainer trainer(config, data.train, data.validation);
     const auto state = o.out / ".partial" / "train.state";
     if (std::filesystem::exists(state)) {

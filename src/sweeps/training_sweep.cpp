@@ -11,8 +11,6 @@
 namespace attnlab::io {
 namespace {
 
-constexpr Index kFashionMnistTrain = 60000;
-
 struct Judged {
   std::string id;
   ClaimOutcome outcome;
@@ -74,6 +72,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
   if (!g.k.empty()) out.config["k"] = g.k;
   if (!g.activations.empty()) out.config["activations"] = g.activations;
+  if (!g.controls.empty()) out.config["controls"] = g.controls;
   if (!g.h.empty()) out.config["h"] = g.h, out.config["alpha"] = g.alpha;
   return out;
 }
@@ -86,7 +85,9 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   const auto& data = g.run.data;
   if (data.validation < 1) throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
   if (data.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", data.train_limit, ")"));
-  const Index images = data.train_limit > 0 ? std::min(data.train_limit, kFashionMnistTrain) : kFashionMnistTrain;
+  const Index images = training_examples(data);
+  if (data.name == "recall" && (g.run.config.augment.random_crop || g.run.config.augment.flip))
+    throw std::invalid_argument("crop and flip move pixels: --data recall's tokens take neither");
   if (data.validation >= images)
     throw std::invalid_argument(text("validation (", data.validation, ") must be smaller than the ", images,
                                      " training images (train-limit ", data.train_limit, ")"));
@@ -100,10 +101,12 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   }
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
-    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha or init)");
+    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha, init or control)");
   if (g.finished_only) return;  // reads points, never the images
-  const auto& files = fashion_mnist_files();
-  require_data_files(data.dir, {files.begin(), files.begin() + 2});  // the training split only
+  auto files = data_files(data);
+  if (data.name == "fashion-mnist") files.resize(2);  // the training split only
+  if (data.name == "cifar10") files.pop_back();
+  require_data_files(data.dir, files);
 }
 
 }  // namespace
@@ -129,16 +132,21 @@ StudyDefinition training_sweep_study(const std::string& name) {
     auto& g = *grid;
     g = quick ? sweep.quick : sweep.full;
     const auto has = [&](const char* f) { return std::find(sweep.grid_flags.begin(), sweep.grid_flags.end(), f) != sweep.grid_flags.end(); };
-    app.add_option("--N", g.N, "sequence lengths (patches of the 32x32 image: powers of two, 8 = 8x16 patches)")
+    app.add_option("--N", g.N, "sequence lengths (patches of the 32x32 image: powers of two, 8 = 8x16 patches; --data recall: tokens)")
         ->delimiter(',')
         ->capture_default_str();
     if (has("k")) app.add_option("--k", g.k, "scales k of x^3/k")->delimiter(',')->capture_default_str();
     if (has("activation"))
-      app.add_option("--activation", g.activations, "softmax, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a")
+      app.add_option("--activation", g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a")
           ->delimiter(',')
           ->capture_default_str();
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
+    app.add_option("--controls", g.controls,
+                   "activations trained beside the grid at every N and seed, rows marked control (softmax; uniform and "
+                   "off ignore content): the baselines the grid is read against")
+        ->delimiter(',')
+        ->capture_default_str();
     app.add_option("--init", g.inits, "initial Q and K weights, each a grid axis: timm (N(0, 0.02^2)), xavier (variance 1/D) or unit (logits of unit variance)")
         ->delimiter(',')
         ->check(CLI::IsMember({"timm", "xavier", "unit"}))

@@ -127,9 +127,11 @@ double extra_number(const ResultRow& r, const std::string& key) {
   return x;
 }
 
-// The rows of `sweep` (empty when the context has none).
+// The rows of `sweep` (empty when the context has none), without its controls' (the baselines beside the grid).
 std::vector<ResultRow> sweep_rows(const ClaimContext& ctx, const std::string& sweep) {
-  return ctx.training_rows ? ctx.training_rows(sweep) : std::vector<ResultRow>{};
+  auto rows = ctx.training_rows ? ctx.training_rows(sweep) : std::vector<ResultRow>{};
+  std::erase_if(rows, [](const ResultRow& r) { return extra(r, column::control).has_value(); });
+  return rows;
 }
 
 // A configuration's accuracy over seeds. Its standard error is never below the binomial error of the

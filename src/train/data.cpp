@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -110,10 +111,90 @@ Dataset read_cifar10(const std::vector<std::filesystem::path>& files) {
   return d;
 }
 
+const std::vector<std::uint32_t>& recall_codebook() {
+  static const std::vector<std::uint32_t> codes = [] {
+    constexpr int kMinDistance = 3;
+    const std::uint64_t key = hash_string("attnlab recall codebook");
+    std::vector<std::uint32_t> accepted;
+    for (std::uint32_t draw = 0; accepted.size() < std::size_t(kRecallCodes); ++draw) {
+      const std::uint32_t code =
+          philox::generate(draw, 0, 0, 0, std::uint32_t(key), std::uint32_t(key >> 32)).v[0] & ((1u << kRecallKeyBits) - 1);
+      if (std::all_of(accepted.begin(), accepted.end(), [&](std::uint32_t c) { return std::popcount(c ^ code) >= kMinDistance; }))
+        accepted.push_back(code);
+    }
+    return accepted;
+  }();
+  return codes;
+}
+
+namespace {
+
+constexpr std::uint32_t kRecallTag = 0x72636c00;  // "rcl": the recall streams' counters, apart from the batches' draws
+
+// Draw j of example n: for a pair j < N − 1, v[0] places its key and v[1] is its value; draw N − 1 picks the target.
+philox::Block recall_draw(const RecallStream& s, Index n, Index j) {
+  return philox::generate(std::uint32_t(n), std::uint32_t(std::uint64_t(n) >> 32), std::uint32_t(j),
+                          kRecallTag | std::uint32_t(s.split), std::uint32_t(s.seed), std::uint32_t(s.seed >> 32));
+}
+Index recall_target(const RecallStream& s, Index n) {
+  return Index(recall_draw(s, n, s.tokens - 1).v[0] % std::uint32_t(s.tokens - 1));
+}
+int recall_value(const RecallStream& s, Index n, Index pair) {
+  return int(recall_draw(s, n, pair).v[1] % std::uint32_t(kRecallClasses));
+}
+
+void write_key(std::uint32_t code, std::uint8_t* token) {
+  for (Index b = 0; b < kRecallKeyBits; ++b) token[b] = (code >> b) & 1 ? 255 : 0;
+}
+
+// Example n's C·H·W bytes: stored, or generated into `buffer`.
+const std::uint8_t* example_pixels(const Dataset& data, Index n, std::vector<std::uint8_t>& buffer) {
+  if (!data.recall) return data.pixels.data() + n * data.image_size();
+  buffer.resize(std::size_t(data.image_size()));
+  recall_example(*data.recall, n, buffer);
+  return buffer.data();
+}
+
+}  // namespace
+
+Dataset recall_dataset(const RecallStream& stream, Index count) {
+  if (stream.tokens < 2 || stream.tokens > kRecallCodes)
+    throw std::invalid_argument(text("N must be in [2, ", kRecallCodes, "] for the recall task: a query and up to ",
+                                     kRecallCodes, " distinct keys (got ", stream.tokens, ")"));
+  Dataset d;
+  d.height = stream.tokens, d.width = kRecallWidth, d.classes = kRecallClasses;
+  d.recall = stream;
+  d.labels.resize(std::size_t(count));
+  for (Index n = 0; n < count; ++n) d.labels[std::size_t(n)] = recall_value(stream, n, recall_target(stream, n));
+  return d;
+}
+
+int recall_example(const RecallStream& s, Index n, std::span<std::uint8_t> pixels) {
+  const Index N = s.tokens, W = kRecallWidth;
+  if (Index(pixels.size()) != N * W) throw std::invalid_argument(text("recall example: ", pixels.size(), " bytes for ", N, " tokens"));
+  const auto& codes = recall_codebook();
+  thread_local std::vector<std::uint32_t> order;  // a partial Fisher–Yates shuffle of the codebook: distinct keys
+  order.resize(std::size_t(kRecallCodes));
+  std::iota(order.begin(), order.end(), 0u);
+  std::fill(pixels.begin(), pixels.end(), std::uint8_t{0});
+  for (Index j = 0; j + 1 < N; ++j) {
+    const auto draw = recall_draw(s, n, j);
+    std::swap(order[std::size_t(j)], order[std::size_t(j) + draw.v[0] % std::uint32_t(kRecallCodes - j)]);
+    std::uint8_t* token = pixels.data() + j * W;
+    write_key(codes[order[std::size_t(j)]], token);
+    token[kRecallKeyBits + draw.v[1] % std::uint32_t(kRecallClasses)] = 255;
+  }
+  const Index target = recall_target(s, n);
+  std::uint8_t* query = pixels.data() + (N - 1) * W;
+  write_key(codes[order[std::size_t(target)]], query);
+  query[W - 1] = 255;
+  return recall_value(s, n, target);
+}
+
 Dataset first(Dataset data, Index count) {
   if (count > 0 && count < data.size()) {
     data.labels.resize(std::size_t(count));
-    data.pixels.resize(std::size_t(count * data.image_size()));
+    if (!data.recall) data.pixels.resize(std::size_t(count * data.image_size()));
   }
   return data;
 }
@@ -145,6 +226,7 @@ std::vector<Index> epoch_order(Index n, std::uint64_t seed, long epoch) {
 }
 
 std::pair<Dataset, Dataset> split(const Dataset& data, Index validation, std::uint64_t seed) {
+  if (data.recall) throw std::logic_error("split: a generated set's validation examples come from a stream of their own");
   if (validation < 0 || validation >= data.size())
     throw std::invalid_argument(text("validation size must be in [0, ", data.size(), ") (got ", validation, ")"));
   const auto order = epoch_order(data.size(), seed, -1);
@@ -166,17 +248,22 @@ std::pair<Dataset, Dataset> split(const Dataset& data, Index validation, std::ui
 
 Normalisation Normalisation::of(const Dataset& data) {
   Normalisation n;
-  const Index plane = data.height * data.width;
-  for (Index c = 0; c < data.channels; ++c) {
-    double sum = 0, sum2 = 0;
-    for (Index e = 0; e < data.size(); ++e)
+  const Index plane = data.height * data.width, C = data.channels;
+  const Index examples = data.recall ? std::min(data.size(), kGeneratedSample) : data.size();
+  std::vector<double> sum(std::size_t(C), 0.0), sum2(std::size_t(C), 0.0);
+  std::vector<std::uint8_t> generated;
+  for (Index e = 0; e < examples; ++e) {
+    const std::uint8_t* image = example_pixels(data, e, generated);
+    for (Index c = 0; c < C; ++c)
       for (Index i = 0; i < plane; ++i) {
-        const double v = data.pixels[std::size_t((e * data.channels + c) * plane + i)] / 255.0;
-        sum += v, sum2 += v * v;
+        const double v = image[c * plane + i] / 255.0;
+        sum[std::size_t(c)] += v, sum2[std::size_t(c)] += v * v;
       }
-    const double count = double(data.size() * plane), mean = sum / count;
+  }
+  for (Index c = 0; c < C; ++c) {
+    const double count = double(examples * plane), mean = sum[std::size_t(c)] / count;
     n.mean.push_back(mean);
-    n.std.push_back(std::sqrt(std::max(sum2 / count - mean * mean, 1e-12)));
+    n.std.push_back(std::sqrt(std::max(sum2[std::size_t(c)] / count - mean * mean, 1e-12)));
   }
   return n;
 }
@@ -187,9 +274,11 @@ void make_batch(const Dataset& data, std::span<const Index> indices, const Norma
   const Index B = static_cast<Index>(indices.size()), C = data.channels, H = data.height, W = data.width;
   images.resize(B, C * H * W);
   labels.resize(std::size_t(B));
+  std::vector<std::uint8_t> generated;
   for (Index b = 0; b < B; ++b) {
     const Index n = indices[std::size_t(b)];
     labels[std::size_t(b)] = data.labels[std::size_t(n)];
+    const std::uint8_t* image = example_pixels(data, n, generated);
     Index dy = 0, dx = 0;
     bool mirror = false;
     if (augment.random_crop || augment.flip) {
@@ -203,7 +292,7 @@ void make_batch(const Dataset& data, std::span<const Index> indices, const Norma
       for (Index i = 0; i < H; ++i)
         for (Index j = 0; j < W; ++j) {
           const Index si = i + dy, sj = (mirror ? W - 1 - j : j) + dx;
-          const double pixel = si >= 0 && si < H && sj >= 0 && sj < W ? data.pixels[std::size_t(((n * C + c) * H + si) * W + sj)] / 255.0 : 0.0;
+          const double pixel = si >= 0 && si < H && sj >= 0 && sj < W ? image[(c * H + si) * W + sj] / 255.0 : 0.0;
           images(b, (c * H + i) * W + j) = T((pixel - norm.mean[std::size_t(c)]) / norm.std[std::size_t(c)]);
         }
   }

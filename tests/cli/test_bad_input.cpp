@@ -177,6 +177,9 @@ std::vector<BadInput> bad_inputs() {
            {"alpha_sweep", {"--alpha", "-1"}, {"alpha"}},
            {"training_norms", {"--data-dir", "/nonexistent"}, {"data-dir"}},
            {"training_norms", {"--heads", "3"}, {"dim", "heads"}},
+           {"k_sweep", {"--data", "recall", "--crop"}, {"crop", "recall"}},
+           {"k_sweep", {"--controls", "sinc"}, {"controls", "sinc"}},
+           {"k_sweep", {"--controls", "softmax,softmax"}, {"control"}},
        })
     cases.push_back(c);
   const std::string t = "train";
@@ -190,6 +193,9 @@ std::vector<BadInput> bad_inputs() {
            {t, {"--matmul", "fp8"}, {"matmul", "fp8"}},
            {t, {"--activation", "sinc"}, {"sinc"}},
            {t, {"--data", "mnist"}, {"data"}},
+           {t, {"--data", "recall", "--patch", "32x32"}, {"patch", "recall"}},
+           {t, {"--data", "recall", "--patch", "5x5"}, {"patch", "tile"}},
+           {t, {"--data", "recall", "--flip"}, {"flip", "recall"}},
            {t, {"--data-dir", "/nonexistent"}, {"data-dir"}},
            {t, {"--lr", "0"}, {"learning", "rate"}},
            {t, {"--label-smoothing", "1"}, {"smoothing"}},

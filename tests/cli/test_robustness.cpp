@@ -2,6 +2,8 @@
 // with SIGKILL leaves no truncated output and resumes to exactly the uninterrupted result.
 #include "cli_support.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -127,6 +129,23 @@ TEST(Robustness, ShortTrainingRunsWithTheDefaultWarmUp) {
                                "--batch", "16", "--eval-every", "5", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(slurp(dir / "out" / "train.json").find(":warmup=1:"), std::string::npos) << "a tenth of 10 steps";
+}
+
+// --data recall: the generated task, its N from the patch (8x8: N = 16 tokens of one row each), named in the JSON.
+TEST(Robustness, TrainsTheRecallTaskAndRecordsIt) {
+  const ScratchDir dir("train_recall");
+  const auto r = run("train", {"--quick", "--model", "micro", "--data", "recall", "--patch", "8x8", "--seed", "3",
+                               "--out", (dir / "out").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto json = nlohmann::json::parse(slurp(dir / "out" / "train.json"));
+  const auto& config = json.at("config");
+  EXPECT_EQ(config["data"], "recall") << json.dump();
+  const std::string run_config = config["run"];
+  EXPECT_NE(run_config.find("vit:16x27x1:"), std::string::npos) << run_config;
+  EXPECT_NE(run_config.find(":patch=1x27:"), std::string::npos) << run_config;
+  EXPECT_EQ(config["test_examples"], 1000);
+  const auto csv = read_csv(dir / "out" / "train.csv");
+  EXPECT_EQ(csv.at(0, "N"), "16");
 }
 
 TEST(Robustness, KilledTrainingResumesToTheUninterruptedCsv) {

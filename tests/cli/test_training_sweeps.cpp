@@ -120,6 +120,31 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
   }
 }
 
+// --data recall trains the generated task, its points keyed apart from Fashion-MNIST's; --controls adds softmax, uniform
+// and off beside the grid at every N and seed, their rows marked control and left out of the claim's curves.
+TEST(TrainingSweeps, RecallDataAndControlsAreTrainedAndMarked) {
+  const ScratchDir dir("sweep_recall");
+  const std::vector<std::string> grid{"--N", "8", "--k", "1", "--seeds", "1", "--refine-seeds", "0"};
+  auto recall_args = grid;
+  recall_args.insert(recall_args.end(), {"--data", "recall", "--controls", "softmax,uniform,off"});
+  const auto r = run("k_sweep", sweep_args(dir.path, recall_args));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trained_here(r), 4) << r.err;
+  const auto csv = read_csv(dir / "k_sweep.csv");
+  std::map<std::string, std::string> control_of;  // function → its control column
+  for (std::size_t i = 0; i < csv.rows.size(); ++i)
+    if (csv.at(i, "quantity") == "val_accuracy") control_of[csv.at(i, "function")] = csv.at(i, "control");
+  EXPECT_EQ(control_of, (std::map<std::string, std::string>{{"poly", ""}, {"softmax", "yes"}, {"uniform", "yes"}, {"off", "yes"}}));
+  const auto json = nlohmann::json::parse(slurp(dir / "k_sweep.json"));
+  const auto& config = json.at("config");
+  EXPECT_EQ(config["budget"]["data"], "recall") << json.dump();
+  EXPECT_EQ(config["controls"], nlohmann::json({"softmax", "uniform", "off"}));
+  // The same grid on Fashion-MNIST: none of the recall points is reused.
+  const auto fashion = run("k_sweep", sweep_args(dir.path, grid));
+  ASSERT_EQ(fashion.code, 0) << fashion.err;
+  EXPECT_EQ(trained_here(fashion), 1) << fashion.err;
+}
+
 // --init is recorded in every row and in the JSON, and changes what is trained (the same seed, other Q/K weights).
 TEST(TrainingSweeps, InitIsRecordedAndChangesTheRun) {
   const ScratchDir dir("sweep_init");

@@ -136,6 +136,38 @@ TEST(RowMap, BatchedKernelsEqualTheRowPath) {
     }
 }
 
+// The trainer's controls ignore the logits: uniform is 1/n in every entry, off is 0, and both Jacobians are exactly 0
+// (no gradient reaches Q or K), plain and with prenorm, on the row path and the batched kernels alike.
+TEST(RowMap, ControlsIgnoreTheLogits) {
+  for (const char* name : {"uniform", "uniform+prenorm", "off", "off+prenorm"}) {
+    const auto spec = ActivationSpec::parse(name);
+    const double value = spec.name == "uniform" ? 1.0 / 7 : 0.0;
+    EXPECT_EQ(spec.label(), name);
+    for (double scale : {0.1, 3.0, 40.0}) {
+      SCOPED_TRACE(text(name, " logits of scale ", scale));
+      const auto act = spec.resolve(7, 4);
+      const VectorD x = gaussian(7, 9, scale);
+      VectorD y(7);
+      RowJacobian J;
+      row_forward(act, x.data(), 7, y.data(), &J);
+      for (Index j = 0; j < 7; ++j) EXPECT_DOUBLE_EQ(y[j], value);
+      EXPECT_EQ(J.dense().cwiseAbs().maxCoeff(), 0.0);
+      EXPECT_EQ(J.frob2(), 0.0);
+      MatrixD S(3, 7), T(3, 7), Y, JT;
+      fill_gaussian(S, GaussianStream(test::seed(), 10, 0, StreamTag::Logits), scale);
+      fill_gaussian(T, GaussianStream(test::seed(), 11, 0, StreamTag::Logits), 1.0);
+      activation_rows(act, S, T, Y, JT);
+      EXPECT_TRUE((Y.array() == value).all());
+      EXPECT_EQ(JT.cwiseAbs().maxCoeff(), 0.0);
+    }
+  }
+  // Without prenorm the two-pass norms agree: ||phi||_F^2 = n (1/n)^2 for uniform, and no Jacobian.
+  const VectorD x = gaussian(7, 12, 1.0);
+  const auto norms = normalised_row_norms(std::get<RowActivation>(ActivationSpec::parse("uniform").resolve(7, 4).fn), x.data(), 7);
+  EXPECT_DOUBLE_EQ(norms.frob2, 1.0 / 7);
+  EXPECT_EQ(norms.jac2, 0.0);
+}
+
 TEST(RowMap, PrenormNeedsTwoEntries) {
   const auto act = ActivationSpec::parse("softmax+prenorm").resolve(1, 4);
   const double x = 0.3;

@@ -1,9 +1,11 @@
 // The trainer's data and loop: IDX (gzip and plain) and CIFAR-10 readers and their errors, Debian's
-// Fashion-MNIST, padding, the split, epoch orders, batches; the optimiser's schedule; a run that learns,
-// resumes exactly from a saved state, does not depend on the thread count, and stops on a non-finite loss.
+// Fashion-MNIST, padding, the split, epoch orders, batches, the generated recall task; the optimiser's schedule; a run
+// that learns, resumes exactly from a saved state, does not depend on the thread count, and stops on a non-finite loss;
+// the run's data choice in its key.
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
+#include <attnlab/sweeps/train_run.hpp>
 #include <attnlab/train/data.hpp>
 #include <attnlab/train/optim.hpp>
 #include <attnlab/train/trainer.hpp>
@@ -14,6 +16,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +210,154 @@ TEST(TrainData, BatchesNormaliseFlipAndCrop) {
   }
   EXPECT_GT(mirrored, 10);
   EXPECT_LT(mirrored, 54);
+}
+
+namespace {
+
+// A recall example read back from its bytes alone: each token's key code, value (−1: none) and query flag.
+struct RecallToken {
+  std::uint32_t key = 0;
+  int value = -1;
+  bool query = false;
+};
+std::vector<RecallToken> read_tokens(std::span<const std::uint8_t> pixels, Index tokens) {
+  std::vector<RecallToken> out(static_cast<std::size_t>(tokens));
+  for (Index t = 0; t < tokens; ++t) {
+    const std::uint8_t* row = pixels.data() + t * kRecallWidth;
+    auto& token = out[std::size_t(t)];
+    for (Index b = 0; b < kRecallKeyBits; ++b) {
+      EXPECT_TRUE(row[b] == 0 || row[b] == 255);
+      token.key |= std::uint32_t(row[b] == 255) << b;
+    }
+    for (Index c = 0; c < kRecallClasses; ++c)
+      if (row[kRecallKeyBits + c] == 255) {
+        EXPECT_EQ(token.value, -1) << "token " << t << " has two values";
+        token.value = int(c);
+      }
+    token.query = row[kRecallWidth - 1] == 255;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(TrainData, RecallCodebookIsFixedDistinctAndFarApart) {
+  const auto& codes = recall_codebook();
+  ASSERT_EQ(Index(codes.size()), kRecallCodes);
+  int closest = kRecallKeyBits;
+  for (std::size_t a = 0; a < codes.size(); ++a)
+    for (std::size_t b = a + 1; b < codes.size(); ++b) closest = std::min(closest, std::popcount(codes[a] ^ codes[b]));
+  EXPECT_GE(closest, 3);
+  EXPECT_TRUE(std::all_of(codes.begin(), codes.end(), [](std::uint32_t c) { return c >> kRecallKeyBits == 0; }));
+  // The first codes pinned: every build and run shares the codebook.
+  EXPECT_EQ(text(codes[0], " ", codes[1], " ", codes[1023]), "45788 5951 55055") << "the codebook changed";
+}
+
+TEST(TrainData, RecallLabelIsTheValueOfTheQueriedKey) {
+  for (Index tokens : {2, 16, 64, 1024}) {
+    SCOPED_TRACE(text("N = ", tokens));
+    const RecallStream stream{tokens, test::seed(), RecallSplit::train};
+    const Dataset d = recall_dataset(stream, 40);
+    EXPECT_EQ(d.height, tokens);
+    EXPECT_EQ(d.width, kRecallWidth);
+    EXPECT_TRUE(d.pixels.empty()) << "a generated set stores labels alone";
+    std::vector<std::uint8_t> pixels(std::size_t(tokens * kRecallWidth));
+    for (Index n = 0; n < d.size(); ++n) {
+      const int label = recall_example(stream, n, pixels);
+      EXPECT_EQ(label, d.labels[std::size_t(n)]);
+      const auto t = read_tokens(pixels, tokens);
+      std::set<std::uint32_t> keys;
+      for (Index j = 0; j + 1 < tokens; ++j) {
+        EXPECT_FALSE(t[std::size_t(j)].query);
+        EXPECT_GE(t[std::size_t(j)].value, 0) << "pair " << j << " has no value";
+        EXPECT_NE(std::find(recall_codebook().begin(), recall_codebook().end(), t[std::size_t(j)].key), recall_codebook().end());
+        keys.insert(t[std::size_t(j)].key);
+      }
+      EXPECT_EQ(Index(keys.size()), tokens - 1) << "the keys of example " << n << " repeat";
+      const auto& query = t.back();
+      EXPECT_TRUE(query.query);
+      EXPECT_EQ(query.value, -1);
+      int matches = 0, answer = -1;
+      for (Index j = 0; j + 1 < tokens; ++j)
+        if (t[std::size_t(j)].key == query.key) ++matches, answer = t[std::size_t(j)].value;
+      ASSERT_EQ(matches, 1) << "example " << n;
+      EXPECT_EQ(answer, label) << "example " << n;
+    }
+  }
+}
+
+TEST(TrainData, RecallStreamsAreReproducibleAndDisjoint) {
+  const Index tokens = 16, size = tokens * kRecallWidth;
+  const auto bytes = [&](const RecallStream& s, Index n) {
+    std::vector<std::uint8_t> p(static_cast<std::size_t>(size));
+    recall_example(s, n, p);
+    return p;
+  };
+  const RecallStream train{tokens, test::seed(), RecallSplit::train}, validation{tokens, test::seed(), RecallSplit::validation},
+      other_seed{tokens, test::seed() + 1, RecallSplit::train};
+  std::set<std::vector<std::uint8_t>> seen;
+  for (Index n = 0; n < 200; ++n) {
+    EXPECT_EQ(bytes(train, n), bytes(train, n)) << "example " << n << " is not a function of (seed, n)";
+    seen.insert(bytes(train, n));
+  }
+  for (Index n = 0; n < 200; ++n) {
+    EXPECT_FALSE(seen.contains(bytes(validation, n))) << "validation example " << n << " is a training example";
+    EXPECT_FALSE(seen.contains(bytes(other_seed, n))) << "another seed repeats example " << n;
+  }
+  EXPECT_EQ(recall_dataset(train, 300).labels, recall_dataset(train, 300).labels);
+  EXPECT_NE(recall_dataset(train, 300).labels, recall_dataset(validation, 300).labels);
+  // Labels near uniform over the 10 classes (binomial sd about 17 for 3,000 labels).
+  std::vector<int> counts(std::size_t(kRecallClasses), 0);
+  for (int label : recall_dataset(train, 3000).labels) ++counts[std::size_t(label)];
+  for (int c : counts) EXPECT_NEAR(c, 300, 80);
+  EXPECT_TRUE(fails_with([] { recall_dataset({1, 1, RecallSplit::train}, 4); }, "N"));
+  EXPECT_TRUE(fails_with([] { recall_dataset({kRecallCodes + 1, 1, RecallSplit::train}, 4); }, "N"));
+}
+
+TEST(TrainData, RecallBatchesAreGeneratedTheSameForAnyThreadCount) {
+  const RecallStream stream{64, test::seed(), RecallSplit::train};
+  const Dataset d = recall_dataset(stream, 100);
+  const Normalisation norm = Normalisation::of(d);
+  ASSERT_EQ(norm.mean.size(), 1u);
+  // Every token has about half its key bits and one more column (its value or the query flag) set.
+  EXPECT_NEAR(norm.mean[0], double(kRecallKeyBits / 2 + 1) / double(kRecallWidth), 0.02);
+  const std::vector<Index> indices{7, 3, 99};
+  Matrix<float> one, four;
+  std::vector<int> labels_one, labels_four;
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  make_batch(d, std::span<const Index>(indices), norm, Augmentation{}, 1, 5, one, labels_one);
+  omp_set_num_threads(4);
+  make_batch(d, std::span<const Index>(indices), norm, Augmentation{}, 1, 5, four, labels_four);
+  omp_set_num_threads(threads);
+  EXPECT_TRUE(one == four);
+  EXPECT_EQ(labels_one, (std::vector<int>{d.labels[7], d.labels[3], d.labels[99]}));
+  std::vector<std::uint8_t> pixels(std::size_t(64 * kRecallWidth));
+  recall_example(stream, 3, pixels);
+  for (Index i = 0; i < Index(pixels.size()); ++i)
+    ASSERT_FLOAT_EQ(one(1, i), float((pixels[std::size_t(i)] / 255.0 - norm.mean[0]) / norm.std[0])) << i;
+  EXPECT_EQ(first(d, 10).size(), 10);
+  EXPECT_TRUE(first(d, 10).pixels.empty());
+}
+
+TEST(TrainData, RecallIsARunsDataInItsJsonAndKey) {
+  io::TrainRun fashion, recall;
+  recall.data.name = "recall";
+  std::tie(recall.config.model.patch_h, recall.config.model.patch_w) = std::pair{4, 4};
+  io::fit_model_to_data(recall.config.model, recall.data);
+  EXPECT_EQ(recall.config.model.patches(), 64) << "a 4x4 patch means N = 64 on every data set";
+  EXPECT_EQ(recall.config.model.patch_w, kRecallWidth);
+  EXPECT_EQ(io::to_json(recall)["data"], "recall");
+  EXPECT_NE(io::run_key(recall), io::run_key(fashion));
+  EXPECT_NE(io::run_key(recall).find("data=recall"), std::string::npos);
+  // The same model under Fashion-MNIST's name still differs by the data alone; Fashion-MNIST's keys are as before.
+  auto renamed = recall;
+  renamed.data.name = "fashion-mnist";
+  EXPECT_NE(io::run_key(renamed), io::run_key(recall));
+  EXPECT_EQ(io::run_key(fashion).find("data="), std::string::npos);
+  auto whole_image = recall.config.model;
+  whole_image.patch_h = whole_image.patch_w = 32;
+  EXPECT_TRUE(fails_with([&] { io::fit_model_to_data(whole_image, recall.data); }, "patch"));
 }
 
 TEST(TrainOptim, CosineScheduleWarmsUpAndDecays) {

@@ -319,7 +319,7 @@ VitConfig tiny_config(const std::string& activation) {
 
 // The whole model, every parameter: softmax, a learned-scale power, an h/N^α, a periodic g/Σg, and both transforms.
 TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
-  for (const char* name : {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln"}) {
+  for (const char* name : {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln", "uniform", "off"}) {
     SCOPED_TRACE(name);
     const VitConfig config = tiny_config(name);
     Vit<double> model(config);
@@ -334,6 +334,35 @@ TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
     model.backward();
     const std::vector<double> analytic(model.gradients().begin(), model.gradients().end());
     EXPECT_TRUE(matches_finite_differences(model.parameters(), analytic, loss, "all parameters"));
+  }
+}
+
+// The controls train no Q or K: their gradients are exactly 0 (qkv's Q and K columns, weight and bias); uniform mixing
+// still trains V, attention off neither V (its output is the projection's bias alone).
+TEST(VitModel, ControlsLeaveQAndKUntrained) {
+  for (const char* name : {"uniform", "off"}) {
+    SCOPED_TRACE(name);
+    const VitConfig config = tiny_config(name);
+    Vit<double> model(config);
+    model.init(test::seed());
+    const MatrixD images = random_matrix(3, config.pixels(), 17);
+    const std::vector<int> labels{2, 0, 1};
+    model.forward(images, std::span<const int>(labels), 0.1);
+    model.zero_grad();
+    model.backward();
+    const Index D = config.dim;
+    double largest_v = 0;
+    for (const auto& t : model.tensors())
+      if (t.name.ends_with("attn.qkv.weight") || t.name.ends_with("attn.qkv.bias"))
+        for (Index r = 0; r < t.rows; ++r) {
+          const auto row = model.gradients().subspan(std::size_t(t.offset + r * t.cols), std::size_t(t.cols));
+          for (Index c = 0; c < 2 * D; ++c) ASSERT_EQ(row[std::size_t(c)], 0.0) << t.name << " (" << r << ", " << c << ")";
+          for (Index c = 2 * D; c < 3 * D; ++c) largest_v = std::max(largest_v, std::abs(row[std::size_t(c)]));
+        }
+    if (std::string(name) == "off")
+      EXPECT_EQ(largest_v, 0.0);
+    else
+      EXPECT_GT(largest_v, 0.0);
   }
 }
 

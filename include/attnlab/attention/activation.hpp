@@ -37,8 +37,8 @@ struct ElementwiseActivation {
   double out_scale = 1.0;
 };
 
-// Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: softmax (g = exp) and the PERIODIC paper's
-// alternatives, as restated in CLAIMS.md. The `_released` ones are the definitions of the paper's released
+// Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: softmax (g = exp), the PERIODIC paper's
+// alternatives, as restated in CLAIMS.md, and uniform (g = 1: every entry 1/n, content-free attention). The `_released` ones are the definitions of the paper's released
 // training code (demo.py) where they differ from the paper and its layer file (periodic_softmax.py): they apply
 // the phase or the sine to the unscaled logit m = x/c, c = the logit scale 1/√d, so g depends on c.
 enum class RowNormalised {
@@ -51,7 +51,8 @@ enum class RowNormalised {
   sirenmax,
   sinsoftmax,
   sin2max_released,
-  sinsoftmax_released
+  sinsoftmax_released,
+  uniform
 };
 
 // What g needs besides x: softmax's g is taken relative to `shift` (the row maximum; the factor cancels
@@ -87,10 +88,12 @@ inline void evaluate_row(double x, const RowConstants& k, double& g, double& dg)
     const double phase = x + 0.78539816339744831 * (1 - k.logit_scale);
     const double s = vmath::sin(phase);
     g = s * s, dg = vmath::sin(2 * phase);
-  } else {
-    static_assert(F == R::sinsoftmax_released);  // e^{c sin m}, m = x/c
+  } else if constexpr (F == R::sinsoftmax_released) {  // e^{c sin m}, m = x/c
     const double m = x / k.logit_scale;
     g = vmath::exp(k.logit_scale * vmath::sin(m)), dg = vmath::cos(m) * g;
+  } else {
+    static_assert(F == R::uniform);
+    g = 1, dg = 0;
   }
 }
 
@@ -113,6 +116,7 @@ decltype(auto) with_row_normalised(RowNormalised f, Visit&& visit) {
     case R::sinsoftmax: return visit.template operator()<R::sinsoftmax>();
     case R::sin2max_released: return visit.template operator()<R::sin2max_released>();
     case R::sinsoftmax_released: return visit.template operator()<R::sinsoftmax_released>();
+    case R::uniform: return visit.template operator()<R::uniform>();
   }
   throw std::logic_error("unreachable row-normalised function");
 }

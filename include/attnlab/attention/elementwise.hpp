@@ -13,9 +13,9 @@
 
 namespace attnlab {
 
-// x^p (POLY), the RELU paper's h ∈ {relu, relu², gelu, softplus, identity, relu6, sigmoid} and
-// REPOLY Table 5's elu, tanh, exp.
-enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp };
+// x^p (POLY), the RELU paper's h ∈ {relu, relu², gelu, softplus, identity, relu6, sigmoid},
+// REPOLY Table 5's elu, tanh, exp, and zero: attention switched off (the trainer's control).
+enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp, zero };
 
 namespace elementwise_math {
 #if defined(__CUDACC__)
@@ -28,7 +28,8 @@ using std::expm1, std::fabs, std::log1p, std::tanh, vmath::erfc, vmath::exp;
 // The piecewise polynomials: cheap enough per entry that float tiles evaluate them in float (R below).
 template <Elementwise F>
 inline constexpr bool kPiecewisePolynomial = F == Elementwise::power || F == Elementwise::relu ||
-                                             F == Elementwise::relu2 || F == Elementwise::identity || F == Elementwise::relu6;
+                                             F == Elementwise::relu2 || F == Elementwise::identity || F == Elementwise::relu6 ||
+                                             F == Elementwise::zero;
 
 // h(s) and h'(s). F (and P for x^P) fixed at compile time lets the tile loops specialise; P = 0 uses p.
 // R other than double (float, or a vector of float lanes) only for the piecewise polynomials, which are written so
@@ -74,10 +75,12 @@ ATTNLAB_HD inline void evaluate(R s, int p, R& h, R& dh) {
   } else if constexpr (F == E::tanh) {
     h = tanh(s);
     dh = 1 - h * h;
-  } else {
-    static_assert(F == E::exp);
+  } else if constexpr (F == E::exp) {
     h = exp(s);
     dh = h;
+  } else {
+    static_assert(F == E::zero);
+    h = dh = R{};
   }
 }
 
@@ -106,6 +109,7 @@ decltype(auto) with_elementwise(Elementwise f, int p, Visit&& visit) {
     case E::elu: return visit.template operator()<E::elu, 0>();
     case E::tanh: return visit.template operator()<E::tanh, 0>();
     case E::exp: return visit.template operator()<E::exp, 0>();
+    case E::zero: return visit.template operator()<E::zero, 0>();
   }
   throw std::logic_error("unreachable elementwise function");
 }
