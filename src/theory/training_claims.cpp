@@ -127,10 +127,14 @@ double extra_number(const ResultRow& r, const std::string& key) {
   return x;
 }
 
-// The rows of `sweep` (empty when the context has none), without its controls' (the baselines beside the grid).
-std::vector<ResultRow> sweep_rows(const ClaimContext& ctx, const std::string& sweep) {
+// A control run beside a sweep's grid (softmax, uniform mixing, attention off): the baselines a difference is read
+// against, judged by no claim.
+bool is_control(const ResultRow& r) { return extra(r, column::control).has_value(); }
+
+// The rows of `sweep` (empty when the context has none), its controls' only when asked for.
+std::vector<ResultRow> sweep_rows(const ClaimContext& ctx, const std::string& sweep, bool with_controls = false) {
   auto rows = ctx.training_rows ? ctx.training_rows(sweep) : std::vector<ResultRow>{};
-  std::erase_if(rows, [](const ResultRow& r) { return extra(r, column::control).has_value(); });
+  if (!with_controls) std::erase_if(rows, is_control);
   return rows;
 }
 
@@ -368,7 +372,8 @@ ClaimOutcome no_results(const std::string& sweep) {
 }
 
 // Our setup read off the rows (data, model, budget), named next to the paper's in every training claim's report.
-std::string setup_line(const char* paper, const std::vector<ResultRow>& rows) {
+std::string setup_line(const char* paper, const std::vector<ResultRow>& rows,
+                       const std::string& task = "Fashion-MNIST padded to 32x32") {
   std::set<std::string> ours;
   for (const auto& r : rows) {
     if (r.quantity != quantity::val_accuracy) continue;  // one per run; a sweep's CSV also holds its claims' evidence
@@ -382,7 +387,7 @@ std::string setup_line(const char* paper, const std::vector<ResultRow>& rows) {
   }
   std::string joined;
   for (const auto& o : ours) joined += (joined.empty() ? "" : "; ") + o;
-  return text("\n\nSetup. Paper: ", paper, ". Ours: Fashion-MNIST padded to 32x32, ", joined.empty() ? "no rows" : joined, ".\n");
+  return text("\n\nSetup. Paper: ", paper, ". Ours: ", task, ", ", joined.empty() ? "no rows" : joined, ".\n");
 }
 
 // The fewest and the most seeds behind any point of the curves.
@@ -474,24 +479,37 @@ std::string adjusted_accuracy(const GridCurve& c, const BlockedCurve& fit, std::
 struct Regime {
   std::string init = "timm";
   std::string model{};  // "" for the sweeps' model
-  std::string sweep(const std::string& name) const { return sweep_path(model, name); }
+  // "" for Fashion-MNIST; else a task and recipe trained into results/<task>/: recall (associative recall, --data
+  // recall) and recall-noclip (the same without the gradient clip that can hide instability, --clip 0).
+  std::string task{};
+  std::string sweep(const std::string& name) const {
+    return task.empty() ? sweep_path(model, name) : sweep_path(model, task + "/" + name);
+  }
   // The rows of sweep `name` trained under this init (rows written before the init column were timm's).
-  std::vector<ResultRow> rows(const ClaimContext& ctx, const std::string& name) const {
-    auto rows = sweep_rows(ctx, sweep(name));
+  std::vector<ResultRow> rows(const ClaimContext& ctx, const std::string& name, bool with_controls = false) const {
+    auto rows = sweep_rows(ctx, sweep(name), with_controls);
     std::erase_if(rows, [&](const ResultRow& r) { return extra(r, column::init).value_or("timm") != init; });
     return rows;
   }
   // What a claim's id or figure's name adds: nothing for timm and the sweeps' model (the names they had before --init
-  // and --model existed), else ".unit", ".vit_tiny", ...
+  // and --model existed), else ".unit", ".vit_tiny", ".unit.recall", ...
   std::string suffix(const char* separator) const {
-    auto model_part = model;
-    std::replace(model_part.begin(), model_part.end(), '-', '_');
-    return (init == "timm" ? "" : separator + init) + (model.empty() ? "" : separator + model_part);
+    const auto part = [&](std::string s) {
+      std::replace(s.begin(), s.end(), '-', '_');
+      return s.empty() ? s : separator + s;
+    };
+    return (init == "timm" ? "" : separator + init) + part(model) + part(task);
   }
-  std::string label() const { return text(model.empty() ? "" : model + ", ", "init ", init); }
+  std::string label() const { return text(model.empty() ? "" : model + ", ", task.empty() ? "" : task + ", ", "init ", init); }
+  std::string task_text() const {
+    if (task.empty()) return "Fashion-MNIST padded to 32x32";
+    return text("associative recall (--data recall: N - 1 key-value tokens and a query, 10 classes)",
+                task.ends_with("noclip") ? ", no gradient clip" : "");
+  }
   // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)".
   std::string source(const std::string& name) const {
-    return model.empty() ? name : text(sweep(name), " (--model ", model, ")");
+    if (model.empty() && task.empty()) return name;
+    return text(sweep(name), model.empty() ? "" : text(" (--model ", model, ")"), task.empty() ? "" : " (--data recall)");
   }
 };
 const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 1/2 model, its experiments' init
@@ -499,8 +517,14 @@ const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY'
 // The regime's claims report "no rows" alike: timm's sweep of the sweeps' model missing, or the other init or model not
 // trained.
 ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
-  if (regime.model.empty() && regime.init == "timm") return no_results(sweep);
+  if (regime.model.empty() && regime.task.empty() && regime.init == "timm") return no_results(sweep);
   ClaimOutcome out;
+  if (!regime.task.empty()) {
+    out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run studies/", sweep,
+                      " --data recall --init ", regime.init, regime.task.ends_with("noclip") ? " --clip 0" : "",
+                      " --out results/", regime.task, " (README: What runs next)");
+    return out;
+  }
   out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run ",
                     regime.model.empty() ? text("studies/", sweep, " --init timm,", regime.init)
                                          : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/",
@@ -510,13 +534,6 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
 }
 
 // ---- the controls: how much attention can move a task's accuracy --------------------------------
-
-// Control runs beside a sweep's points, by the registered name in their function column: softmax, uniform mixing
-// (phi = 1/N: content-free attention) and attention off (phi = 0).
-bool is_control(const ResultRow& r) {
-  const auto f = extra(r, column::function);
-  return f && (*f == control::softmax || *f == control::uniform || *f == control::off);
-}
 
 // A task's dynamic range at one N: the softmax control's seed-mean accuracy above the better content-free control.
 struct DynamicRange {
@@ -537,7 +554,7 @@ struct DynamicRange {
 };
 
 std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows) {
-  std::vector<ResultRow> controls;
+  std::vector<ResultRow> controls;  // softmax, uniform mixing (phi = 1/N) and attention off (phi = 0)
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(controls), is_control);
   std::map<Index, DynamicRange> out;
   for (const auto& [key, mean] : accuracies<std::pair<Index, std::string>>(
@@ -560,13 +577,13 @@ struct KSweepEvidence {
 };
 
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
-  auto rows = regime.rows(ctx, sweep::k);
+  auto rows = regime.rows(ctx, sweep::k, true);
   const auto ranges = dynamic_ranges(rows);
   std::erase_if(rows, is_control);
   const auto by_n = grid_curves<Index>(rows, [](const ResultRow& r) {
     return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))};
   });
-  KSweepEvidence e{.regime = regime, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows)};
+  KSweepEvidence e{.regime = regime, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows, regime.task_text())};
   for (const auto& [n, c] : by_n) {
     e.sizes.push_back(n), e.curves.push_back(c);
     e.ranges.push_back(ranges.contains(n) ? ranges.at(n) : DynamicRange{});
@@ -574,11 +591,27 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   return e;
 }
 
+// A regime not trained yet has no curves for the falsify cases to reshape: give it the grid a campaign would train (N
+// in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds), every run at one accuracy.
+void with_default_grid(KSweepEvidence& e) {
+  if (!e.curves.empty()) return;
+  for (Index n : {16, 64, 256, 1024}) {
+    GridCurve c;
+    for (int i = 0; i < 13; ++i) {
+      c.x.push_back(-3 + 0.5 * i);
+      c.y.push_back(seed_mean(0.5, 0, 2, 2000));
+      for (std::uint64_t seed : {1, 2}) c.runs.push_back({.point = std::size_t(i), .seed = seed, .accuracy = 0.5});
+    }
+    e.sizes.push_back(n), e.curves.push_back(c), e.ranges.emplace_back();
+  }
+}
+
 // Every curve replaced by a plateau in log k that starts at k_edge ∝ N^exponent (centred on the middle of its grid),
 // falls linearly over three decades below it to `range` under the top and is flat beyond, with no seed-to-seed spread:
 // within half the range of the top from k_edge − 1.5 decades on, where any grid of at most one-decade steps brackets
 // the crossing on the ramp, so the interpolated edge is exact.
 void place_edge(KSweepEvidence& e, double exponent, double range) {
+  with_default_grid(e);
   std::vector<double> log_n;
   for (Index n : e.sizes) log_n.push_back(std::log10(double(n)));
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
@@ -643,6 +676,7 @@ std::string sqrt_rule_text(double band) {
 
 // Every N's curve with its best k at k* ∝ N^exponent, centred on the middle of its k grid.
 void place_best_k(KSweepEvidence& e, double exponent) {
+  with_default_grid(e);
   std::vector<double> log_n;
   for (Index n : e.sizes) log_n.push_back(std::log10(double(n)));
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
@@ -902,7 +936,7 @@ Table build_table(const std::vector<ResultRow>& rows) {
   for (const auto& r : rows) {  // in the sweep's order
     if (r.quantity != quantity::val_accuracy) continue;
     if (std::none_of(t.entries.begin(), t.entries.end(), [&](const TableEntry& e) { return e.label == r.activation; }))
-      t.entries.push_back({r.activation, {}});
+      t.entries.push_back({.label = r.activation});
     if (std::find(t.sizes.begin(), t.sizes.end(), r.N) == t.sizes.end()) t.sizes.push_back(r.N);
   }
   for (auto& e : t.entries)
@@ -1612,7 +1646,9 @@ void register_training_claims(ClaimRegistry& r) {
   // One verdict per regime: timm's init (the paper's training code) and unit-variance logits (its theorems'); and
   // ViT-Tiny's, POLY's Fig 1 model, under timm (the catalogue's vit-tiny grid, results/vit-tiny/k_sweep.csv).
   // xavier's variance 1/D gives the same weights as unit for x³ with the 1/√d inside, so it needs no run of its own.
-  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
+  // And the associative-recall task, where attention's content decides the answer, with and without the clip.
+  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime,
+                               Regime{.init = "unit", .task = "recall"}, Regime{.init = "unit", .task = "recall-noclip"}}) {
     const std::string init_text = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
                                                         : "Q and K scaled to logits of unit variance at step 0";
     r.add(make_claim<KSweepEvidence>(

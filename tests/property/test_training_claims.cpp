@@ -269,7 +269,8 @@ std::vector<ResultRow> control_rows(double range) {
   std::vector<ResultRow> rows;
   for (Index N : {8, 16, 64, 256})
     for (const auto& [function, accuracy] : {std::pair{"softmax", 0.8}, {"uniform", 0.8 - range}, {"off", 0.8 - range - 0.01}})
-      for (std::uint64_t seed : {1, 2}) rows.push_back(accuracy_row(function, N, accuracy, seed, 10000, {{"function", function}}));
+      for (std::uint64_t seed : {1, 2})
+        rows.push_back(accuracy_row(function, N, accuracy, seed, 10000, {{"function", function}, {"control", "yes"}}));
   return rows;
 }
 
