@@ -73,9 +73,12 @@ TEST(AttentionNorms, StreamedEqualsExplicitJacobians) {
       EXPECT_TRUE(test::close(fast.frob2, frob2, 1e-11, 1e-13));
       EXPECT_TRUE(test::close(fast.sum, phi.sum(), 1e-11, 1e-13 * (1 + phi.cwiseAbs().sum())));
       EXPECT_TRUE(test::close(fast.row_sum2, phi.rowwise().sum().squaredNorm(), 1e-11, 1e-13 * (1 + frob2 * N)));
-      EXPECT_TRUE(test::close(fast.jac2, jac2, 1e-10, 1e-13));
-      EXPECT_TRUE(test::close(fast.qgrad2, q2, 1e-10, 1e-13));
-      EXPECT_TRUE(test::close(fast.kgrad2, k2, 1e-10, 1e-13));
+      // The Jacobians of the row maps with poles (sirenmax near sin x = 1, after prenorm) carry the condition of
+      // g'/sum g, which turns the last bit of a vector sin (8 lanes on AVX-512, 4 on AVX2: the instruction sets this
+      // suite runs on) into about 2e-10 relative at these logits: 1e-8 is fifty times that.
+      EXPECT_TRUE(test::close(fast.jac2, jac2, 1e-8, 1e-13));
+      EXPECT_TRUE(test::close(fast.qgrad2, q2, 1e-8, 1e-13));
+      EXPECT_TRUE(test::close(fast.kgrad2, k2, 1e-8, 1e-13));
     }
   }
 }
