@@ -591,10 +591,11 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   return e;
 }
 
-// A regime not trained yet has no curves for the falsify cases to reshape: give it the grid a campaign would train (N
-// in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds), every run at one accuracy.
+// A regime trained at fewer than two N has no slope for the falsify cases to reshape: give it the grid a campaign would
+// train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds), every run at one accuracy.
 void with_default_grid(KSweepEvidence& e) {
-  if (!e.curves.empty()) return;
+  if (e.curves.size() >= 2) return;
+  e.sizes.clear(), e.curves.clear(), e.ranges.clear();
   for (Index n : {16, 64, 256, 1024}) {
     GridCurve c;
     for (int i = 0; i < 13; ++i) {
