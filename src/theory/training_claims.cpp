@@ -46,6 +46,11 @@ const Threshold kMinDynamicRange{
     "a task whose softmax control beats the better content-free control (uniform mixing, attention off) by less than "
     "10 points cannot show the scale's effect: half of that range, the edge's delta, would be under 3 times the "
     "1.75-point resolution of a difference of 3-seed means (comparable_accuracy_margin)"};
+const Threshold kInteractionMargin{
+    "interaction_margin", 0.02,
+    "not in the paper; chosen: the gain of k = sqrt(N) over k = 1 counts as not growing with N when the 95% interval "
+    "of its slope lies within this many accuracy points per decade of N either side of 0, the sweep's resolution of "
+    "a paired difference (comparable_accuracy_margin)"};
 const Threshold kComparableMargin{
     "comparable_accuracy_margin", 0.02,
     "not in the paper, which calls gaps up to 0.24 points comparable (Table 1: 50.5 vs 50.26; Table 2: within 0.1) "
@@ -77,10 +82,6 @@ const Threshold kAlphaNear{
     "alpha_near_one", 0.25,
     "not in the paper, which says 'close to 1' and 'alpha ~ 1' (RELU Fig 2); chosen as one step of the alpha_sweep "
     "grid (0.25) either side of 1"};
-const Threshold kBestAlphaCiMax{
-    "best_alpha_ci_max", 1.0,
-    "RELU contrasts L^-alpha h at alpha ~ 1 with the unscaled h (alpha = 0): an interval of the best alpha wider than "
-    "1 can hold both, and does not locate the best alpha"};
 const Threshold kTypicalShare{
     "typical_share", 0.5,
     "'We typically observe the best results when alpha is close to 1' (RELU Fig 2): 'typically' read as more than "
@@ -362,6 +363,31 @@ double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
   return sxy / sxx;
 }
 
+// The mean of `d` with a Student-t 95% interval on size − 1 degrees of freedom (no interval below two values).
+struct Difference {
+  double value = 0, lo = 0, hi = 0;
+  int pairs = 0;
+};
+Difference student_mean(const std::vector<double>& d) {
+  const double n = double(d.size());
+  if (d.empty()) return {.value = NAN, .lo = NAN, .hi = NAN};
+  const double mean = std::accumulate(d.begin(), d.end(), 0.0) / n;
+  if (d.size() < 2) return {.value = mean, .lo = NAN, .hi = NAN, .pairs = 1};
+  double ss = 0;
+  for (double v : d) ss += (v - mean) * (v - mean);
+  const double half = student_t_quantile(0.975, n - 1) * std::sqrt(ss / (n - 1) / n);
+  return {.value = mean, .lo = mean - half, .hi = mean + half, .pairs = int(d.size())};
+}
+
+// The paired difference a − b over the seeds both ran (a seed fixes the initialisation streams and the data order
+// of every activation alike).
+Difference paired(const std::map<std::uint64_t, double>& a, const std::map<std::uint64_t, double>& b) {
+  std::vector<double> d;
+  for (const auto& [seed, accuracy] : a)
+    if (b.contains(seed)) d.push_back(accuracy - b.at(seed));
+  return student_mean(d);
+}
+
 std::string percent(double accuracy) { return sig(100 * accuracy, 3); }
 std::string mean_sd(const SeedMean& s) { return text(percent(s.mean), " ± ", percent(s.sd)); }
 
@@ -591,10 +617,9 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   return e;
 }
 
-// A regime trained at fewer than two N has no slope for the falsify cases to reshape: give it the grid a campaign would
-// train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds), every run at one accuracy.
-void with_default_grid(KSweepEvidence& e) {
-  if (e.curves.size() >= 2) return;
+// The grid a campaign would train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds at every
+// point), every run at one accuracy, for falsify cases that need a complete design.
+void default_grid(KSweepEvidence& e) {
   e.sizes.clear(), e.curves.clear(), e.ranges.clear();
   for (Index n : {16, 64, 256, 1024}) {
     GridCurve c;
@@ -605,6 +630,11 @@ void with_default_grid(KSweepEvidence& e) {
     }
     e.sizes.push_back(n), e.curves.push_back(c), e.ranges.emplace_back();
   }
+}
+
+// A regime trained at fewer than two N has no slope for the falsify cases to reshape: give it the default grid.
+void with_default_grid(KSweepEvidence& e) {
+  if (e.curves.size() < 2) default_grid(e);
 }
 
 // Every curve replaced by a plateau in log k that starts at k_edge ∝ N^exponent (centred on the middle of its grid),
@@ -643,6 +673,18 @@ std::string ranges_line(const std::vector<Index>& sizes, const std::vector<Dynam
   std::string line;
   for (std::size_t c = 0; c < sizes.size(); ++c) line += text(line.empty() ? "" : "; ", "N=", sizes[c], ": ", ranges[c].describe());
   return text("dynamic range (softmax above the better content-free control) ", line);
+}
+
+// The curves at an N whose dynamic range reaches `least`: those that can show the scale's effect.
+std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
+  std::vector<std::size_t> able;
+  for (std::size_t c = 0; c < e.curves.size(); ++c)
+    if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
+  return able;
+}
+std::string cannot_show(double least, const std::string& range_text) {
+  return text("inconclusive: the task cannot show it: fewer than two N have a dynamic range of at least ",
+              sig(100 * least, 3), " points; ", range_text);
 }
 
 // The share of draws at each end of the grid, per curve: a curve whose draws sit at an end more often than the
@@ -795,12 +837,9 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   const double band = t(kSqrtBand), share = t(kEdgeDelta), least = t(kMinDynamicRange);
   ClaimOutcome out{.claimed = 0.5};
   const auto range_text = ranges_line(e.sizes, e.ranges);
-  std::vector<std::size_t> able;
-  for (std::size_t c = 0; c < e.curves.size(); ++c)
-    if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
+  const auto able = able_sizes(e, least);
   if (able.size() < 2) {
-    out.detail = text("inconclusive: the task cannot show it: fewer than two N have a dynamic range of at least ",
-                      sig(100 * least, 3), " points; ", range_text);
+    out.detail = cannot_show(least, range_text);
     return out;
   }
   const auto& regime = e.regime;
@@ -872,6 +911,95 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   return out;
 }
 
+// ---- poly.k_interaction_vs_N: the gain of k = sqrt(N) over k = 1 against N, paired by seed (POLY Fig 1) ----------
+
+// One seed's accuracy at log10 k = at, interpolated linearly in log k between the curve's two points either side of it
+// (the point itself where one sits there); nullopt outside the grid or when the seed did not run both points. Every
+// seed reads the same points with the same weights, so the seeds' values pair exactly.
+std::optional<double> seed_accuracy_at(const GridCurve& c, std::uint64_t seed, double at) {
+  constexpr double kOnGrid = 1e-9;  // a grid's log10 k and log10 sqrt(N), computed two ways
+  const auto above = std::size_t(std::lower_bound(c.x.begin(), c.x.end(), at - kOnGrid) - c.x.begin());
+  if (above == c.x.size()) return std::nullopt;
+  const bool on_grid = c.x[above] <= at + kOnGrid;
+  if (!on_grid && above == 0) return std::nullopt;
+  const std::size_t below = on_grid ? above : above - 1;
+  std::optional<double> lower, upper;
+  for (const auto& r : c.runs)
+    if (r.seed == seed) {
+      if (r.point == below) lower = r.accuracy;
+      if (r.point == above) upper = r.accuracy;
+    }
+  if (!lower || !upper) return std::nullopt;
+  if (on_grid) return *lower;
+  return *lower + (*upper - *lower) * (at - c.x[below]) / (c.x[above] - c.x[below]);
+}
+
+// Every N's curve on the default grid, peaking at k* = N^exponent itself (not centred on the grid: k = 1 and k = sqrt(N)
+// must keep their places relative to the peak); the committed sweeps' later seeds cover only parts of the grid.
+void peak_at_power(KSweepEvidence& e, double exponent) {
+  default_grid(e);
+  for (std::size_t c = 0; c < e.curves.size(); ++c) peak_at(e.curves[c], exponent * std::log10(double(e.sizes[c])));
+}
+
+// A design that needs no argmax and no edge: per seed, d(N) = accuracy at k = sqrt(N) minus accuracy at k = 1, and its
+// least-squares slope on log10 N; if the k needed grows like sqrt(N), k = sqrt(N) gains on k = 1 as N grows.
+ClaimOutcome judge_k_interaction(const KSweepEvidence& e, const Thresholds& t) {
+  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
+  const double margin = t(kInteractionMargin), least = t(kMinDynamicRange);
+  ClaimOutcome out{.claimed = 0};
+  const auto range_text = ranges_line(e.sizes, e.ranges);
+  const auto able = able_sizes(e, least);
+  if (able.size() < 2) {
+    out.detail = cannot_show(least, range_text);
+    return out;
+  }
+  std::map<std::uint64_t, std::pair<std::vector<double>, std::vector<double>>> by_seed;  // log10 N, d(N)
+  std::string table = "| N | seeds | accuracy at k = 1 | at k = sqrt(N) | paired difference (95% interval) |\n|---|---|---|---|---|\n";
+  for (std::size_t c : able) {
+    const double log_n = std::log10(double(e.sizes[c]));
+    std::set<std::uint64_t> seeds;
+    for (const auto& r : e.curves[c].runs) seeds.insert(r.seed);
+    std::vector<double> at_one, at_root, d;
+    for (auto seed : seeds) {
+      const auto one = seed_accuracy_at(e.curves[c], seed, 0), root = seed_accuracy_at(e.curves[c], seed, 0.5 * log_n);
+      if (!one || !root) continue;
+      at_one.push_back(*one), at_root.push_back(*root), d.push_back(*root - *one);
+      by_seed[seed].first.push_back(log_n), by_seed[seed].second.push_back(*root - *one);
+    }
+    const auto diff = student_mean(d);
+    table += text("| ", e.sizes[c], " | ", d.size(), " | ", percent(student_mean(at_one).value), "% | ",
+                  percent(student_mean(at_root).value), "% | ", percent(diff.value), " [", percent(diff.lo), ", ",
+                  percent(diff.hi), "] points |\n");
+  }
+  // Only seeds with a difference at every N: a slope over fewer N would weigh the sizes differently.
+  std::vector<double> slopes;
+  for (const auto& [seed, xy] : by_seed)
+    if (xy.first.size() == able.size()) slopes.push_back(ols_slope(xy.first, xy.second));
+  const auto slope = student_mean(slopes);
+  out.measured = slope.value, out.ci_lo = slope.lo, out.ci_hi = slope.hi;
+  const auto rule = text("holds when the 95% interval of the slope lies above 0, violated when it lies below 0 or "
+                         "within ±", percent(margin), " points per decade of N (no growth the sweep can resolve)");
+  if (slopes.size() < 2) {
+    out.detail = text("fewer than two seeds ran the grid points about k = 1 and k = sqrt(N) at every N that can show "
+                      "it: no interval; ", range_text);
+  } else {
+    out.verdict = slope.lo > 0 ? Verdict::holds
+                  : slope.hi < 0 || (slope.lo >= -margin && slope.hi <= margin) ? Verdict::violated
+                                                                                : Verdict::inconclusive;
+    out.detail = text(e.regime.label(), ": accuracy at k = sqrt(N) minus at k = 1, per seed, against log10 N: slope ",
+                      percent(slope.value), " points per decade, 95% interval [", percent(slope.lo), ", ",
+                      percent(slope.hi), "] over ", slopes.size(), " seeds (", rule, "); ", range_text);
+  }
+  out.markdown = text("Interaction: per seed and N, the accuracy at k = sqrt(N) minus the accuracy at k = 1 (each "
+                      "interpolated linearly in log k between the grid points either side where k is not on the grid; a seed counts where "
+                      "it ran both), at the N "
+                      "whose dynamic range reaches ", sig(100 * least, 3), " points; per seed, the least-squares slope of "
+                      "the difference on log10 N; a Student-t 95% interval over the seeds. Verdict (fixed before the "
+                      "campaign's N = 64 points were judged): ", rule, ".\n\n", table, "\nRegime: ",
+                      e.regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
+  return out;
+}
+
 // ---- activation_table: POLY Table 1, 2 and 5 ------------------------------------------------------
 
 struct TableEntry {
@@ -879,26 +1007,6 @@ struct TableEntry {
   std::map<Index, SeedMean> by_n;
   std::map<Index, std::map<std::uint64_t, double>> runs;  // per N, each seed's accuracy
 };
-
-// The paired difference a − b over the seeds both ran (a seed fixes the initialisation streams and the data order
-// of every activation alike), with a Student-t 95% interval on pairs − 1 degrees of freedom.
-struct Difference {
-  double value = 0, lo = 0, hi = 0;
-  int pairs = 0;
-};
-Difference paired(const std::map<std::uint64_t, double>& a, const std::map<std::uint64_t, double>& b) {
-  std::vector<double> d;
-  for (const auto& [seed, accuracy] : a)
-    if (b.contains(seed)) d.push_back(accuracy - b.at(seed));
-  const double n = double(d.size());
-  if (d.empty()) return {.value = NAN, .lo = NAN, .hi = NAN};
-  const double mean = std::accumulate(d.begin(), d.end(), 0.0) / n;
-  if (d.size() < 2) return {.value = mean, .lo = NAN, .hi = NAN, .pairs = 1};
-  double ss = 0;
-  for (double v : d) ss += (v - mean) * (v - mean);
-  const double half = student_t_quantile(0.975, n - 1) * std::sqrt(ss / (n - 1) / n);
-  return {.value = mean, .lo = mean - half, .hi = mean + half, .pairs = int(d.size())};
-}
 
 // The paper's top-1 accuracy (%) where it reports one: ViT-Tiny on Tiny-ImageNet, N = 256 (POLY Table 1; x/16 and x from
 // REPOLY Table 1, the same setup).
@@ -1585,7 +1693,7 @@ AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
 
 ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_results(sweep::alpha);
-  const double near = t(kAlphaNear), widest = t(kBestAlphaCiMax), share = t(kTypicalShare);
+  const double near = t(kAlphaNear), share = t(kTypicalShare);
   Figure fig{.name = sweep::alpha, .title = "L^-alpha h attention: validation accuracy against alpha (seed-adjusted mean +- se)",
              .xlabel = "alpha", .ylabel = "validation accuracy"};
   std::vector<std::string> labels;
@@ -1611,14 +1719,12 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
     for (const auto& d : draws) column.push_back(d[c]);
     const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
     sum += best;
-    // A maximum at an end of the grid bounds the best alpha from one side only: it cannot place it near 1, but
-    // the interval's other end still tells whether it is away from 1 (below 0.75 at alpha = 0, above 1.25 at 2).
+    // An equivalence test: near 1 only when the whole interval lies inside 1 +- near, a miss only when it lies wholly
+    // outside. A maximum at an end of the grid bounds the best alpha from one side only, so it is never near 1.
     const bool at_low_end = best <= curves[c].x.front(), at_high_end = best >= curves[c].x.back();
     if (at_low_end || at_high_end) censored += text(censored.empty() ? "" : ", ", names[c].first, " at N = ", names[c].second);
-    const bool located = !at_low_end && !at_high_end && hi - lo <= widest;
-    if (located && hi >= 1 - near && lo <= 1 + near) ++near_one;
-    if ((located || at_low_end) && hi < 1 - near) ++away;
-    if ((located || at_high_end) && lo > 1 + near) ++away;
+    if (!at_low_end && !at_high_end && lo >= 1 - near && hi <= 1 + near) ++near_one;
+    if (hi < 1 - near || lo > 1 + near) ++away;
     table += text("| ", names[c].first, " | ", names[c].second, " | ", at_low_end ? "≤ " : at_high_end ? "≥ " : "",
                   sig(best, 3), " | [", sig(lo, 3), ", ", sig(hi, 3), "] |\n");
     ResultRow r;
@@ -1631,11 +1737,11 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   const double n = double(curves.size());
   out.measured = sum / n;
   out.verdict = away > share * n ? Verdict::violated : near_one > share * n ? Verdict::holds : Verdict::inconclusive;
-  out.detail = text(near_one, " of ", curves.size(), " (h, N) have a best alpha whose 95% interval reaches [",
-                    1 - near, ", ", 1 + near, "], ", away, " miss it, the rest are wider than ", widest, " or censored short of a miss",
+  out.detail = text(near_one, " of ", curves.size(), " (h, N) have a best alpha whose 95% interval lies inside [",
+                    1 - near, ", ", 1 + near, "], ", away, " lie wholly outside it, the rest cross its edge",
                     "; mean best alpha ", sig(out.measured, 3), " (holds: more than ", share,
-                    " of the curves reach; violated: more than ", share, " miss)",
-                    censored.empty() ? "" : text("; best at an end of the grid (censored: a miss only where the interval's other end misses): ", censored), "; ",
+                    " of the curves inside; violated: more than ", share, " outside)",
+                    censored.empty() ? "" : text("; best at an end of the grid (censored, never inside): ", censored), "; ",
                     blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out);
   out.markdown = text(best_scale_method("α per h and N", "α"), "\n\n", table, e.setup);
   return out;
@@ -1678,6 +1784,24 @@ void register_training_claims(ClaimRegistry& r) {
          },
          .support = [](KSweepEvidence& e) {
            place_edge(e, 0.5, 0.5);
+           set_dynamic_range(e, 0.5);
+         }}));
+    r.add(make_claim<KSweepEvidence>(
+        {.id = "poly.k_interaction_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
+         .statement = "with phi(x) = x^3/k, the k needed to train well grows with N (read as: k = sqrt(N) gains on k = 1 "
+                      "as N grows)",
+         .method = text(regime.source(sweep::k), " under ", init_text, ": per seed, accuracy at k = sqrt(N) minus at "
+                        "k = 1 against log10 N, at the N whose dynamic range can show it; Student interval of the slope "
+                        "over seeds"),
+         .sweep = regime.sweep(sweep::k)},
+        {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
+         .judge = judge_k_interaction,
+         .contradict = [](KSweepEvidence& e) {  // every N best at k = 1: k = sqrt(N) falls behind as N grows
+           peak_at_power(e, 0);
+           set_dynamic_range(e, 0.5);
+         },
+         .support = [](KSweepEvidence& e) {
+           peak_at_power(e, 0.5);
            set_dynamic_range(e, 0.5);
          }}));
   }
