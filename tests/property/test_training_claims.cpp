@@ -545,28 +545,31 @@ TEST(TrainingClaims, BestAlphaAtTheEndOfTheGridBoundsItFromOneSide) {
 namespace {
 
 ResultRow norm_row(const std::string& quantity, const std::string& activation, int p, const std::string& k, long step,
-                   int layer, double value) {
+                   int layer, double value, std::uint64_t seed = 1) {
   ResultRow r;
   r.quantity = quantity;
   r.activation = activation;
   r.N = 16, r.D = 16, r.d = 8, r.p = p, r.k = k;
   r.value = {1, 0, value, 0, value, value};
-  r.extra = {{"seed", "1"}, {"function", p > 0 ? "poly" : activation}, {"step", text(step)}, {"layer", text(layer)},
+  r.extra = {{"seed", text(seed)}, {"function", p > 0 ? "poly" : activation}, {"step", text(step)}, {"layer", text(layer)},
              {"tokens", "17"}, {"weight_std", "0.02"}};
   return r;
 }
 
-// Norms of softmax, x³/√N and x³ whose ratios to softmax are `scaled` and `unscaled` at every step and layer.
+// Norms of softmax, x³/√N and x³ whose ratios to softmax are `scaled` and `unscaled` at every step and layer, seed 1's
+// e^0.01 times that and seed 2's e^-0.01 times (geometric mean over the seeds: the ratio itself; 95% interval: the ratio
+// times e^(±0.01 t(0.975, 1)), a factor 1.14).
 std::vector<ResultRow> norm_rows(double scaled, double unscaled) {
   std::vector<ResultRow> rows;
-  for (long step : {0L, 10L, 20L})
-    for (int layer : {1, 2})
-      for (const char* q : {"phi_fro", "jacobian_fro"}) {
-        const double base = 1.0 + 0.1 * double(step) + layer;
-        rows.push_back(norm_row(q, "softmax", 0, "", step, layer, base));
-        rows.push_back(norm_row(q, label("poly", 3, "sqrtN"), 3, "sqrtN", step, layer, scaled * base));
-        rows.push_back(norm_row(q, label("poly", 3, "1"), 3, "1", step, layer, unscaled * base));
-      }
+  for (std::uint64_t seed : {1, 2})
+    for (long step : {0L, 10L, 20L})
+      for (int layer : {1, 2})
+        for (const char* q : {"phi_fro", "jacobian_fro"}) {
+          const double base = 1.0 + 0.1 * double(step) + layer + double(seed), off = std::exp(seed == 1 ? 0.01 : -0.01);
+          rows.push_back(norm_row(q, "softmax", 0, "", step, layer, base, seed));
+          rows.push_back(norm_row(q, label("poly", 3, "sqrtN"), 3, "sqrtN", step, layer, scaled * base * off, seed));
+          rows.push_back(norm_row(q, label("poly", 3, "1"), 3, "1", step, layer, unscaled * base * off, seed));
+        }
   return rows;
 }
 
@@ -578,6 +581,40 @@ TEST(TrainingClaims, TrainingNormRatiosDecideTheVerdict) {
   EXPECT_TRUE(test::close(holds.measured, 1.5, 1e-12, 0));
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(10, 12)).verdict, Verdict::violated);
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(1.5, 1.2)).verdict, Verdict::violated);
+}
+
+// The ratios are equivalence tests on intervals over seeds: one seed gives none, and a seed spread that carries the
+// scaled ratio's interval across the level's edge (3) decides nothing. Ratio 2.8 with seeds at e^(±0.01): [2.46, 3.19].
+TEST(TrainingClaims, TrainingNormRatiosAreJudgedOnTheirIntervalOverSeeds) {
+  const auto near_edge = judge("poly.train_norms", "training_norms", norm_rows(2.8, 12));
+  EXPECT_EQ(near_edge.verdict, Verdict::inconclusive) << near_edge.detail;
+  EXPECT_TRUE(test::close(near_edge.measured, 2.8, 1e-12, 0));
+  EXPECT_TRUE(test::close(near_edge.ci_hi, 2.8 * std::exp(0.01 * student_t_quantile(0.975, 1)), 1e-9, 0)) << near_edge.detail;
+  auto one_seed = norm_rows(1.5, 12);
+  std::erase_if(one_seed, [](const ResultRow& r) { return r.extra[0].second == "2"; });
+  const auto alone = judge("poly.train_norms", "training_norms", one_seed);
+  EXPECT_EQ(alone.verdict, Verdict::inconclusive) << alone.detail;
+  EXPECT_NE(alone.detail.find("fewer than two seeds"), std::string::npos) << alone.detail;
+}
+
+// Under unit logits x^3/sqrtN is judged on what training adds to its step-0 ratio: twenty times softmax from step 0 on
+// adds nothing (holds), where timm's rule would call it far from softmax's level; lifted from 20 to 200 by training, it
+// is violated.
+TEST(TrainingClaims, UnitNormRatiosAreJudgedOnWhatTrainingAdds) {
+  const auto under_unit = [](std::vector<ResultRow> rows) {
+    for (auto& r : rows) r.extra.emplace_back("init", "unit");
+    return judge("poly.train_norms.unit", "training_norms", rows);
+  };
+  const auto unchanged = under_unit(norm_rows(20, 60));
+  EXPECT_EQ(unchanged.verdict, Verdict::holds) << unchanged.detail;
+  EXPECT_TRUE(test::close(unchanged.measured, 1, 1e-12, 1e-12)) << unchanged.detail;
+  EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(20, 60)).verdict, Verdict::violated);
+  auto lifted = norm_rows(20, 60);
+  for (auto& r : lifted)
+    if (r.p == 3 && r.k == "sqrtN" && r.extra[2].second != "0") r.value.mean *= 10;
+  const auto out = under_unit(lifted);
+  EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
+  EXPECT_TRUE(test::close(out.measured, 10, 1e-12, 0)) << out.detail;
 }
 
 // ViT-Tiny's claim reads results/vit-tiny/'s rows alone, and the sweeps' model's claim never reads them.
@@ -610,7 +647,7 @@ TEST(TrainingClaims, TrainingNormRatiosThatAreNotFiniteDecideNothing) {
     if (r.p == 3 && r.k == "1") r.value.mean = std::nan("");
   const auto out = judge("poly.train_norms", "training_norms", rows);
   EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
-  EXPECT_NE(out.detail.find("not finite"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("fewer than two seeds with finite ratios"), std::string::npos) << out.detail;
 }
 
 // A run that diverged ends its series early: its own last step is its drift, and nothing is looked up past it.
