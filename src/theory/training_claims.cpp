@@ -15,6 +15,8 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -305,6 +307,39 @@ void peak_at(GridCurve& c, double x_star) {
   for (auto& r : c.runs) r.accuracy = at(r.point);
 }
 
+// The standard variates behind posterior_draws, per replicate and curve: t = sqrt(dof/χ²_dof), then z ~ N(0, I) of the
+// curve's points, laid out flat. They depend on the seed, the claim and each curve's (dof, points) alone, so the
+// sensitivity scan's re-judges of one claim share them: a small cache holds the last few.
+using CurveShapes = std::vector<std::pair<int, Index>>;  // per curve: dof, points
+std::shared_ptr<const std::vector<double>> standard_variates(std::uint64_t seed, const std::string& claim,
+                                                             const CurveShapes& shapes) {
+  using Key = std::tuple<std::uint64_t, std::string, CurveShapes>;
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const std::vector<double>>> cache;
+  Key key{seed, claim, shapes};
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  Index per_replicate = 0;
+  for (const auto& [dof, points] : shapes) per_replicate += 1 + points;
+  auto variates = std::make_shared<std::vector<double>>();
+  variates->reserve(std::size_t(kReplicates * per_replicate));
+  for (int r = 0; r < kReplicates; ++r) {
+    const GaussianStream noise(seed, hash_string(claim), std::uint32_t(r), StreamTag::Search);
+    std::uint64_t e = 0;
+    for (const auto& [dof, points] : shapes) {
+      double chi2 = 0;
+      for (int j = 0; j < dof; ++j) chi2 += std::pow(noise.normal(e++), 2);
+      variates->push_back(std::sqrt(dof / chi2));
+      for (Index i = 0; i < points; ++i) variates->push_back(noise.normal(e++));
+    }
+  }
+  const std::lock_guard lock(mutex);
+  if (cache.size() >= 8) cache.clear();  // a claim's re-judges come together; older entries are not asked for again
+  return cache[key] = std::move(variates);
+}
+
 // `replicates` draws of every curve's seed-adjusted accuracies from the least-squares fit's posterior under a flat
 // prior, the multivariate t: mu = mu_hat + t sd L z with L Lᵀ mu's covariance per unit variance and t² = dof/χ²_dof,
 // each reduced to `statistic(curve, mu)`: draws[r][curve].
@@ -312,20 +347,21 @@ using CurveStatistic = std::function<double(std::size_t curve, const Eigen::Vect
 std::vector<std::vector<double>> posterior_draws(const std::vector<BlockedCurve>& fits, std::uint64_t seed,
                                                  const std::string& claim, const CurveStatistic& statistic) {
   std::vector<Eigen::MatrixXd> factors;
-  for (const auto& f : fits) factors.emplace_back(Eigen::LLT<Eigen::MatrixXd>(f.unit_cov).matrixL());
+  CurveShapes shapes;
+  for (const auto& f : fits) {
+    factors.emplace_back(Eigen::LLT<Eigen::MatrixXd>(f.unit_cov).matrixL());
+    shapes.emplace_back(f.dof, f.mu.size());
+  }
+  const auto variates = standard_variates(seed, claim, shapes);
+  const double* v = variates->data();
   std::vector<std::vector<double>> draws(kReplicates, std::vector<double>(fits.size()));
-  for (int r = 0; r < kReplicates; ++r) {
-    const GaussianStream noise(seed, hash_string(claim), std::uint32_t(r), StreamTag::Search);
-    std::uint64_t e = 0;
+  for (int r = 0; r < kReplicates; ++r)
     for (std::size_t c = 0; c < fits.size(); ++c) {
-      double chi2 = 0;
-      for (int j = 0; j < fits[c].dof; ++j) chi2 += std::pow(noise.normal(e++), 2);
-      const double spread = fits[c].residual_sd * std::sqrt(fits[c].dof / chi2);
-      Eigen::VectorXd z(fits[c].mu.size());
-      for (auto& v : z) v = noise.normal(e++);
+      const double spread = fits[c].residual_sd * *v++;
+      const Eigen::Map<const Eigen::VectorXd> z(v, fits[c].mu.size());
+      v += fits[c].mu.size();
       draws[std::size_t(r)][c] = statistic(c, fits[c].mu + spread * factors[c] * z);
     }
-  }
   return draws;
 }
 
@@ -347,12 +383,15 @@ double plateau_edge(const std::vector<double>& x, const Eigen::VectorXd& y, doub
   return x[std::size_t(i) - 1] + (x[std::size_t(i)] - x[std::size_t(i) - 1]) * (floor - y(i - 1)) / (y(i) - y(i - 1));
 }
 
+// The q-quantile, interpolated between the two order statistics about q (n − 1) (selected, not sorted: the sensitivity
+// scan asks for thousands).
 double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
   const double pos = q * double(v.size() - 1);
   const auto lo = std::size_t(pos);
   const double w = pos - double(lo);
-  return lo + 1 < v.size() ? v[lo] * (1 - w) + v[lo + 1] * w : v[lo];
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(lo), v.end());
+  if (lo + 1 >= v.size()) return v[lo];
+  return v[lo] * (1 - w) + *std::min_element(v.begin() + std::ptrdiff_t(lo) + 1, v.end()) * w;
 }
 
 double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
