@@ -450,6 +450,23 @@ TEST(TrainingClaims, ReversedOrderingIsViolated) {
 
 // "Comparable" is an equivalence test: a paired difference of 1 point lies inside ±2, one of 5 points wholly outside it
 // (contradicted, even though x^3/sqrtN is the better one), and one of 2 points straddles the edge (unresolved).
+// POLY Tables 2 and 5: scaled x^2..x^5 level with softmax and scaled x two points below hold; x^5 five points below
+// (a power that trains worse, as in our table) violates; RELU's relu/N level with softmax holds, five points below violates.
+TEST(TrainingClaims, ScaledPowersAndReluAreComparedWithSoftmax) {
+  std::map<std::string, double> means{{"softmax", 0.8}, {label("poly", 1, "sqrtN"), 0.78}, {"relu/N^1", 0.8}};
+  for (int p = 2; p <= 5; ++p) means[label("poly", p, "sqrtN")] = 0.8;
+  const auto level = judge("poly.scaled_vs_softmax", "activation_table", table_rows(means));
+  EXPECT_EQ(level.verdict, Verdict::holds) << level.detail;
+  EXPECT_EQ(level.claimed, 10) << "five relations at two N";
+  EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means)).verdict, Verdict::holds);
+  means[label("poly", 5, "sqrtN")] = 0.75;
+  means["relu/N^1"] = 0.75;
+  const auto fifth = judge("poly.scaled_vs_softmax", "activation_table", table_rows(means));
+  EXPECT_EQ(fifth.verdict, Verdict::violated) << fifth.detail;
+  EXPECT_NE(fifth.markdown.find("x^5/sqrtN (inside) − softmax at N=64: -5 points"), std::string::npos) << fifth.markdown;
+  EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means)).verdict, Verdict::violated);
+}
+
 TEST(TrainingClaims, ComparableIsAnEquivalenceTest) {
   const auto comparable_at = [](double gap) {
     auto means = paper_ordering();
