@@ -82,6 +82,8 @@ const std::vector<ActivationInfo>& activation_registry() {
       {"sigmoid", "sigmoid(S)/N^alpha", false, true, E::sigmoid},
       {"elu", "elu(S)/N^alpha (REPOLY Table 5)", false, true, E::elu},
       {"tanh", "tanh(S)/N^alpha (REPOLY Table 5)", false, true, E::tanh},
+      // REPOLY §A.2.1 writes Exp = e^{-x} but describes it as "softmax without the row normalization", which is e^{x}:
+      // the description is taken (e^{-S} is e^S of the negated logits, which the sign of Q or K absorbs in training).
       {"exp", "e^S/N^alpha (REPOLY Table 5)", false, true, E::exp},
       // The trainer's controls: attention whose output ignores the logits, so a task's dependence on content shows.
       {"uniform", "1/n: every row the mean of the n tokens, whatever the logits (content-free attention)", false, false,
