@@ -1,7 +1,7 @@
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
-#include <attnlab/study/study.hpp>
+#include <attnlab/studies/studies.hpp>
 #include <attnlab/theory/extreme_rows.hpp>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/study/study.hpp>
+#include <attnlab/studies/studies.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/soft/pinv.hpp>
 #include <attnlab/soft/spectral.hpp>

@@ -125,20 +125,6 @@ struct ClaimsStudySpec {
 // verdicts, claims.csv or report.md, and <name>.json records "exploratory": true.
 StudyDefinition claims_study(ClaimsStudySpec spec);
 
-// claims_study of the SOFT pseudo-inverse claims (`patterns`), plus the traces of every --method on each input of
-// soft_pinv_inputs (the --matrix, or each --tokens bottleneck for each --m, default min(49, n)): <name>_trace.csv (one
-// row per iteration: residual and error against A, and against A + sI for the released method) and <name>_runs.csv
-// (one row per run: alpha, the beta rule's n and whether it was met, iterations to --tolerance, κ₂, σ_min/σ₁, the rank,
-// the final numbers, the status); with --save-iterate each final iterate as <name>_iterate_<method>_<input>_m<m>.csv,
-// at full precision. On --matrix or --tokens-file without --claims the run is exploratory (no claim is checked):
-// every method runs until --tolerance or --max-iterations (default 1000), a table of the answers goes to stderr and
-// <name>.png (<name>_m<m>.png for several m) draws each method's residual per iteration.
-StudyDefinition pinv_trace_study(std::string name, std::string description, std::vector<std::string> patterns);
-
-// Any activation on rows of the user's (--rows R.csv, each row the argument x of phi(x)): activation_rows.csv holds
-// each row's sum, norm and ||J||_F per --activation, values_<activation>.csv the values, one row per input row.
-StudyDefinition activation_rows_study();
-
 // Parses, validates, runs and writes <out>/<name>.csv, .json, .png (+ extra files).
 // Returns the process exit code: 0, 2 for bad input (one line on stderr), 1 for failures.
 int run_study(int argc, char** argv, const StudyDefinition& study);
