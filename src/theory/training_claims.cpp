@@ -671,9 +671,11 @@ void default_grid(KSweepEvidence& e) {
   }
 }
 
-// A regime trained at fewer than two N has no slope for the falsify cases to reshape: give it the default grid.
+// A regime with fewer than two N whose seeds connect their points (a sweep trained at one N, or stopped early at the
+// next) has no slope for the falsify cases to reshape: give it the default grid.
 void with_default_grid(KSweepEvidence& e) {
-  if (e.curves.size() < 2) default_grid(e);
+  if (std::count_if(e.curves.begin(), e.curves.end(), [](const GridCurve& c) { return fit_blocks(c).has_value(); }) < 2)
+    default_grid(e);
 }
 
 // Every curve replaced by a plateau in log k that starts at k_edge ∝ N^exponent (centred on the middle of its grid),
