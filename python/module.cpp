@@ -130,11 +130,14 @@ py::dict pseudo_inverse_with_trace(const py::handle& matrix, const std::string& 
   return out;
 }
 
-// Runs a study as its binary would with these arguments; the error line raises ValueError (bad input, exit 2) or
-// RuntimeError (a failure, exit 1). `progress(stage, task, done, total)` is called with the GIL held.
-void run_study_here(const std::string& name, const std::vector<std::string>& args, const py::object& progress) {
+// Runs a study as its binary would with these arguments and returns the summary the binary prints; the error line
+// raises ValueError (bad input, exit 2) or RuntimeError (a failure, exit 1). `progress(stage, task, done, total)` is
+// called with the GIL held. `quiet`: nothing printed but warnings.
+std::string run_study_here(const std::string& name, const std::vector<std::string>& args, const py::object& progress,
+                           bool quiet) {
   const auto study = io::find_study(name);
   io::StudyRunHooks hooks;
+  hooks.quiet = quiet;
   if (!progress.is_none())
     hooks.progress = [progress](const std::string& stage, const std::string& task, std::uint32_t done, std::uint32_t total) {
       py::gil_scoped_acquire locked;
@@ -147,32 +150,53 @@ void run_study_here(const std::string& name, const std::vector<std::string>& arg
   }
   if (code == 2) throw std::invalid_argument(hooks.error);
   if (code != 0) throw std::runtime_error(hooks.error);
+  return hooks.summary;
 }
 
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "attnlab's C++ core: activations, pseudo-inverses, claims and studies";
-  py::class_<PyActivation>(m, "Activation")
-      .def_property_readonly("label", [](const PyActivation& a) { return a.spec.label(); })
-      .def("value", &PyActivation::value, py::arg("rows"))
-      .def("jvp", &PyActivation::jvp, py::arg("rows"), py::arg("tangents"))
-      .def("row_jacobian", &PyActivation::row_jacobian, py::arg("row"));
+  m.doc() = "attnlab's C++ core: activations, pseudo-inverses, claims and studies (attnlab re-exports its API)";
+  py::class_<PyActivation>(m, "Activation", "A registered activation phi with its exact row Jacobian.")
+      .def_property_readonly(
+          "label", [](const PyActivation& a) { return a.spec.label(); },
+          "The name the studies print, e.g. 'x^3/sqrtN (inside)'.")
+      .def("value", &PyActivation::value, py::arg("rows"),
+           "phi of each row of `rows` (float64, C-contiguous, finite, rows x n): each row is the argument x of phi(x), "
+           "N = n. Returns an array of the same shape.")
+      .def("jvp", &PyActivation::jvp, py::arg("rows"), py::arg("tangents"),
+           "J(x_i) t_i for each row x_i of `rows` and t_i of `tangents` (both rows x n): the Jacobian-vector products.")
+      .def("row_jacobian", &PyActivation::row_jacobian, py::arg("row"),
+           "The n x n Jacobian d phi_j / d x_k of one row (a 1-D array of n entries).");
   m.def("activation", &make_activation, py::arg("name"), py::arg("p") = 3, py::arg("k") = "sqrtN",
-        py::arg("alpha") = 1.0);
-  m.def("activation_names", [] {
-    std::vector<std::string> names;
-    for (const auto& info : activation_registry()) names.push_back(info.name);
-    return names;
-  });
+        py::arg("alpha") = 1.0,
+        "The activation `name` (any name of activation_names(), with +prenorm or +prenorm-released; not +qkln, which "
+        "acts on q and k), with the exponent p and scale k of x^p/k ('1', 'sqrtN' or a number) and the alpha of "
+        "h(S)/N^alpha. An unknown name raises ValueError.");
+  m.def(
+      "activation_names",
+      [] {
+        std::vector<std::string> names;
+        for (const auto& info : activation_registry()) names.push_back(info.name);
+        return names;
+      },
+      "The registered activation names, as --activation takes them.");
   m.def("pseudo_inverse", &pseudo_inverse_with_trace, py::arg("A"), py::arg("method") = "newton", py::arg("iterations") = 0,
-        py::arg("tolerance") = 1e-10, py::arg("trace") = true);
-  m.def("claims", [] {
-    std::vector<std::map<std::string, std::string>> rows;
-    for (const auto& c : claim_registry().all())
-      rows.push_back({{"id", c.id}, {"source", c.source}, {"statement", c.statement}});
-    return rows;
-  });
-  m.def("study_names", [] { return io::study_names(); });
-  m.def("run_study", &run_study_here, py::arg("name"), py::arg("args"), py::arg("progress") = py::none());
+        py::arg("tolerance") = 1e-10, py::arg("trace") = true,
+        "The pseudo-inverse of A as a dict: inverse, trace (per-iteration columns) and the run's summary.");
+  m.def(
+      "claims",
+      [] {
+        std::vector<std::map<std::string, std::string>> rows;
+        for (const auto& c : claim_registry().all())
+          rows.push_back({{"id", c.id}, {"source", c.source}, {"statement", c.statement}});
+        return rows;
+      },
+      "Every registered claim as a dict of id, source and statement.");
+  m.def(
+      "study_names", [] { return io::study_names(); }, "The studies run_study takes, as named in build/studies/.");
+  m.def("run_study", &run_study_here, py::arg("name"), py::arg("args"), py::arg("progress") = py::none(),
+        py::arg("quiet") = true,
+        "Runs study `name` with the command line's arguments `args` (a list of strings) in this process, without the "
+        "GIL, and returns the summary the binary prints. quiet=True prints nothing but warnings.");
 }

@@ -2,6 +2,7 @@
 command line's error messages as ValueError/RuntimeError, and bad arrays refused with a message, never a crash."""
 import json
 import os
+import pydoc
 import subprocess
 
 import numpy as np
@@ -163,3 +164,33 @@ def test_the_readmes_python_snippet_runs(tmp_path, monkeypatch):
     assert scope["phi"].shape == (4, 16)
     assert list(scope["verdicts"]["claim_id"]) == ["poly.softmax_fro_bound"]
     assert not scope["curves"].empty
+
+
+def test_the_module_exports_its_api_and_documents_it():
+    api = {"activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train"}
+    assert set(attnlab.__all__) == api
+    assert {name for name in dir(attnlab) if not name.startswith("_")} == api  # no os, pd, tempfile beside it
+    for name in api:
+        doc = getattr(attnlab, name).__doc__ or ""
+        assert len(doc.strip()) > 40, name
+        assert doc.splitlines()[0][:40] in pydoc.render_doc(getattr(attnlab, name), renderer=pydoc.plaintext), name
+    act = attnlab.activation("softmax")
+    for method in ("value", "jvp", "row_jacobian"):
+        assert getattr(act, method).__doc__, method
+
+
+def test_run_study_is_quiet_unless_verbose(tmp_path, capfd):
+    flags = dict(quick=True, N=[8, 16], trials=3, activation="softmax", threads=1)
+    table = attnlab.run_study("poly_frobenius", out=tmp_path / "quiet", **flags)
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert [line for line in err.splitlines() if ": warning: " not in line] == []  # warnings (no gnuplot) still show
+    assert "exponent" in table.attrs["summary"]
+    loud = attnlab.run_study("poly_frobenius", out=tmp_path / "verbose", verbose=True, **flags)
+    out, err = capfd.readouterr()
+    assert out == loud.attrs["summary"] == table.attrs["summary"]
+    assert "poly_frobenius: wrote" in err
+    attnlab.train(out=tmp_path / "train", model="micro", steps=2, batch=8, train_limit=64, validation=16, threads=1)
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert [line for line in err.splitlines() if ": warning: " not in line] == []

@@ -314,12 +314,13 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     std::optional<JsonlCheckpoint> checkpoint;  // rank 0's alone
     if (root) checkpoint.emplace(options.out / ".partial" / (study.name + ".jsonl"), git_description());
     RootDecidedCache cache(root ? &*checkpoint : nullptr);
-    ProgressBar progress(study.name, std::chrono::seconds(10), root && !(hooks && hooks->progress),
+    const bool quiet = hooks && hooks->quiet;
+    ProgressBar progress(study.name, std::chrono::seconds(10), root && !quiet && !(hooks && hooks->progress),
                          hooks ? hooks->progress : ProgressListener{});
     StudyContext ctx{&cache, &progress, {}};
     const auto output = study.run(options, ctx);
     if (!root) return 0;
-    if (checkpoint->resumed() > 0)
+    if (checkpoint->resumed() > 0 && !quiet)
       std::fprintf(stderr, "%s: resumed %zu finished configurations\n", study.name.c_str(), checkpoint->resumed());
 
     for (const auto& r : output.rows)
@@ -347,6 +348,8 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
     checkpoint->remove();
     for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
+    if (hooks) hooks->summary = output.summary;
+    if (quiet) return 0;
     std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s\n", study.name.c_str(),
                  output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(),
                  duration_text(wall).c_str());
