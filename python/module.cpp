@@ -130,9 +130,9 @@ py::dict pseudo_inverse_with_trace(const py::handle& matrix, const std::string& 
   return out;
 }
 
-// Runs a study as its binary would with these arguments and returns the summary the binary prints; the error line
-// raises ValueError (bad input, exit 2) or RuntimeError (a failure, exit 1). `progress(stage, task, done, total)` is
-// called with the GIL held. `quiet`: nothing printed but warnings.
+// Runs a study as its binary would with these arguments and returns the summary the binary prints on stdout, printing
+// none of it; the error line raises ValueError (bad input, exit 2) or RuntimeError (a failure, exit 1).
+// `progress(stage, task, done, total)` is called with the GIL held. `quiet`: no progress or closing lines on stderr.
 std::string run_study_here(const std::string& name, const std::vector<std::string>& args, const py::object& progress,
                            bool quiet) {
   const auto study = io::find_study(name);
@@ -198,5 +198,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("run_study", &run_study_here, py::arg("name"), py::arg("args"), py::arg("progress") = py::none(),
         py::arg("quiet") = true,
         "Runs study `name` with the command line's arguments `args` (a list of strings) in this process, without the "
-        "GIL, and returns the summary the binary prints. quiet=True prints nothing but warnings.");
+        "GIL, and returns the summary the binary prints on stdout (printing none of it); quiet=False writes the "
+        "progress and closing lines on stderr, quiet=True warnings only.");
 }

@@ -353,7 +353,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s\n", study.name.c_str(),
                  output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(),
                  duration_text(wall).c_str());
-    std::fputs(output.summary.c_str(), stdout);
+    if (!hooks) std::fputs(output.summary.c_str(), stdout);  // a caller in the process prints hooks->summary itself
     return 0;
   } catch (const std::exception& e) {  // past validation: a failure, not bad input
     // The other ranks may wait for this one in a collective call: the whole job ends here.

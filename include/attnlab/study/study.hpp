@@ -134,8 +134,8 @@ int run_study(int argc, char** argv, const StudyDefinition& study);
 struct StudyRunHooks {
   std::string error{};  // set on a non-zero exit: the line the command line prints after "<study>: error: "
   ProgressListener progress{};
-  bool quiet = false;    // no summary on stdout, no progress and no closing lines on stderr (warnings still are)
-  std::string summary{};  // set on success: the summary the command line prints on stdout
+  bool quiet = false;     // no progress and no closing lines on stderr (warnings are still written)
+  std::string summary{};  // set on success: the summary the command line prints on stdout, left to the caller
 };
 // `args` as argv without the program's name.
 int run_study(const StudyDefinition& study, std::vector<std::string> args, StudyRunHooks& hooks);
