@@ -587,7 +587,7 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
   if (!regime.task.empty()) {
     out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run studies/", sweep,
                       " --data recall --init ", regime.init, regime.task.ends_with("noclip") ? " --clip 0" : "",
-                      " --out results/", regime.task, " (README: What runs next)");
+                      " --out results/", regime.task, " (docs/training.md: What runs next)");
     return out;
   }
   out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run ",
