@@ -46,6 +46,8 @@ std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, 
   return Engine(device).trial_norms(p, o, progress);
 }
 
+bool has_fused_kernel(Device device) { return backend(device)->has_fused_kernel(); }
+
 Sample draw(Device device, const Problem& p, std::uint32_t trial) {
   validate(p);
   return backend(device)->draw(p, trial);

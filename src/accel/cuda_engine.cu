@@ -289,6 +289,7 @@ struct CudaBackend final : Backend {
   }
   void refuse_what_cannot_fit(const Problem& p, const Options& o) override { on(o.device).refuse_what_cannot_fit(p, o); }
   Sample draw(const Problem& p, std::uint32_t trial) override { return on(std::max(device, 0)).draw(p, trial); }
+  bool has_fused_kernel() const override { return CudaSystem::has_fused; }
   SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
                                       double tolerance, int max_iterations) override {
     return on(std::max(device, 0)).gaussian_kernel_norm(Q, K, d, tolerance, max_iterations);

@@ -587,6 +587,7 @@ SpectralResult gaussian_kernel_norm(Sys& sys, const std::vector<double>& Q, cons
 template <class Sys>
 struct Session final : detail::Backend {
   Sys sys;
+  bool has_fused_kernel() const override { return Sys::has_fused; }
   Workspace<Sys, float> single;
   Workspace<Sys, double> dual;
   // One precision's buffers at a time: the memory limit is for one workspace.

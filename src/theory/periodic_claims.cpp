@@ -268,7 +268,9 @@ ClaimRules<BoundEvidence> bound_rules(std::function<BoundEvidence(const ClaimCon
   return {.measure = std::move(measure),
           .judge = judge_bound,
           .contradict = [](BoundEvidence& e) { rescale_worst(e, 1.25); },  // an input a quarter above the bound
-          .support = [](BoundEvidence& e) { rescale_worst(e, 0.99); }};    // tight, never above
+          .support = [](BoundEvidence& e) { rescale_worst(e, 0.99); },     // tight, never above
+          .crossings = bound_crossings<BoundEvidence>(
+              [](BoundEvidence& e, double r) { e.cases.back().value = r * e.bound; }, rescale_worst)};
 }
 
 BoundEvidence measure_softmax_diagonal(const ClaimContext& ctx) {
@@ -1482,7 +1484,10 @@ void register_periodic_claims(ClaimRegistry& r) {
         {.measure = [function](const ClaimContext& ctx) { return measure_prenorm_gradient(ctx, function); },
          .judge = judge_prenorm_gradient,
          .contradict = [](PrenormGradientEvidence& e) { e.vit_init = Sample::of({0.1}); },
-         .support = [](PrenormGradientEvidence& e) { e.vit_init = Sample::of({10.0}); }}));
+         .support = [](PrenormGradientEvidence& e) { e.vit_init = Sample::of({10.0}); },
+         // A median x times softmax's largest: inconclusive between that largest and the gradient problem's edge.
+         .crossings = {{&kGradientProblem, "the median at initialisation", Verdict::inconclusive, Verdict::holds,
+                        [](PrenormGradientEvidence& e, double x) { e.vit_init = Sample::of({x * kSoftmaxMaxFrob}); }}}}));
   }
   r.add(make_claim<CosmaxGrowthEvidence>(
       {.id = "periodic.a5_cosmax_grad", .source = "PERIODIC §3.2, A.5",

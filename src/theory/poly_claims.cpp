@@ -129,7 +129,9 @@ ClaimRules<BoundEvidence> softmax_bound_rules(SoftmaxBound bound) {
   return {.measure = [bound](const ClaimContext& ctx) { return measure_softmax_bound(ctx, bound); },
           .judge = judge_softmax_bound,
           .contradict = [](BoundEvidence& e) { rescale_worst(e, 1.25); },  // an input a quarter above the bound
-          .support = [](BoundEvidence& e) { rescale_worst(e, 0.99); }};    // tight, never above
+          .support = [](BoundEvidence& e) { rescale_worst(e, 0.99); },     // tight, never above
+          .crossings = bound_crossings<BoundEvidence>([](BoundEvidence& e, double r) { e.cases.back().max_ratio = r; },
+                                                      rescale_worst)};
 }
 
 // ---- Theorems 4.2 / 4.3: growth in N ------------------------------------------------------
@@ -227,11 +229,43 @@ void measured_precisely_at(Estimate& v, double target) {
 }
 
 // Every row of the sweep multiplied by N^shift: the fitted exponents move by `shift`, the noise stays.
+void tilt(ResultRow& r, double shift) {
+  const double f = std::pow(double(r.N), shift);
+  for (double* v : {&r.value.mean, &r.value.se, &r.value.ci_lo, &r.value.ci_hi}) *v *= f;
+}
 void tilt(std::vector<ResultRow>& rows, double shift) {
-  for (auto& r : rows) {
-    const double f = std::pow(double(r.N), shift);
-    for (double* v : {&r.value.mean, &r.value.se, &r.value.ci_lo, &r.value.ci_hi}) *v *= f;
-  }
+  for (auto& r : rows) tilt(r, shift);
+}
+
+// The rows of the judge's last curve (grid B, p = 3), whose fit the growth crossings move.
+std::vector<ResultRow*> last_curve(GrowthEvidence& e) {
+  const ActivationSpec act{.name = "poly", .p = 3, .k = KScale::parse(e.claim.k), .convention = e.claim.convention};
+  std::vector<ResultRow*> rows;
+  for (auto& r : e.rows)
+    if (r.quantity == e.claim.quantity && r.activation == act.label() && extra_value(r, "grid") == "B") rows.push_back(&r);
+  return rows;
+}
+
+PowerLawFit last_curve_fit(GrowthEvidence& e) {
+  std::vector<double> x, y, se;
+  for (const auto* r : last_curve(e)) x.push_back(double(r->N)), y.push_back(r->value.mean), se.push_back(r->value.se);
+  return fit_power_law(x, y, se);
+}
+
+// growth_verdict's edges on the last curve alone: its interval's lower end at a + x (violated beyond), its interval
+// as wide as x (inconclusive beyond).
+std::vector<Crossing<GrowthEvidence>> growth_crossings() {
+  return {{&kExponentTolerance, "the last curve's exponent above the claimed", Verdict::holds, Verdict::violated,
+           [](GrowthEvidence& e, double x) {
+             const double shift = e.claim.claimed_exponent + x - last_curve_fit(e).ci_lo;
+             for (auto* r : last_curve(e)) tilt(*r, shift);
+           }},
+          {&kExponentCiMax, "the last curve's exponent interval", Verdict::holds, Verdict::inconclusive,
+           [](GrowthEvidence& e, double x) {
+             const auto fit = last_curve_fit(e);
+             const double widen = x / (fit.ci_hi - fit.ci_lo);  // the interval's width is proportional to the errors
+             for (auto* r : last_curve(e)) r->value.se *= widen;
+           }}};
 }
 
 ClaimRules<GrowthEvidence> growth_rules(GrowthClaim claim) {
@@ -251,7 +285,8 @@ ClaimRules<GrowthEvidence> growth_rules(GrowthClaim claim) {
               const auto [N0, mean0] = level[r.quantity + r.activation + extra_value(r, "grid")];
               measured_precisely_at(r.value, mean0 * std::pow(double(r.N) / N0, e.claim.claimed_exponent));
             }
-          }};
+          },
+          .crossings = growth_crossings()};
 }
 
 // ---- The level of x^p/sqrt(N) against softmax's ----------------------------------------------
@@ -520,7 +555,13 @@ ClaimRules<MomentEvidence> moment_rules(std::function<MomentEvidence(const Claim
             return moment_outcome(e, judge_points(e.points, t), exact_form);
           },
           .contradict = [](MomentEvidence& e) { move_paper(e.points, 1.2); },
-          .support = [](MomentEvidence& e) { move_paper(e.points, 1.0); }};
+          .support = [](MomentEvidence& e) { move_paper(e.points, 1.0); },
+          .crossings = {{&kClosedForm, "the last point's formula off its Monte-Carlo mean", Verdict::holds, Verdict::inexact,
+                         [](MomentEvidence& e, double x) {
+                           auto& [row, paper, exact] = e.points.back();
+                           paper = row.value.mean * (1 + x);
+                           row.value.ci_lo = row.value.ci_hi = row.value.mean;  // measured exactly: the tolerance decides
+                         }}}};
 }
 
 }  // namespace

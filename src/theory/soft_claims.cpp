@@ -302,12 +302,26 @@ void rescale_ratios(BoundEvidence& e, double ratio) {
   for (auto& c : e.cases) c.ratio *= ratio / worst, c.allowance = 0;
 }
 
+// bound_verdict's edges, and the rounding allowance's: the last input above the bound by (1 + a·x), with an allowance of
+// a per unit of the factor, is within its allowance below the factor's value x and violates the bound above it.
+std::vector<Crossing<BoundEvidence>> rounding_factor_crossings() {
+  auto crossings = bound_crossings<BoundEvidence>([](BoundEvidence& e, double r) { e.cases.back().ratio = r; }, rescale_ratios);
+  crossings.push_back({&kRoundingFactor, "the last input above the bound within its rounding allowance", Verdict::holds,
+                       Verdict::violated, [](BoundEvidence& e, double x) {
+                         constexpr double allowance = 1e-3;  // per unit of the factor: 10% at its value, 100
+                         e.cases.back().allowance = allowance;
+                         e.cases.back().ratio = (1 + kBoundRounding.value) * (1 + allowance * x);
+                       }});
+  return crossings;
+}
+
 ClaimRules<BoundEvidence> bound_rules(std::function<BoundEvidence(const ClaimContext&)> measure, std::string id,
                                       std::string what) {
   return {.measure = std::move(measure),
           .judge = [id, what](const BoundEvidence& e, const Thresholds& t) { return judge_bound(e, t, id, what); },
           .contradict = [](BoundEvidence& e) { rescale_ratios(e, 1.25); },
-          .support = [](BoundEvidence& e) { rescale_ratios(e, 0.99); }};
+          .support = [](BoundEvidence& e) { rescale_ratios(e, 0.99); },
+          .crossings = rounding_factor_crossings()};
 }
 
 }  // namespace

@@ -1688,6 +1688,21 @@ ClaimOutcome judge_softmax_bounds(const SoftmaxBoundEvidence& e, const Threshold
   return out;
 }
 
+// Each bound's ratio moved alone across both of bound_verdict's edges (the other bound at 1).
+std::vector<Crossing<SoftmaxBoundEvidence>> softmax_bounds_crossings() {
+  std::vector<Crossing<SoftmaxBoundEvidence>> crossings;
+  for (auto bound : {&SoftmaxBoundEvidence::phi, &SoftmaxBoundEvidence::jac}) {
+    const std::string name = bound == &SoftmaxBoundEvidence::phi ? "the Frobenius bound" : "the Jacobian bound";
+    for (auto& c : bound_crossings<SoftmaxBoundEvidence>(
+             [bound](SoftmaxBoundEvidence& e, double r) { (e.*bound).ratio = r; },
+             [bound](SoftmaxBoundEvidence& e, double r) { (e.*bound).ratio = r; }, kFloatBoundRounding)) {
+      c.what = text(name, ": ", c.what);
+      crossings.push_back(std::move(c));
+    }
+  }
+  return crossings;
+}
+
 // The i.i.d. Monte-Carlo means of one activation's norms for the block's shapes and initial weights.
 struct IidPrediction {
   double phi = 0, jac = 0;
@@ -2019,7 +2034,8 @@ void register_training_claims(ClaimRegistry& r) {
       {.measure = measure_softmax_bounds,
        .judge = judge_softmax_bounds,
        .contradict = [](SoftmaxBoundEvidence& e) { e.phi.ratio = std::max(e.phi.ratio, 1.01); },
-       .support = [](SoftmaxBoundEvidence& e) { e.phi.ratio = e.jac.ratio = 1; }}));
+       .support = [](SoftmaxBoundEvidence& e) { e.phi.ratio = e.jac.ratio = 1; },
+       .crossings = softmax_bounds_crossings()}));
   r.add(make_claim<AlphaEvidence>(
       {.id = "relu.alpha_sweep", .source = "RELU Fig 2", .statement = "accuracy is best near alpha = 1 (trainer)",
        .method = "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N and paired seeds, the seeds taken out "

@@ -129,6 +129,13 @@ class Child {
   void kill(int signal) {
     if (!reaped_) ::kill(pid_, signal);
   }
+  // SIGSTOP, returning once it is stopped (or has ended): the files it writes stay as they are until resume().
+  void stop() {
+    if (reaped_) return;
+    ::kill(pid_, SIGSTOP);
+    if (::waitpid(pid_, &status_, WUNTRACED) == pid_ && !WIFSTOPPED(status_)) reaped_ = true;
+  }
+  void resume() { kill(SIGCONT); }
   Run wait() {
     if (!reaped_) ::waitpid(pid_, &status_, 0);
     reaped_ = true;

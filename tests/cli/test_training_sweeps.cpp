@@ -362,11 +362,29 @@ TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   EXPECT_TRUE(slurp(killed / "k_sweep.csv") == slurp(reference / "k_sweep.csv")) << "the resumed sweep's CSV differs";
 }
 
-// Two processes on one sweep train every point once between them and write the single-process CSV.
+// Two processes on one sweep train every point once between them and write the single-process CSV. Both train on any
+// scheduler: the first is stopped once it has finished a point and holds another, the second trains one of the rest
+// before the first goes on, and from then on they share what is left.
 TEST(TrainingSweeps, TwoProcessesShareTheSweep) {
   const ScratchDir dir("sweep_shared");
   const std::vector<std::string> slow{"--steps", "40"};
-  Child first("alpha_sweep", sweep_args(dir / "shared", slow)), second("alpha_sweep", sweep_args(dir / "shared", slow));
+  const auto points = dir / "shared" / "points";
+  constexpr std::size_t kPoints = 24;  // alpha_sweep --quick's grid
+  Child first("alpha_sweep", sweep_args(dir / "shared", slow));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  bool holding = false;  // a point finished, another in progress and at least one more left for the second
+  while (first.running() && std::chrono::steady_clock::now() < deadline) {
+    first.stop();
+    if ((holding = point_in_progress_after_one_finished(points) && files_ending(points, ".json") + 2 <= kPoints)) break;
+    first.resume();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_TRUE(holding) << "the first alpha_sweep was never seen holding a point with others left";
+  const std::size_t finished_by_first = files_ending(points, ".json");
+  Child second("alpha_sweep", sweep_args(dir / "shared", slow));
+  while (second.running() && files_ending(points, ".json") == finished_by_first && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  first.resume();
   const auto a = first.wait(), b = second.wait();
   ASSERT_EQ(a.code, 0) << a.err;
   ASSERT_EQ(b.code, 0) << b.err;

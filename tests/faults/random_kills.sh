@@ -33,9 +33,13 @@ job() {
     setsid "$studies/$study" "$@" --out "$out" >/dev/null 2>&1 &
     local pid=$!
     sleep "$(awk -v ms=$((RANDOM % span_ms)) 'BEGIN { printf "%.3f", ms / 1000 }')"
-    if kill -9 -- "-$pid" 2>/dev/null; then done_kills=$((done_kills + 1)); fi
-    wait "$pid" 2>/dev/null || true
+    kill -9 -- "-$pid" 2>/dev/null || true
+    local status=0
+    wait "$pid" 2>/dev/null || status=$?
+    # Landed only when SIGKILL ended the run: one that had finished exits 0, and signalling its zombie succeeds too.
+    if ((status == 128 + 9)); then done_kills=$((done_kills + 1)); fi
   done
+  ((done_kills > 0)) || { echo "FAIL: $name: no kill landed in $attempts tries"; failures=$((failures + 1)); return; }
   "$studies/$study" "$@" --out "$out" >"$scratch/$name.log" 2>&1 || { echo "FAIL: $name's final run: $(tail -1 "$scratch/$name.log")"; failures=$((failures + 1)); return; }
   for csv in "${csvs[@]}"; do
     cmp -s "$ref/$csv" "$out/$csv" || { echo "FAIL: $name: $csv differs from the uninterrupted run's"; failures=$((failures + 1)); }

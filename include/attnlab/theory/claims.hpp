@@ -137,6 +137,19 @@ struct ClaimOutcome {
   }
 };
 
+// A falsify case calibrated on one threshold: `place(e, x)` moves one case of supported evidence onto the edge the
+// threshold drawn at x would be (a bound's ratio at 1 + x, an exponent interval's end at a + x), leaving the others
+// where they are. The falsify tests place it a margin either side of the threshold's value and expect `below` and
+// `above`: a rule that reads the threshold ×4 off, reads another, or reads only some cases fails there.
+template <class Evidence>
+struct Crossing {
+  const Threshold* threshold;
+  std::string what;  // the bound or case it moves ("the Jacobian bound", "the last curve's exponent")
+  Verdict below, above;
+  std::function<void(Evidence&, double)> place;
+};
+inline constexpr double kCrossingMargin = 0.01;  // relative: far above the judges' rounding, far below a ×4 error
+
 // The typed stages of one claim; make_claim erases the evidence type.
 template <class Evidence>
 struct ClaimRules {
@@ -146,6 +159,7 @@ struct ClaimRules {
   // inexact) and into what its success would look like (holds, loose or identity). The falsify tests
   // apply both to the measured evidence; a claim without `contradict` must be an identity.
   std::function<void(Evidence&)> contradict{}, support{};
+  std::vector<Crossing<Evidence>> crossings{};  // one per threshold and bound the rule reads (the falsify tests)
 };
 
 struct Claim {
@@ -156,6 +170,7 @@ struct Claim {
   std::function<std::any(const ClaimContext&)> measure;
   std::function<ClaimOutcome(const std::any&, const Thresholds&)> judge;
   std::function<std::any(const std::any&)> contradict, support;
+  std::vector<Crossing<std::any>> crossings;  // placed on the supported evidence
 
   // measure, judge with the thresholds' own values, then re-judge with each threshold read ×½ and ×2.
   ClaimOutcome check(const ClaimContext& ctx) const;
@@ -171,7 +186,7 @@ struct ClaimText {
 template <class Evidence>
 Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
   Claim c{std::move(text.id), std::move(text.source), std::move(text.statement), std::move(text.method),
-          std::move(text.sweep), std::move(text.identity), text.judges_logits, {}, {}, {}, {}};
+          std::move(text.sweep), std::move(text.identity), text.judges_logits, {}, {}, {}, {}, {}};
   c.measure = [m = std::move(rules.measure)](const ClaimContext& ctx) { return std::any(m(ctx)); };
   c.judge = [j = std::move(rules.judge)](const std::any& e, const Thresholds& t) {
     return j(std::any_cast<const Evidence&>(e), t);
@@ -186,6 +201,11 @@ Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
   };
   c.contradict = transform(std::move(rules.contradict));
   c.support = transform(std::move(rules.support));
+  for (auto& crossing : rules.crossings)
+    c.crossings.push_back({crossing.threshold, std::move(crossing.what), crossing.below, crossing.above,
+                           [place = std::move(crossing.place)](std::any& e, double x) {
+                             place(std::any_cast<Evidence&>(e), x);
+                           }});
   return c;
 }
 

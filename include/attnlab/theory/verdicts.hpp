@@ -3,6 +3,7 @@
 #include <attnlab/mc/statistics.hpp>
 #include <attnlab/theory/claims.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,19 @@ Verdict growth_verdict(const PowerLawFit& fit, double claimed_exponent, const Th
 
 // A deterministic bound f ≤ C·g, given the largest ratio f/(C·g) found and the ratio's rounding allowance.
 Verdict bound_verdict(double max_ratio, const Thresholds& t, const Threshold& rounding = kBoundRounding);
+
+// bound_verdict's two edges as falsify crossings, for evidence whose last case `last_to(e, r)` sets to the ratio r and
+// whose worst case `worst_to(e, r)` moves to r with the others in proportion: violated just above 1 + rounding with
+// the others below 1, loose just below 1 − slack.
+template <class Evidence>
+std::vector<Crossing<Evidence>> bound_crossings(std::function<void(Evidence&, double)> last_to,
+                                                std::function<void(Evidence&, double)> worst_to,
+                                                const Threshold& rounding = kBoundRounding) {
+  return {{&rounding, "the last input above the bound", Verdict::holds, Verdict::violated,
+           [last_to](Evidence& e, double x) { last_to(e, 1 + x); }},
+          {&kBoundSlack, "every input below the bound", Verdict::holds, Verdict::loose,
+           [worst_to](Evidence& e, double x) { worst_to(e, 1 - x); }}};
+}
 
 // An equivalence test of a quantity claimed to lie in [band_lo, band_hi] (a training claim's "like sqrt(N)",
 // "comparable"): holds when the 95% interval [lo, hi] lies inside the band, violated when it lies wholly outside, and
