@@ -22,7 +22,13 @@ const std::vector<LeftOutClaim>& left_out_claims() {
       {"SOFT Tables 8-10", "symmetric against asymmetric kernels, bottleneck length m and sampling method: top-1, memory, "
        "FLOPs and parameters of whole SOFT models",
        "every column needs ImageNet training or the full SOFT architecture (stages, widths, convolutions), which the "
-       "toolkit does not build; the samplers' reconstruction error is judged instead (soft.nystrom_error)"},
+       "toolkit does not build; the samplers' reconstruction error is judged instead (soft.nystrom_error, its ranking "
+       "in soft.nystrom_error.table10_ranking, random sampling's sensitivity to m in "
+       "soft.nystrom_error.random_sensitive; the learned convolution sampler is not implemented)"},
+      {"PERIODIC §3.3", "the phase pi/4 makes Sin2max-shifted's gradient stable",
+       "the paper names no measure of 'stable' that singles out pi/4: near x = 0, sin^2(x + phi) gives n|ds/dx| ~ 2 cot phi, "
+       "closest to softmax's ~1 at phi = arctan 2, not pi/4, and largest as phi -> 0; a phase sweep would judge a criterion "
+       "of our own making"},
   };
   return claims;
 }

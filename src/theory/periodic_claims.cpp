@@ -286,17 +286,17 @@ BoundEvidence measure_softmax_diagonal(const ClaimContext& ctx) {
 }
 
 // ||J||_2 of softmax's row Jacobian diag(s) - s s^T: what backpropagation multiplies the incoming gradient by.
-BoundEvidence measure_softmax_operator_norm(const ClaimContext& ctx) {
+BoundEvidence measure_softmax_operator_norm(const ClaimContext& ctx, std::string id, double bound, std::string reading) {
   const auto a = definition("softmax");
   const auto f = [a](const VectorD& x) {
     const MatrixD J = forward(a, x).J.dense();
     return Eigen::SelfAdjointEigenSolver<MatrixD>(J, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff();
   };
-  return {.id = "periodic.softmax_max_grad.as_used",
+  return {.id = std::move(id),
           .function = "softmax",
           .quantity = "jacobian_operator_norm",
-          .bound = 0.25,
-          .reading = "||ds/dx||_2 (the factor on a backpropagated gradient)",
+          .bound = bound,
+          .reading = std::move(reading),
           .cases = worst_cases(ctx, "periodic-opnorm", f,
                                ctx.sized(std::vector<Index>{2, 3, 8, 16}, std::vector<Index>{2, 8}))};
 }
@@ -328,10 +328,35 @@ struct FunctionStats {
   std::vector<double> value_unstable{};  // per scale: share of rows with a score outside [0, 1] or not finite
   std::vector<Sample> frob{};            // per scale: ||ds/dx||_F of every row
   std::vector<Sample> diagonal{};        // per scale: n|ds_j/dx_j| of every entry
+  std::vector<Sample> xi_diagonal{};     // per scale: its x_j-related part (xi_related_diagonal); empty with prenorm
   double zero_median = 0;              // median n|ds_1/dx_1| at x_1 = 0 among N(0,1) neighbours
   PowerLawFit submerged{};             // sup over x_1 of s_1 against n
   Series submerged_curve{};
 };
+
+// The x_j-related part of n|ds_j/dx_j| (PERIODIC §3: "when judging the gradient-related properties ... we only consider
+// aspects related to x_i"): ds_j/dx_j = g'(x_j) C/(g(x_j) + C)^2 with the others' sum C = sum_(l != j) g(x_l) replaced by
+// a background B = (n - 1) median |g| over every entry of X, so that no other entry (one near a sirenmax pole) decides
+// entry j's gradient; |g|, since the median of a g of both signs (cos at large scales) is 0, no background at all.
+// Empty for a transformed (prenormed) or elementwise activation, which the reading leaves as it is.
+std::vector<double> xi_related_diagonal(const Activation& a, const MatrixD& X) {
+  const auto* row = std::get_if<RowActivation>(&a.fn);
+  if (!row || a.transforms.prenorm) return {};
+  const RowConstants k{.logit_scale = row->logit_scale};
+  MatrixD g(X.rows(), X.cols()), dg(X.rows(), X.cols());
+  for (Index i = 0; i < X.rows(); ++i)
+    for (Index j = 0; j < X.cols(); ++j) evaluate_row(row->fn, X(i, j), k, g(i, j), dg(i, j));
+  std::vector<double> all(g.size());
+  for (Index i = 0; i < g.size(); ++i) all[std::size_t(i)] = std::abs(g.data()[i]);
+  std::nth_element(all.begin(), all.begin() + all.size() / 2, all.end());
+  const double n = double(X.cols()), background = (n - 1) * all[all.size() / 2];
+  std::vector<double> diagonal;
+  for (Index i = 0; i < g.size(); ++i) {
+    const double sum = g.data()[i] + background;
+    diagonal.push_back(n * std::abs(dg.data()[i]) * background / (sum * sum));
+  }
+  return diagonal;
+}
 
 void measure_scales(const ClaimContext& ctx, const Activation& a, FunctionStats& st) {
   for (double scale : kScales) {
@@ -347,6 +372,7 @@ void measure_scales(const ClaimContext& ctx, const Activation& a, FunctionStats&
     st.value_unstable.push_back(unstable / double(X.rows()));
     st.frob.push_back(Sample::of(std::move(norms)));
     st.diagonal.push_back(Sample::of(std::move(diagonal)));
+    if (auto xi = xi_related_diagonal(a, X); !xi.empty()) st.xi_diagonal.push_back(Sample::of(std::move(xi)));
   }
 }
 
@@ -435,22 +461,33 @@ std::vector<std::string> table_functions(bool released) {
 
 struct TableEvidence {
   bool released = false;
+  // The x_i reading: saturation from the x_j-related part of n|ds_j/dx_j|, and submergence as the influence against
+  // the uniform share, sup n s_1, since the 1/n every normalised score has is no constant term's doing.
+  bool xi_part = false;
   std::vector<FunctionStats> judged{};     // compared cell by cell with the paper's row
   std::vector<FunctionStats> prenormed{};  // the same with prenorm (the paper's or demo.py's), no counterpart
 };
 
 std::string cell(int holds_at, int scales) { return holds_at == scales ? "✓" : holds_at == 0 ? "✘" : "✘/✓"; }
 
-std::array<std::string, 5> measured_cells(const FunctionStats& st, const Thresholds& t) {
+// The samples the saturation column reads: the x_j-related part where the reading asks for it and one was measured.
+const std::vector<Sample>& saturation_samples(const FunctionStats& st, bool xi_part) {
+  return xi_part && !st.xi_diagonal.empty() ? st.xi_diagonal : st.diagonal;
+}
+
+std::array<std::string, 5> measured_cells(const FunctionStats& st, const Thresholds& t, bool xi_part) {
   int value_ok = 0, gradient_ok = 0, unsaturated = 0;
+  const auto& saturation = saturation_samples(st, xi_part);
   for (std::size_t s = 0; s < kScales.size(); ++s) {
     value_ok += st.value_unstable[s] <= t(kUnstableRows);
     gradient_ok += st.frob[s].share_above(t(kGradientFrob)) <= t(kUnstableRows);
-    unsaturated += st.diagonal[s].share_below(t(kSaturatedEntry)) <= t(kSaturatedShare);
+    unsaturated += saturation[s].share_below(t(kSaturatedEntry)) <= t(kSaturatedShare);
   }
   const int scales = int(kScales.size());
+  // sup n s_1 ~ n^(exponent + 1): the influence against the uniform share
+  const double submerged_exponent = st.submerged.ci_hi + (xi_part ? 1.0 : 0.0);
   return {cell(value_ok, scales), cell(gradient_ok, scales), cell(unsaturated, scales),
-          st.zero_median >= t(kZeroGradient) ? "✓" : "✘", st.submerged.ci_hi > t(kSubmergedExponent) ? "✓" : "✘"};
+          st.zero_median >= t(kZeroGradient) ? "✓" : "✘", submerged_exponent > t(kSubmergedExponent) ? "✓" : "✘"};
 }
 
 ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
@@ -460,7 +497,7 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
   std::vector<std::string> disagreements;
   int agree = 0, cells = 0;
   for (const auto& st : e.judged) {
-    const auto measured = measured_cells(st, t);
+    const auto measured = measured_cells(st, t, e.xi_part);
     const auto& paper = kPaperTable.at(paper_row(st.name));
     table += text("| ", st.name);
     for (std::size_t c = 0; c < 5; ++c) {
@@ -472,7 +509,7 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
     table += " |\n";
   }
   for (const auto& st : e.prenormed) {
-    const auto measured = measured_cells(st, t);
+    const auto measured = measured_cells(st, t, e.xi_part);
     table += text("| ", st.name);
     for (const auto& m : measured) table += " | " + m;
     table += " |\n";
@@ -484,8 +521,9 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
         out.evidence.push_back(evidence_row("value_unstable_rows", st.name, kRowLength, st.value_unstable[s], at));
         out.evidence.push_back(evidence_row("gradient_unstable_rows", st.name, kRowLength,
                                             st.frob[s].share_above(t(kGradientFrob)), at));
-        out.evidence.push_back(evidence_row("saturated_share", st.name, kRowLength,
-                                            st.diagonal[s].share_below(t(kSaturatedEntry)), at));
+        out.evidence.push_back(evidence_row(e.xi_part && !st.xi_diagonal.empty() ? "saturated_share_xi_part" : "saturated_share",
+                                            st.name, kRowLength,
+                                            saturation_samples(st, e.xi_part)[s].share_below(t(kSaturatedEntry)), at));
       }
       out.evidence.push_back(evidence_row("zero_region_n_grad_median", st.name, kRowLength, st.zero_median));
       auto exponent = evidence_row("best_score_exponent", st.name, 0, st.submerged.exponent);
@@ -500,6 +538,9 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
                     e.released ? "demo.py's definitions: sin2max-released for Sin2max, sinsoftmax-released for "
                                  "SinSoftmax, d = 64"
                                : "the paper's definitions",
+                    e.xi_part ? "; the x_i reading: saturation from the x_j-related part of n|ds_j/dx_j|, submergence "
+                                "as sup n s_1 against n"
+                              : "",
                     "); ", disagreements.size(), " disagreements (listed in report.md)");
   out.markdown = text(
       "Columns as measured quantities (rows of n = ", kRowLength, " Gaussian logits at each scale in {0.1, 0.3, 1, 3, "
@@ -508,11 +549,15 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
       "- *gradient stability*: at most ", t(kUnstableRows), " of the rows have ||ds/dx||_F > ", t(kGradientFrob),
       " or not finite;\n",
       "- *no saturation area*: at most ", t(kSaturatedShare), " of the entries have n |ds_j/dx_j| < ", t(kSaturatedEntry),
+      e.xi_part ? " (its x_j-related part: the others' sum of g replaced by (n - 1) times the median |g| at that scale; "
+                  "prenormed rows whole)"
+                : "",
       ";\n",
       "- *zero-region gradient good*: with x_1 = 0 among N(0,1) neighbours, the median of n |ds_1/dx_1| is at least ",
       t(kZeroGradient), ";\n",
-      "- *info not submerged*: the largest score one entry can reach by moving it over [-10, 10], others N(0,1), "
-      "does not decay in n = 16..1024 faster than n^", t(kSubmergedExponent), " (upper end of the CI).\n\n", table,
+      "- *info not submerged*: the largest score one entry can reach by moving it over [-10, 10], others N(0,1)",
+      e.xi_part ? ", times n (against the uniform share 1/n)" : "", ", does not decay in n = 16..1024 faster than n^",
+      t(kSubmergedExponent), " (upper end of the CI).\n\n", table,
       "\nPrenorm rows", e.released ? " (demo.py's placement: before the 1/sqrt(d), d = 64)" : "",
       " have no counterpart in the paper's table. Disagreements with the paper:\n\n", [&] {
         std::string list;
@@ -522,8 +567,8 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
   return out;
 }
 
-TableEvidence measure_table(const ClaimContext& ctx, bool released) {
-  TableEvidence e{.released = released};
+TableEvidence measure_table(const ClaimContext& ctx, bool released, bool xi_part) {
+  TableEvidence e{.released = released, .xi_part = xi_part};
   for (const auto& f : table_functions(released)) {
     e.judged.push_back(function_stats(ctx, f));
     e.prenormed.push_back(function_stats(ctx, f + (released ? "+prenorm-released" : "+prenorm")));
@@ -531,8 +576,8 @@ TableEvidence measure_table(const ClaimContext& ctx, bool released) {
   return e;
 }
 
-ClaimRules<TableEvidence> table_rules(bool released) {
-  return {.measure = [released](const ClaimContext& ctx) { return measure_table(ctx, released); },
+ClaimRules<TableEvidence> table_rules(bool released, bool xi_part = false) {
+  return {.measure = [released, xi_part](const ClaimContext& ctx) { return measure_table(ctx, released, xi_part); },
           .judge = judge_table,
           // softmax's value and gradient made unstable at every scale: two cells the paper marks ✓
           .contradict = [](TableEvidence& e) {
@@ -551,9 +596,10 @@ ClaimRules<TableEvidence> table_rules(bool released) {
                 st.value_unstable[s] = set(paper[0], s, 0.0, 1.0);
                 st.frob[s] = Sample::of({set(paper[1], s, 0.0, HUGE_VAL)});
                 st.diagonal[s] = Sample::of({set(paper[2], s, 1.0, 0.0)});
+                if (!st.xi_diagonal.empty()) st.xi_diagonal[s] = st.diagonal[s];
               }
               st.zero_median = paper[3] == "✓" ? 1.0 : 0.0;
-              st.submerged.ci_hi = paper[4] == "✓" ? 0.0 : -1.0;
+              st.submerged.ci_hi = paper[4] == "✓" ? 0.0 : -2.0;  // ✘ under either reading of the column
             }
           }};
 }
@@ -594,6 +640,7 @@ void set_fit(PowerLawFit& f, double exponent) { f.exponent = exponent, f.ci_lo =
 
 struct SaturationEvidence {
   bool released = false;
+  bool xi_part = false;  // the x_j-related part of n|ds_j/dx_j| (xi_related_diagonal) in place of the whole row's
   std::vector<std::pair<std::string, std::vector<Sample>>> functions{};  // n|ds_j/dx_j| per scale, softmax first
   struct EnsembleCase {
     std::string function;
@@ -608,12 +655,12 @@ std::vector<std::string> saturation_functions(bool released) {
   return {"softmax", "sinmax-constant", "cosmax", "sin2max", "sin2max-shifted", "sinsoftmax", "sirenmax"};
 }
 
-SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released) {
-  SaturationEvidence e{.released = released};
+SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released, bool xi_part) {
+  SaturationEvidence e{.released = released, .xi_part = xi_part};
   for (const auto& f : saturation_functions(released)) {
     FunctionStats st{.name = f};
     measure_scales(ctx, definition(f), st);
-    e.functions.push_back({f, st.diagonal});
+    e.functions.push_back({f, xi_part ? st.xi_diagonal : st.diagonal});
   }
   // Logits of the X, Q, K ensemble (N = D = d = 64): q, k entries O(1) (sigma_t = 1) and O(1/8).
   for (double sigma_t : {0.125, 1.0}) {
@@ -624,8 +671,10 @@ SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released) {
     for (const auto& f : saturation_functions(released)) {
       const auto a = definition(f);
       std::vector<double> diagonal;
-      for (Index i = 0; i < S.rows(); ++i)
-        for (double v : forward(a, S.row(i).transpose()).J.diagonal()) diagonal.push_back(double(kRowLength) * std::abs(v));
+      if (xi_part) diagonal = xi_related_diagonal(a, S);
+      else
+        for (Index i = 0; i < S.rows(); ++i)
+          for (double v : forward(a, S.row(i).transpose()).J.diagonal()) diagonal.push_back(double(kRowLength) * std::abs(v));
       e.ensemble.push_back({f, sigma_t, Sample::of(std::move(diagonal))});
     }
   }
@@ -634,9 +683,9 @@ SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released) {
 
 ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
-  Figure fig{.name = e.released ? "periodic_saturation_released" : "periodic_saturation",
-             .title = text("share of saturated entries (n|ds_j/dx_j| < ", t(kSaturatedEntry), ") against the logit scale",
-                           e.released ? " (demo.py's definitions, d = 64)" : ""),
+  Figure fig{.name = text(e.released ? "periodic_saturation_released" : "periodic_saturation", e.xi_part ? "_xi_part" : ""),
+             .title = text("share of saturated entries (n|ds_j/dx_j| < ", t(kSaturatedEntry), e.xi_part ? ", its x_j part" : "",
+                           ") against the logit scale", e.released ? " (demo.py's definitions, d = 64)" : ""),
              .xlabel = "logit scale",
              .ylabel = "share of entries",
              .logx = true};
@@ -649,7 +698,8 @@ ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) 
       const double share = samples[i].share_below(t(kSaturatedEntry));
       s.x.push_back(kScales[i]);
       s.y.push_back(share);
-      out.evidence.push_back(evidence_row("saturated_share", f, kRowLength, share, {{"logit_scale", text(kScales[i])}}));
+      out.evidence.push_back(evidence_row(e.xi_part ? "saturated_share_xi_part" : "saturated_share", f, kRowLength, share,
+                                          {{"logit_scale", text(kScales[i])}}));
     }
     if (f == "softmax") {
       softmax_first = s.y.front(), softmax_last = s.y.back();
@@ -672,6 +722,8 @@ ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) 
   out.verdict = softmax_saturates && periodic_unsaturated ? Verdict::holds : Verdict::violated;
   out.measured = worst_periodic;
   out.detail = text(e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
+                    e.xi_part ? ", the x_j-related part of n|ds_j/dx_j| (the others' sum of g at (n - 1) times the median |g|)"
+                              : "",
                     ": saturated share from logit scale 0.1 to 30:", shares, " | ensemble logits:", ensemble,
                     " | holds when softmax's share grows past ", t(kSoftmaxSaturates),
                     " and every periodic function stays at or below ", t(kSaturatedShare),
@@ -687,8 +739,8 @@ void set_diagonal(SaturationEvidence& e, const std::string& f, double v) {
       for (auto& s : samples) s = Sample::of({v});
 }
 
-ClaimRules<SaturationEvidence> saturation_rules(bool released) {
-  return {.measure = [released](const ClaimContext& ctx) { return measure_saturation(ctx, released); },
+ClaimRules<SaturationEvidence> saturation_rules(bool released, bool xi_part = false) {
+  return {.measure = [released, xi_part](const ClaimContext& ctx) { return measure_saturation(ctx, released, xi_part); },
           .judge = judge_saturation,
           .contradict = [](SaturationEvidence& e) { set_diagonal(e, e.functions.back().first, 0.0); },
           .support = [](SaturationEvidence& e) {
@@ -1321,7 +1373,22 @@ void register_periodic_claims(ClaimRegistry& r) {
                     "gradient backpropagated through softmax shrinks by 0.25 at least (||ds/dx||_2 <= 0.25)",
        .method = "largest eigenvalue of the row Jacobian diag(s) - ss^T over Gaussian rows and an adversarial search "
                  "(bound rule)", .judges_logits = true},
-      bound_rules(measure_softmax_operator_norm)));
+      bound_rules([](const ClaimContext& ctx) {
+        return measure_softmax_operator_norm(ctx, "periodic.softmax_max_grad.as_used", 0.25,
+                                             "||ds/dx||_2 (the factor on a backpropagated gradient)");
+      })));
+  r.add(make_claim<BoundEvidence>(
+      {.id = "periodic.softmax_max_grad.no_explosion", .source = "PERIODIC §3.1",
+       .statement = "'so it will not cause gradient explosions', read as what the sentence needs: a gradient "
+                    "backpropagated through softmax does not grow (||ds/dx||_2 <= 1)",
+       .method = "as periodic.softmax_max_grad.as_used against 1 (bound rule)",
+       .identity = "J = diag(s) - ss^T is symmetric positive semi-definite with J <= diag(s), so ||J||_2 <= max_j s_j <= 1: "
+                   "a proof, so the search can show the bound tight or loose, never exceeded",
+       .judges_logits = true},
+      bound_rules([](const ClaimContext& ctx) {
+        return measure_softmax_operator_norm(ctx, "periodic.softmax_max_grad.no_explosion", 1.0,
+                                             "||ds/dx||_2 against 1, the factor above which a backpropagated gradient grows");
+      })));
   r.add(make_claim<TableEvidence>(
       {.id = "periodic.property_table", .source = "PERIODIC §3 table",
        .statement = "the 5-column table (value stability, gradient stability, no saturation area, zero-region gradient, "
@@ -1337,6 +1404,17 @@ void register_periodic_claims(ClaimRegistry& r) {
        .method = "as periodic.property_table with sin2max-released and sinsoftmax-released (d = 64) in the rows of "
                  "Sin2max and SinSoftmax, and demo.py's prenorm"},
       table_rules(true)));
+  r.add(make_claim<TableEvidence>(
+      {.id = "periodic.property_table.xi_part", .source = "PERIODIC §3 table, §3 ('we only consider aspects related to x_i'), "
+                                                           "§3.2 ('the constant term')",
+       .statement = "the same table with the gradient read as the paper says it reads it: saturation from the part of "
+                    "n|ds_j/dx_j| that x_j sets (the others' sum of g at a typical background, not one entry near a pole), "
+                    "and submergence, which the paper blames on the constant term, as the influence against the uniform "
+                    "share 1/n that every normalised score has",
+       .method = "as periodic.property_table (the paper's definitions, the same rows); the saturation column from n|g'(x_j)| "
+                 "B/(g(x_j) + B)^2 with B = (n - 1) times the median |g| at that scale; the submergence column from sup n s_1 "
+                 "~ n^(exponent + 1)"},
+      table_rules(false, true)));
   r.add(make_claim<SubmergedEvidence>(
       {.id = "periodic.sinmax_submerged", .source = "PERIODIC §3.2",
        .statement = "for sinmax-constant the influence of one x_i and its gradient vanish as n grows",
@@ -1418,6 +1496,13 @@ void register_periodic_claims(ClaimRegistry& r) {
        .statement = "the same for demo.py's sin_2_max and sin_softmax (d = 64)",
        .method = "as periodic.saturation"},
       saturation_rules(true)));
+  r.add(make_claim<SaturationEvidence>(
+      {.id = "periodic.saturation.xi_part", .source = "PERIODIC §1, §3 ('we only consider aspects related to x_i'), §4",
+       .statement = "the same with the gradient read as the paper reads it: the part of n|ds_j/dx_j| that x_j sets, the "
+                    "others' sum of g at a typical background",
+       .method = "as periodic.saturation with n|g'(x_j)| B/(g(x_j) + B)^2, B = (n - 1) times the median |g| at that scale "
+                 "(the paper's definitions)"},
+      saturation_rules(false, true)));
   r.add(make_claim<PoleEvidence>(
       {.id = "periodic.sirenmax_poles", .source = "PERIODIC §3.5", .statement = "sirenmax's gradient has jump points",
        .method = "largest change of ||ds/dx||_F between neighbouring x_1 across the pole pi/2 as the grid step "
@@ -1491,7 +1576,9 @@ void register_periodic_claims(ClaimRegistry& r) {
   }
   r.add(make_claim<CosmaxGrowthEvidence>(
       {.id = "periodic.a5_cosmax_grad", .source = "PERIODIC §3.2, A.5",
-       .statement = "as n increases, the extreme of cosmax's ds_i/dx_i grows (the formula of A.5 was lost in conversion)",
+       .statement = "as n increases, the extreme of cosmax's ds_i/dx_i grows (the text lost its variables: 'As [] "
+                    "increases, Extreme approaches []'; read here as n, the row length; read as the others' cosine sum C, "
+                    "the extreme is 1/C, unbounded as C falls to 0: periodic.a5_cosmax_grad.as_used judges that reading)",
        .method = "sup over x_i in [-pi/2, pi/2] of |ds_i/dx_i| on a grid, the others uniform on the paper's [-pi/2, "
                  "pi/2], mean over rows, log-log fit over n = 8..1024"},
       {.measure = measure_cosmax_growth,

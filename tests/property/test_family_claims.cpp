@@ -194,3 +194,30 @@ TEST(SoftClaims, InverseGradientMatchesFiniteDifferences) {
   EXPECT_EQ(out.verdict, Verdict::identity) << out.detail;
   EXPECT_LT(out.measured, 1e-6);
 }
+
+// Nystrom's S_hat = P^T A+ P of a positive semi-definite kernel leaves S - S_hat a Schur complement, also positive
+// semi-definite: ||S_hat||_2 <= ||S||_2 <= n at every m, so the norm cannot keep growing like m^2.
+TEST(SoftClaims, NystromReconstructionNormStaysBelowTheKernels) {
+  const auto out = check("soft.prop5_s_hat_growth");
+  ASSERT_FALSE(out.evidence.empty());
+  for (const auto& r : out.evidence)
+    EXPECT_LE(r.value.mean, std::stod(extra_value(r, "s_norm")) * (1 + 1e-6)) << "m = " << extra_value(r, "m");
+  EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
+}
+
+// ||D^-1 A+||_2 <= ||D^-1||_2 ||A+||_2 always (submultiplicativity); the proof's equality fails on some bottleneck.
+TEST(SoftClaims, ProofOfPropSixUsesAnInequalityAsAnEquality) {
+  const auto out = check("soft.prop6.proof_step");
+  for (const auto& r : out.evidence) EXPECT_LE(r.value.mean, 1 + 1e-12);
+  EXPECT_LT(out.measured, 1);
+  EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
+}
+
+// Algorithm 2 on the one-token bottleneck A = [1]: alpha = 2/||A||_1^2 = 2 gives A_0 = 2, A_1 = 2 A_0 - A_0 A A_0 = 0, a
+// fixed point: the residual stays at 1, levelled off though never converged. Levelled counts every bottleneck at the floor.
+TEST(SoftClaims, StalledNewtonRunLevelsOffWithoutConverging) {
+  const auto levelled = check("soft.fig5.alg2.levelled");
+  EXPECT_GE(levelled.measured, check("soft.fig5.alg2").measured);
+  const auto moving = levelled.detail.find("still moving");
+  EXPECT_EQ(levelled.detail.find("one_token", moving == std::string::npos ? 0 : moving), std::string::npos) << levelled.detail;
+}
