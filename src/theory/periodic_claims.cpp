@@ -521,8 +521,8 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
         out.evidence.push_back(evidence_row("value_unstable_rows", st.name, kRowLength, st.value_unstable[s], at));
         out.evidence.push_back(evidence_row("gradient_unstable_rows", st.name, kRowLength,
                                             st.frob[s].share_above(t(kGradientFrob)), at));
-        out.evidence.push_back(evidence_row(e.xi_part && !st.xi_diagonal.empty() ? "saturated_share_xi_part" : "saturated_share",
-                                            st.name, kRowLength,
+        const bool xi = e.xi_part && !st.xi_diagonal.empty();
+        out.evidence.push_back(evidence_row(xi ? "saturated_share_xi_part" : "saturated_share", st.name, kRowLength,
                                             saturation_samples(st, e.xi_part)[s].share_below(t(kSaturatedEntry)), at));
       }
       out.evidence.push_back(evidence_row("zero_region_n_grad_median", st.name, kRowLength, st.zero_median));
@@ -674,7 +674,8 @@ SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released, bo
       if (xi_part) diagonal = xi_related_diagonal(a, S);
       else
         for (Index i = 0; i < S.rows(); ++i)
-          for (double v : forward(a, S.row(i).transpose()).J.diagonal()) diagonal.push_back(double(kRowLength) * std::abs(v));
+          for (double v : forward(a, S.row(i).transpose()).J.diagonal())
+            diagonal.push_back(double(kRowLength) * std::abs(v));
       e.ensemble.push_back({f, sigma_t, Sample::of(std::move(diagonal))});
     }
   }
@@ -683,9 +684,11 @@ SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released, bo
 
 ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
-  Figure fig{.name = text(e.released ? "periodic_saturation_released" : "periodic_saturation", e.xi_part ? "_xi_part" : ""),
-             .title = text("share of saturated entries (n|ds_j/dx_j| < ", t(kSaturatedEntry), e.xi_part ? ", its x_j part" : "",
-                           ") against the logit scale", e.released ? " (demo.py's definitions, d = 64)" : ""),
+  Figure fig{.name = text(e.released ? "periodic_saturation_released" : "periodic_saturation",
+                          e.xi_part ? "_xi_part" : ""),
+             .title = text("share of saturated entries (n|ds_j/dx_j| < ", t(kSaturatedEntry),
+                           e.xi_part ? ", its x_j part" : "", ") against the logit scale",
+                           e.released ? " (demo.py's definitions, d = 64)" : ""),
              .xlabel = "logit scale",
              .ylabel = "share of entries",
              .logx = true};

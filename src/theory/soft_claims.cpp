@@ -1509,8 +1509,22 @@ ClaimOutcome judge_nystrom_ranking(const NystromErrorEvidence& e, const Threshol
                     "against pool, equal in Table 10's accuracy, ", sig(g_random / g_pool, 3), ")");
   for (std::size_t s = 0; s < count; ++s)
     for (std::size_t i = 0; i < e.m[s].size(); ++i)
-      out.evidence.push_back(soft_row("relative_error", e.samplers[s] + "/" + e.tokens, e.n, Index(e.m[s][i]), e.error[s][i]));
+      out.evidence.push_back(
+          soft_row("relative_error", e.samplers[s] + "/" + e.tokens, e.n, Index(e.m[s][i]), e.error[s][i]));
   return out;
+}
+
+// First-m's error at each m set to `factor` times the smallest other sampler's (factor < 1) or the largest (factor > 1).
+void set_first_against_others(NystromErrorEvidence& e, double factor) {
+  const std::size_t first = sampler_index(e, Sampler::first);
+  if (first == e.samplers.size()) return;
+  for (std::size_t i = 0; i < e.error[first].size(); ++i) {
+    double reference = factor < 1 ? HUGE_VAL : 0;
+    for (std::size_t s = 0; s < e.samplers.size(); ++s)
+      if (s != first && i < e.error[s].size())
+        reference = factor < 1 ? std::min(reference, e.error[s][i]) : std::max(reference, e.error[s][i]);
+    e.error[first][i] = factor * reference;
+  }
 }
 
 // The scatter of log(error) about the sampler's own power law in m: how erratically the error moves as m changes.
@@ -1536,7 +1550,9 @@ ClaimOutcome judge_nystrom_sensitivity(const NystromErrorEvidence& e, const Thre
   const double s_random = scatter_about_trend(e.m[random], e.error[random]),
                s_pool = scatter_about_trend(e.m[pool], e.error[pool]);
   const double factor = t(kSensitivityFactor);
-  out.verdict = s_random >= factor * s_pool ? Verdict::holds : s_random <= s_pool ? Verdict::violated : Verdict::inconclusive;
+  out.verdict = s_random >= factor * s_pool ? Verdict::holds
+                : s_random <= s_pool         ? Verdict::violated
+                                             : Verdict::inconclusive;
   out.measured = s_random / s_pool;
   out.claimed = factor;
   std::string scatters;
@@ -1896,26 +1912,8 @@ void register_soft_claims(ClaimRegistry& r) {
                  "error over m"},
       {.measure = measure_nystrom_error,
        .judge = judge_nystrom_ranking,
-       .contradict = [](NystromErrorEvidence& e) {  // first-m at half the best other sampler's error
-         const std::size_t first = sampler_index(e, Sampler::first);
-         if (first == e.samplers.size()) return;
-         for (std::size_t i = 0; i < e.error[first].size(); ++i) {
-           double best = HUGE_VAL;
-           for (std::size_t s = 0; s < e.samplers.size(); ++s)
-             if (s != first && i < e.error[s].size()) best = std::min(best, e.error[s][i]);
-           e.error[first][i] = 0.5 * best;
-         }
-       },
-       .support = [](NystromErrorEvidence& e) {  // first-m at twice the worst other sampler's error
-         const std::size_t first = sampler_index(e, Sampler::first);
-         if (first == e.samplers.size()) return;
-         for (std::size_t i = 0; i < e.error[first].size(); ++i) {
-           double worst = 0;
-           for (std::size_t s = 0; s < e.samplers.size(); ++s)
-             if (s != first && i < e.error[s].size()) worst = std::max(worst, e.error[s][i]);
-           e.error[first][i] = 2 * worst;
-         }
-       }}));
+       .contradict = [](NystromErrorEvidence& e) { set_first_against_others(e, 0.5); },
+       .support = [](NystromErrorEvidence& e) { set_first_against_others(e, 2.0); }}));
   r.add(make_claim<NystromErrorEvidence>(
       {.id = "soft.nystrom_error.random_sensitive", .source = "SOFT Sec 3.2",
        .statement = "'random sampling is considerably sensitive to the choice of m': its reconstruction error moves "

@@ -219,5 +219,6 @@ TEST(SoftClaims, StalledNewtonRunLevelsOffWithoutConverging) {
   const auto levelled = check("soft.fig5.alg2.levelled");
   EXPECT_GE(levelled.measured, check("soft.fig5.alg2").measured);
   const auto moving = levelled.detail.find("still moving");
-  EXPECT_EQ(levelled.detail.find("one_token", moving == std::string::npos ? 0 : moving), std::string::npos) << levelled.detail;
+  EXPECT_EQ(levelled.detail.find("one_token", moving == std::string::npos ? 0 : moving), std::string::npos)
+      << levelled.detail;
 }
