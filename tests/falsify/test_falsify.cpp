@@ -97,7 +97,9 @@ const std::map<std::string, std::string>& published_verdicts() {
 const std::map<std::string, Verdict> kQuickVerdicts{
     // m = 16..48 instead of 16..128: a narrow interval below the claimed exponent, where the full run's is too wide.
     {"soft.prop5_pinv_growth", Verdict::loose},
-    {"soft.prop6_normalized", Verdict::loose}};
+    {"soft.prop6_normalized", Verdict::loose},
+    // n = 256 instead of 1024: random sampling's scatter about its fit in m falls below pool's.
+    {"soft.nystrom_error.random_sensitive", Verdict::violated}};
 
 TEST_P(Falsify, UnmodifiedEvidenceGetsThePublishedVerdict) {
   const auto& claim = claim_registry().find(GetParam());
@@ -138,8 +140,8 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 const std::set<std::string> kNotYetCalibrated{
     "periodic.a5_cosmax_grad", "periodic.a5_cosmax_grad.as_used", "periodic.prenorm", "periodic.prenorm.saturation",
     "periodic.prenorm.saturation.as_used", "periodic.prenorm.saturation.as_used.released",
-    "periodic.prenorm.saturation.released", "periodic.property_table", "periodic.property_table.released",
-    "periodic.saturation", "periodic.saturation.released", "periodic.sinmax_submerged",
+    "periodic.prenorm.saturation.released", "periodic.property_table", "periodic.property_table.released", "periodic.property_table.xi_part",
+    "periodic.saturation", "periodic.saturation.released", "periodic.saturation.xi_part", "periodic.sinmax_submerged",
     "periodic.sinmax_value_unstable", "periodic.sirenmax_poles", "periodic.value_stability",
     "periodic.value_stability.denominator", "periodic.value_stability.denominator.released", "poly.high_p",
     "poly.iid_at_init", "poly.iid_at_init.unit", "poly.iid_at_init.vit_tiny", "poly.k_edge_vs_N",
@@ -147,13 +149,14 @@ const std::set<std::string> kNotYetCalibrated{
     "poly.k_edge_vs_N.vit_tiny", "poly.k_interaction_vs_N", "poly.k_interaction_vs_N.unit",
     "poly.k_interaction_vs_N.unit.recall", "poly.k_interaction_vs_N.unit.recall_noclip",
     "poly.k_interaction_vs_N.vit_tiny", "poly.k_vs_N", "poly.k_vs_N.unit", "poly.k_vs_N.unit.recall",
-    "poly.k_vs_N.unit.recall_noclip", "poly.k_vs_N.vit_tiny", "poly.level_vs_softmax", "poly.scaled_vs_softmax", "poly.scales_table",
+    "poly.k_vs_N.unit.recall_noclip", "poly.k_vs_N.vit_tiny", "poly.level_vs_softmax", "poly.level_vs_softmax.bounds", "poly.proof_pp_bound", "poly.scaled_vs_softmax", "poly.scales_table",
     "poly.table1", "poly.train_growth.timm", "poly.train_growth.unit", "poly.train_norms", "poly.train_norms.unit",
     "poly.train_norms.vit_tiny", "relu.alpha_sweep", "relu.frob", "relu.frob_constant", "relu.gaussian_logit_model", "relu.matches_softmax",
     "relu.mean_weight", "relu.row_sum", "relu.row_sum_constant", "relu.softmax_frob_level", "soft.complexity",
-    "soft.eq12", "soft.fig5.alg2", "soft.fig5.beta_rule", "soft.fig5.released", "soft.fig5.released_beta",
-    "soft.fig5.released_f32", "soft.nonsingular_in_practice", "soft.prop1.alpha_rule", "soft.prop1.small_alpha",
-    "soft.prop1.unresolved", "soft.prop2_monotone", "soft.prop3.literal", "soft.prop5_pinv_growth",
+    "soft.eq12", "soft.fig5.alg2", "soft.fig5.alg2.levelled", "soft.fig5.beta_rule", "soft.fig5.beta_rule.levelled",
+    "soft.fig5.released", "soft.fig5.released.levelled", "soft.fig5.released_beta", "soft.fig5.released_beta.levelled",
+    "soft.fig5.released_f32", "soft.fig5.released_f32.levelled", "soft.nystrom_error.random_sensitive", "soft.nonsingular_in_practice", "soft.prop1.alpha_rule", "soft.prop1.small_alpha",
+    "soft.prop1.unresolved", "soft.prop2_monotone", "soft.prop3.literal", "soft.prop5_pinv_growth", "soft.prop5_s_hat_growth", "soft.prop6.proof_step",
     "soft.prop6_normalized"};
 
 // Thresholds read for the detail line alone, which decide no verdict (so no crossing can flip one).
