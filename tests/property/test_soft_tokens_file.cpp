@@ -32,8 +32,9 @@ TEST(SoftTokensFile, RefusesRowsOfDifferentLengths) {
   }
 }
 
-// Every SOFT claim but the four that draw no tokens (Lemmas 1, 2 and eq 12 take matrices; the timing claim draws its
-// own sizes) labels each evidence row by the file's tokens, whatever its own ensembles, extremes and samplers are.
+// Every SOFT claim but the five that draw no tokens of a file (Lemmas 1, 2 and eq 12 take matrices; the timing claim
+// draws its own sizes; the growth of ||S_hat||_2 in m draws Prop 5's clustered tokens, its assumption) labels each
+// evidence row by the file's tokens, whatever its own ensembles, extremes and samplers are.
 TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
   const Index n = 64, d = 4;
   MatrixD T(n, d);
@@ -45,19 +46,21 @@ TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
   ctx.soft.set_tokens(rows);
   ASSERT_TRUE(ctx.soft.file_tokens == T);
 
-  const std::set<std::string> token_free{"soft.lemma1", "soft.lemma2", "soft.eq12", "soft.complexity"};
+  const std::set<std::string> token_free{"soft.lemma1", "soft.lemma2", "soft.eq12", "soft.complexity",
+                                          "soft.prop5_s_hat_growth"};
   int checked = 0;
   for (const auto& claim : claim_registry().all()) {
     if (claim.id.rfind("soft.", 0) != 0 || token_free.contains(claim.id)) continue;
     SCOPED_TRACE(claim.id);
     ++checked;
     const auto out = claim.check(ctx);
-    // Its inputs are the bottlenecks a conditioning filter would drop: possibly none of the file's.
-    if (claim.id != "soft.prop1.unresolved") {
+    // prop1.unresolved's inputs are the bottlenecks a conditioning filter would drop: possibly none of the file's; the
+    // Table 10 readings compare the samplers on grid tokens, which a file's tokens are not.
+    if (claim.id != "soft.prop1.unresolved" && claim.id.rfind("soft.nystrom_error.", 0) != 0) {
       EXPECT_FALSE(out.evidence.empty()) << out.detail;
     }
     for (const auto& row : out.evidence)
       EXPECT_NE(row.activation.find("tokens_file"), std::string::npos) << row.quantity << " labelled " << row.activation;
   }
-  EXPECT_EQ(checked, 19);  // the 23 SOFT claims less the 4 that draw no tokens
+  EXPECT_EQ(checked, 27);  // the 32 SOFT claims less the 5 that draw no tokens of a file
 }
