@@ -188,6 +188,13 @@ std::string log_tics(const char* axis, const Span& range) {
       const double v = m * std::pow(10.0, decade);
       if (std::log10(v) >= range.lo && std::log10(v) <= range.hi) list += (list.empty() ? "" : ", ") + number(v);
     }
+  if (list.find(',') == std::string::npos) {  // a few percent of a decade: evenly spaced tics at a round step
+    const double lo = std::pow(10.0, range.lo), hi = std::pow(10.0, range.hi);
+    const double rough = (hi - lo) / 4, unit = std::pow(10.0, std::floor(std::log10(rough)));
+    const double step = unit * (rough / unit < 2 ? 1 : rough / unit < 5 ? 2 : 5);
+    list.clear();
+    for (double v = std::ceil(lo / step) * step; v <= hi; v += step) list += (list.empty() ? "" : ", ") + number(v);
+  }
   return list.empty() ? "" : text("set ", axis, "tics (", list, ")\n");
 }
 

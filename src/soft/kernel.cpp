@@ -7,8 +7,31 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <vector>
 
 namespace attnlab {
+
+namespace {
+
+// S(i, j) = 1 wherever token q_i equals k_j: their distance is exactly 0, which the expansion ‖q‖² + ‖k‖² − 2 q·k
+// leaves a few ulp off in a direction each CPU's summation order picks (and A = 11ᵀ of identical tokens sits exactly
+// on Newton's convergence limit, so those ulp would decide a verdict). K's rows sorted once, each q found by bisection.
+void set_equal_tokens_exact(const MatrixD& Q, const MatrixD& K, MatrixD& S) {
+  const auto row_less = [](const MatrixD& A, Index a, const MatrixD& B, Index b) {
+    for (Index c = 0; c < A.cols(); ++c)
+      if (A(a, c) != B(b, c)) return A(a, c) < B(b, c);
+    return false;
+  };
+  std::vector<Index> order(K.rows());
+  std::iota(order.begin(), order.end(), Index{0});
+  std::sort(order.begin(), order.end(), [&](Index a, Index b) { return row_less(K, a, K, b); });
+  for (Index i = 0; i < Q.rows(); ++i) {
+    auto j = std::lower_bound(order.begin(), order.end(), i, [&](Index k, Index q) { return row_less(K, k, Q, q); });
+    for (; j != order.end() && !row_less(Q, i, K, *j); ++j) S(i, *j) = 1.0;
+  }
+}
+
+}  // namespace
 
 MatrixD gaussian_kernel(const MatrixD& Q, const MatrixD& K) {
   if (Q.cols() != K.cols())
@@ -29,6 +52,7 @@ MatrixD gaussian_kernel(const MatrixD& Q, const MatrixD& K) {
     block.rowwise() += k2.segment(j0, cols).transpose();
     block = (-c * block.cwiseMax(0.0)).array().exp().matrix();
   }
+  set_equal_tokens_exact(Q, K, S);
   // The bottleneck A = exp(Q̃ ⊖ Q̃) is symmetric; the rounding of q·k and of the sum order must not say otherwise.
   if (&Q == &K || (Q.rows() == K.rows() && Q == K)) S = (0.5 * (S + S.transpose())).eval();
   return S;

@@ -101,9 +101,20 @@ const std::map<std::string, Verdict> kQuickVerdicts{
     // n = 256 instead of 1024: random sampling's scatter about its fit in m falls below pool's.
     {"soft.nystrom_error.random_sensitive", Verdict::violated}};
 
+#if defined(__SANITIZE_ADDRESS__)
+// Peak resident memory under AddressSanitizer is its shadow and quarantine as much as the algorithm's arrays.
+const std::set<std::string> kMeasuresThisProcess{"soft.complexity"};
+#else
+const std::set<std::string> kMeasuresThisProcess{};
+#endif
+
 TEST_P(Falsify, UnmodifiedEvidenceGetsThePublishedVerdict) {
   const auto& claim = claim_registry().find(GetParam());
   const auto outcome = claim.judged(quick_evidence(claim), Thresholds{});
+  if (kMeasuresThisProcess.count(claim.id)) {
+    EXPECT_TRUE(outcome.verdict == Verdict::holds || outcome.verdict == Verdict::violated) << claim.id << ": " << outcome.detail;
+    return;
+  }
   if (const auto quick = kQuickVerdicts.find(claim.id); quick != kQuickVerdicts.end()) {
     EXPECT_EQ(to_string(outcome.verdict), to_string(quick->second)) << claim.id << ": " << outcome.detail;
     return;
@@ -168,11 +179,12 @@ TEST_P(Falsify, EveryThresholdReadIsCrossed) {
     EXPECT_TRUE(claim.crossings.empty()) << claim.id << " has crossings: take it off kNotYetCalibrated";
     return;
   }
-  for (const auto& [name, threshold] : thresholds_read(claim))
-    if (!kReadForTheDetailOnly.count(name))
-      EXPECT_TRUE(std::any_of(claim.crossings.begin(), claim.crossings.end(),
+  for (const auto& [name, threshold] : thresholds_read(claim)) {
+    if (kReadForTheDetailOnly.count(name)) continue;
+    EXPECT_TRUE(std::any_of(claim.crossings.begin(), claim.crossings.end(),
                             [&](const auto& c) { return c.threshold == threshold; }))
         << claim.id << " reads " << name << " and no crossing moves its evidence across it";
+  }
 }
 
 // results/report.md's threshold table: what the published verdicts were judged by, a row per threshold.

@@ -478,6 +478,29 @@ TEST(SoftKernel, GaussianKernelMatchesTheDefinition) {
   }
 }
 
+// Equal tokens are at distance 0 whatever the expansion's rounding: exactly 1, also between copies of one token in Q
+// and in K (the identical-token bottleneck 11ᵀ sits on Newton's convergence limit, where an ulp decides).
+TEST(SoftKernel, EqualTokensGiveExactlyOne) {
+  const Index d = 16;
+  MatrixD Q = gaussian_matrix(10, d, 45, 3.0), K = gaussian_matrix(7, d, 46, 3.0);
+  Q.row(4) = Q.row(1);
+  K.row(2) = K.row(6) = Q.row(1);
+  K.row(0) = Q.row(7);
+  const MatrixD S = gaussian_kernel(Q, K), SQ = gaussian_kernel(Q, Q);
+  for (Index i = 0; i < Q.rows(); ++i) {
+    for (Index j = 0; j < K.rows(); ++j) {
+      if (Q.row(i) == K.row(j)) {
+        EXPECT_EQ(S(i, j), 1.0) << i << ", " << j;
+      } else {
+        EXPECT_LT(S(i, j), 1.0) << i << ", " << j;
+      }
+    }
+    EXPECT_EQ(SQ(i, i), 1.0);
+  }
+  EXPECT_EQ(SQ(1, 4), 1.0);
+  EXPECT_EQ(gaussian_kernel(MatrixD::Constant(16, d, 0.3), MatrixD::Constant(16, d, 0.3)), MatrixD::Ones(16, 16));
+}
+
 TEST(SoftKernel, SoftmaxAttentionRowsAreTheNormalisedExponentials) {
   const Index d = 8;
   const MatrixD Q = gaussian_matrix(10, d, 43, 2.0), K = gaussian_matrix(14, d, 44, 2.0);

@@ -14,6 +14,7 @@
 #include <limits>
 #include <regex>
 #include <set>
+#include <sstream>
 
 using namespace attnlab;
 
@@ -53,6 +54,27 @@ TEST(Plot, AxisRangesFollowTheData) {
   EXPECT_TRUE(test::close(lo, 8 / pad, 1e-9, 0)) << script;
   EXPECT_TRUE(test::close(hi, 64 * pad, 1e-9, 0)) << script;
   EXPECT_NE(script.find("set xtics (8, 16, 32, 64)"), std::string::npos) << script;
+}
+
+// A log axis over a few percent of a decade (527..564, no 1-1.5-2-3-5-7 mark inside) still gets labelled tics: at
+// a round linear step, each inside the drawn range.
+TEST(Plot, NarrowLogAxisIsLabelled) {
+  Figure f = sweep_figure();
+  f.series[0] = {.label = "s", .x = {4, 16, 64, 256}, .y = {527.6, 563.2, 563.7, 563.8}};
+  const auto script = script_of(f);
+  const auto [lo, hi] = range_of(script, "y");
+  std::smatch m;
+  const std::string tics_line = "set ytics \\(([^)]*)\\)";
+  ASSERT_TRUE(std::regex_search(script, m, std::regex(tics_line))) << script;
+  std::vector<double> tics;
+  std::istringstream list(m[1].str());
+  for (std::string v; std::getline(list, v, ',');) tics.push_back(std::stod(v));
+  ASSERT_GE(tics.size(), 3u) << script;
+  for (double v : tics) {
+    EXPECT_GE(v, lo) << script;
+    EXPECT_LE(v, hi) << script;
+    EXPECT_EQ(std::fmod(v, 5.0), 0.0) << script;  // a quarter of the drawn 525.9..565.7 is 9.96: a step of 5
+  }
 }
 
 // A curve at the data's largest value stays off the frame (5% of the range above it); one interval reaching far
