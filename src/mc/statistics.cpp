@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace attnlab {
@@ -37,6 +38,40 @@ double Welford::standard_error() const {
 
 double student_t_quantile(double probability, double dof) {
   return boost::math::quantile(boost::math::students_t(dof), probability);
+}
+
+MeanInterval student_mean(const std::vector<double>& d) {
+  const double n = double(d.size());
+  if (d.empty()) return {.value = NAN, .lo = NAN, .hi = NAN};
+  const double mean = std::accumulate(d.begin(), d.end(), 0.0) / n;
+  if (d.size() < 2) return {.value = mean, .lo = NAN, .hi = NAN, .pairs = 1};
+  double ss = 0;
+  for (double v : d) ss += (v - mean) * (v - mean);
+  const double half = student_t_quantile(0.975, n - 1) * std::sqrt(ss / (n - 1) / n);
+  return {.value = mean, .lo = mean - half, .hi = mean + half, .pairs = int(d.size())};
+}
+
+double quantile(std::vector<double> v, double q) {
+  const double pos = q * double(v.size() - 1);
+  const auto lo = std::size_t(pos);
+  const double w = pos - double(lo);
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(lo), v.end());
+  if (lo + 1 >= v.size()) return v[lo];
+  return v[lo] * (1 - w) + *std::min_element(v.begin() + std::ptrdiff_t(lo) + 1, v.end()) * w;
+}
+
+double ols_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / double(y.size());
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
+  return sxy / sxx;
+}
+
+double geometric_mean(const std::vector<double>& v) {
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return std::exp(log_sum / double(v.size()));
 }
 
 Estimate estimate(const Welford& w, std::int64_t nonfinite, double level) {

@@ -24,6 +24,28 @@ void set_preset_shape(train::VitConfig& model, const std::string& preset) {
   model.dim = shape.dim, model.depth = shape.depth, model.heads = shape.heads, model.mlp_hidden = shape.mlp_hidden;
 }
 
+namespace {
+
+// "vit-tiny (D 192, depth 12, 3 heads, MLP 768), small (64, 2, 2, 256) or micro (16, 2, 2, 32)".
+std::string preset_help() {
+  std::string help;
+  for (std::size_t i = 0; i < train::kModelPresets.size(); ++i) {
+    const auto& p = train::kModelPresets[i];
+    help += text(i == 0 ? "" : i + 1 == train::kModelPresets.size() ? " or " : ", ", p.name,
+                 i == 0 ? text(" (D ", p.dim, ", depth ", p.depth, ", ", p.heads, " heads, MLP ", p.mlp_hidden, ")")
+                        : text(" (", p.dim, ", ", p.depth, ", ", p.heads, ", ", p.mlp_hidden, ")"));
+  }
+  return help;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : train::kModelPresets) names.push_back(p.name);
+  return names;
+}
+
+}  // namespace
+
 void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   auto& c = run.config;
   auto& m = c.model;
@@ -33,9 +55,8 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   app.add_option_function<std::string>(
          "--model",
          [&m](const std::string& name) { set_preset_shape(m, name); },
-         "vit-tiny (D 192, depth 12, 3 heads, MLP 768), small (64, 2, 2, 256) or micro (16, 2, 2, 32): sets --dim, "
-         "--depth, --heads and --mlp")
-      ->check(CLI::IsMember({"vit-tiny", "small", "micro"}));
+         preset_help() + ": sets --dim, --depth, --heads and --mlp")
+      ->check(CLI::IsMember(preset_names()));
   app.add_option("--dim", m.dim, "embedding dimension D")->capture_default_str();
   app.add_option("--depth", m.depth, "blocks")->capture_default_str();
   app.add_option("--heads", m.heads, "attention heads")->capture_default_str();
@@ -123,9 +144,8 @@ void fit_model_to_data(train::VitConfig& model, const TrainData& data) {
 }
 
 std::vector<std::string> data_files(const TrainData& data) {
-  if (data.name == "fashion-mnist") return fashion_mnist_files();
-  if (data.name == "cifar10")
-    return {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"};
+  if (data.name == "fashion-mnist") return train::kFashionMnistFiles;
+  if (data.name == "cifar10") return train::kCifar10Files;
   return {};
 }
 
@@ -139,10 +159,10 @@ train::Dataset load_images(const TrainData& data, bool test) {
   if (data.name == "fashion-mnist") {
     images = train::pad(train::load_fashion_mnist(data.dir, !test), 32, 32);
   } else if (test) {
-    images = train::read_cifar10({data.dir / "test_batch.bin"});
+    images = train::read_cifar10({data.dir / train::kCifar10Files.back()});
   } else {
     std::vector<std::filesystem::path> batches;
-    for (int b = 1; b <= 5; ++b) batches.push_back(data.dir / text("data_batch_", b, ".bin"));
+    for (std::size_t b = 0; b + 1 < train::kCifar10Files.size(); ++b) batches.push_back(data.dir / train::kCifar10Files[b]);
     images = train::read_cifar10(batches);
   }
   return train::first(std::move(images), test ? data.test_limit : data.train_limit);
@@ -163,17 +183,11 @@ RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint
 }
 
 void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files) {
-  const bool fashion = !files.empty() && files.front() == fashion_mnist_files().front();
+  const bool fashion = !files.empty() && files.front() == train::kFashionMnistFiles.front();
   for (const auto& file : files)
     if (!std::filesystem::is_regular_file(dir / file))
       throw std::invalid_argument(text("data-dir: ", (dir / file).string(), " does not exist",
                                        fashion ? " (scripts/install-deps installs dataset-fashion-mnist)" : ""));
-}
-
-const std::vector<std::string>& fashion_mnist_files() {
-  static const std::vector<std::string> files{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
-                                              "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
-  return files;
 }
 
 }  // namespace attnlab::io

@@ -90,8 +90,8 @@ Dataset read_idx(const std::filesystem::path& images, const std::filesystem::pat
 }
 
 Dataset load_fashion_mnist(const std::filesystem::path& dir, bool train) {
-  const std::string prefix = train ? "train" : "t10k";
-  return read_idx(dir / (prefix + "-images-idx3-ubyte.gz"), dir / (prefix + "-labels-idx1-ubyte.gz"));
+  const std::size_t split = train ? 0 : 2;
+  return read_idx(dir / kFashionMnistFiles[split], dir / kFashionMnistFiles[split + 1]);
 }
 
 Dataset read_cifar10(const std::vector<std::filesystem::path>& files) {

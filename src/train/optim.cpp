@@ -8,7 +8,6 @@
 namespace attnlab::train {
 
 void AdamWOptions::validate() const {
-  if (!(lr > 0)) throw std::invalid_argument(text("learning rate must be positive (got ", lr, ")"));
   if (!(beta1 >= 0 && beta1 < 1)) throw std::invalid_argument(text("beta1 must be in [0, 1) (got ", beta1, ")"));
   if (!(beta2 >= 0 && beta2 < 1)) throw std::invalid_argument(text("beta2 must be in [0, 1) (got ", beta2, ")"));
   if (!(eps > 0)) throw std::invalid_argument(text("adam eps must be positive (got ", eps, ")"));

@@ -16,8 +16,12 @@ void TrainConfig::validate() const {
   if (!(label_smoothing >= 0 && label_smoothing < 1))
     throw std::invalid_argument(text("label smoothing must be in [0, 1) (got ", label_smoothing, ")"));
   if (augment.crop_padding < 0) throw std::invalid_argument(text("crop padding must be >= 0 (got ", augment.crop_padding, ")"));
-  AdamWOptions{.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = 1e-8, .weight_decay = weight_decay}.validate();
   CosineSchedule{.base_lr = lr, .min_lr = min_lr, .warmup_steps = warmup, .total_steps = steps}.validate();
+  adamw_options(*this).validate();
+}
+
+AdamWOptions adamw_options(const TrainConfig& c) {
+  return {.beta1 = c.beta1, .beta2 = c.beta2, .weight_decay = c.weight_decay};
 }
 
 std::string fingerprint(const TrainConfig& c) {
@@ -50,8 +54,7 @@ Trainer::Trainer(const TrainConfig& config, Dataset train, Dataset validation)
       model_(config.model),
       optimiser_(static_cast<Index>(model_.parameters().size()),
                  weight_decay_mask(model_.tensors(), static_cast<Index>(model_.parameters().size())),
-                 AdamWOptions{.lr = config.lr, .beta1 = config.beta1, .beta2 = config.beta2, .eps = 1e-8,
-                              .weight_decay = config.weight_decay}),
+                 adamw_options(config)),
       schedule_{.base_lr = config.lr, .min_lr = config.min_lr, .warmup_steps = config.warmup,
                 .total_steps = config.steps} {
   const VitConfig& m = config_.model;

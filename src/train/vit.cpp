@@ -9,18 +9,21 @@
 
 namespace attnlab::train {
 
+std::string model_preset_names() {
+  std::string names;
+  for (std::size_t i = 0; i < kModelPresets.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == kModelPresets.size() ? " or " : ", ") + std::string(kModelPresets[i].name);
+  return names;
+}
+
 VitConfig VitConfig::preset(const std::string& name) {
-  VitConfig c;
-  if (name == "vit-tiny") {
-    c.dim = 192, c.depth = 12, c.heads = 3, c.mlp_hidden = 768;
-  } else if (name == "small") {
-    c.dim = 64, c.depth = 2, c.heads = 2, c.mlp_hidden = 256;
-  } else if (name == "micro") {
-    c.dim = 16, c.depth = 2, c.heads = 2, c.mlp_hidden = 32;
-  } else {
-    throw std::invalid_argument(text("model must be vit-tiny, small or micro (got '", name, "')"));
-  }
-  return c;
+  for (const auto& p : kModelPresets)
+    if (name == p.name) {
+      VitConfig c;
+      c.dim = p.dim, c.depth = p.depth, c.heads = p.heads, c.mlp_hidden = p.mlp_hidden;
+      return c;
+    }
+  throw std::invalid_argument(text("model must be ", model_preset_names(), " (got '", name, "')"));
 }
 
 QkInit parse_qk_init(const std::string& name) {

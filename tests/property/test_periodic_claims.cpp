@@ -45,7 +45,7 @@ TEST(PeriodicClaims, ReleasedSinsoftmaxRatioIsTightAtEToTheTwoOverSqrtD) {
 }
 
 // With the others' cosines summing to C > 0, sup over x_i in [-pi/2, pi/2] of |ds_i/dx_i| is 1/C (derived in
-// periodic_claims.cpp): the grid search must find the analytic value, and with C ~ 2n/pi it falls like 1/n.
+// periodic/gradient_bounds.cpp): the grid search must find the analytic value, and with C ~ 2n/pi it falls like 1/n.
 TEST(PeriodicClaims, CosmaxExtremeGradientIsOneOverTheOthersCosines) {
   const auto out = check("periodic.a5_cosmax_grad");
   ASSERT_FALSE(out.evidence.empty());

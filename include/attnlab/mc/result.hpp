@@ -4,6 +4,7 @@
 #include <attnlab/mc/statistics.hpp>
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,12 @@ inline std::string extra_value(const ResultRow& r, const std::string& key) {
     if (k == key) return v;
   return "";
 }
+// The value of an extra column, or nullopt when the row has none or it is empty.
+std::optional<std::string> find_extra(const ResultRow& r, const std::string& key);
+// The value of an extra column, or std::runtime_error naming the row and the column when it has none.
+std::string required_extra(const ResultRow& r, const std::string& key);
+// The number in an extra column, or std::runtime_error when it has none or it is not a number.
+double extra_number(const ResultRow& r, const std::string& key);
 
 // Memoises finished configurations so that a killed run resumes where it stopped.
 class ResultCache {

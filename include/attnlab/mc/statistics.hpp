@@ -49,6 +49,23 @@ Estimate estimate_with_control(std::span<const double> y, std::span<const double
 
 double student_t_quantile(double probability, double dof);
 
+// The mean of a sample with a Student-t 95% interval on size − 1 degrees of freedom (NaN ends below two values, all
+// NaN for none); `pairs` is the sample's size.
+struct MeanInterval {
+  double value = 0, lo = 0, hi = 0;
+  int pairs = 0;
+};
+MeanInterval student_mean(const std::vector<double>& d);
+
+// The q-quantile, interpolated between the two order statistics about q (n − 1) (selected, not sorted: the sensitivity
+// scan asks for thousands).
+double quantile(std::vector<double> v, double q);
+
+// The least-squares slope of y on x.
+double ols_slope(const std::vector<double>& x, const std::vector<double>& y);
+
+double geometric_mean(const std::vector<double>& v);
+
 // Weighted least squares fit of log y = a + b log x with y's standard errors propagated
 // by the delta method (se(log y) = se(y)/y); the CI on the exponent uses Student t with
 // n − 2 degrees of freedom and the larger of the model-based and residual-based errors.

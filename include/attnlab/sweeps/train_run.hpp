@@ -75,7 +75,5 @@ std::string run_key(const TrainRun& run);
 
 // Throws std::invalid_argument naming data-dir when one of `files` is missing from `dir`.
 void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files);
-// Fashion-MNIST's gzip IDX files: the training split, then the test split.
-const std::vector<std::string>& fashion_mnist_files();
 
 }  // namespace attnlab::io

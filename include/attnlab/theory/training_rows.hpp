@@ -1,6 +1,6 @@
 #pragma once
 // The rows of the training sweeps: their names, quantities and extra columns, named once for the sweeps that write
-// them (src/sweeps) and the training claims that read them (src/theory/training_claims.cpp).
+// them (src/sweeps) and the training claims that read them (src/theory/training/).
 #include <string>
 
 namespace attnlab::training_rows {

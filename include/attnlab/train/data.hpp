@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <utility>
+#include <string>
 #include <vector>
 
 namespace attnlab::train {
@@ -50,6 +51,13 @@ struct Dataset {
 };
 
 inline const std::filesystem::path kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+// The datasets' file names, stated once for the loaders and the checks of a data folder. Fashion-MNIST: the train
+// split's images and labels, then the test split's.
+inline const std::vector<std::string> kFashionMnistFiles{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                                          "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+// CIFAR-10: the five training batches, then the test batch.
+inline const std::vector<std::string> kCifar10Files{"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                                                     "data_batch_4.bin", "data_batch_5.bin", "test_batch.bin"};
 
 // An idx3 image file and its idx1 label file (magic 0x803 / 0x801, big-endian sizes), gzip or plain.
 // Throws std::runtime_error naming the file: missing, wrong magic, truncated, or counts that differ.

@@ -8,8 +8,9 @@
 
 namespace attnlab::train {
 
+// The learning rate is the schedule's (CosineSchedule), passed to each step.
 struct AdamWOptions {
-  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.05;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.05;
   void validate() const;  // throws std::invalid_argument naming the parameter
 };
 

@@ -17,8 +17,9 @@ struct TrainConfig {
   VitConfig model = VitConfig::preset("small");
   Index batch = 64;
   long steps = 1000, warmup = 100;
-  double lr = 1e-3, min_lr = 1e-5, weight_decay = 0.05, clip = 1.0, label_smoothing = 0;
-  double beta1 = 0.9, beta2 = 0.999;
+  double lr = CosineSchedule{}.base_lr, min_lr = 1e-5, weight_decay = AdamWOptions{}.weight_decay, clip = 1.0;
+  double label_smoothing = 0;
+  double beta1 = AdamWOptions{}.beta1, beta2 = AdamWOptions{}.beta2;
   Augmentation augment{};
   std::uint64_t seed = 1;
   long log_every = 10;  // steps between norm records
@@ -100,5 +101,7 @@ class Trainer {
 
 // A fingerprint of everything that determines a run's numbers.
 std::string fingerprint(const TrainConfig& config);
+// The optimiser's settings in a configuration (its learning rate comes from the schedule, its eps is AdamW's default).
+AdamWOptions adamw_options(const TrainConfig& config);
 
 }  // namespace attnlab::train

@@ -8,6 +8,7 @@
 #include <attnlab/core/types.hpp>
 #include <attnlab/train/layers.hpp>
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -27,6 +28,16 @@ enum class QkInit { timm, xavier, unit };
 QkInit parse_qk_init(const std::string& name);  // throws std::invalid_argument naming the choices
 std::string to_string(QkInit init);
 
+// The model shapes --model names, stated once: timm's ViT-Tiny, and two small ones (micro for tests).
+struct ModelPreset {
+  const char* name;
+  Index dim, depth, heads, mlp_hidden;
+};
+inline constexpr std::array<ModelPreset, 3> kModelPresets{
+    {{"vit-tiny", 192, 12, 3, 768}, {"small", 64, 2, 2, 256}, {"micro", 16, 2, 2, 32}}};
+// "vit-tiny, small or micro".
+std::string model_preset_names();
+
 struct VitConfig {
   Index image_h = 32, image_w = 32, channels = 1, classes = 10;
   Index patch_h = 4, patch_w = 4;
@@ -41,8 +52,7 @@ struct VitConfig {
   // accumulated in float (Vit<float> only). Attention's own products stay native.
   ProductPrecision matmul = ProductPrecision::native;
 
-  // "vit-tiny" (timm: D 192, depth 12, 3 heads, MLP 768), "small" (D 64, depth 2, 2 heads, MLP 256),
-  // "micro" (D 16, depth 2, 2 heads, MLP 32: for tests). Throws on other names.
+  // The shape of one of kModelPresets. Throws on other names.
   static VitConfig preset(const std::string& name);
   Index patches() const { return (image_h / patch_h) * (image_w / patch_w); }
   Index tokens() const { return patches() + 1; }
