@@ -186,7 +186,13 @@ ClaimRules<NewtonEvidence> newton_rules(std::function<NewtonEvidence(const Claim
           .support = [](NewtonEvidence& e) {
             for (auto& c : e.cases) c.trace = {{.iteration = 1}}, c.diverged = false;
             e.cases.push_back({.input = "support", .m = 2, .pinv_norm = 1, .trace = {{.iteration = 1}}});
-          }};
+          },
+          // The last input's only iterate off A+ by x m eps kappa: within the floor below the factor's value x.
+          .crossings = {{&kRoundingFactor, "the last input's error at its rounding floor", Verdict::holds,
+                         Verdict::violated, [](NewtonEvidence& e, double x) {
+                           auto& c = e.cases.back();
+                           c.trace = {{.iteration = 1, .error = x * double(c.m) * kEps * c.kappa * c.pinv_norm}};
+                         }}}};
 }
 
 NewtonEvidence measure_prop1(const ClaimContext& ctx, double alpha_scale, std::string reading) {

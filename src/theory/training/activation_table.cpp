@@ -18,8 +18,8 @@ constexpr const char* kPolyTableSetup = "ViT-Tiny (D 192, depth 12, 3 heads) on 
 
 struct TableEntry {
   std::string label;
-  std::map<Index, SeedMean> by_n;
-  std::map<Index, std::map<std::uint64_t, double>> runs;  // per N, each seed's accuracy
+  std::map<Index, SeedMean> by_n{};
+  std::map<Index, std::map<std::uint64_t, double>> runs{};  // per N, each seed's accuracy
 };
 
 // The paper's top-1 accuracy (%) where it reports one: ViT-Tiny on Tiny-ImageNet, N = 256 (POLY Table 1; x/16 and x from
