@@ -289,6 +289,33 @@ void set_traces(MonotoneEvidence& e, bool rising) {
   }
 }
 
+// The last case's trace as (residual, error) steps.
+void set_last_trace(MonotoneEvidence& e, const std::vector<std::pair<double, double>>& steps) {
+  auto& tr = e.cases.back().trace;
+  tr.clear();
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    tr.push_back({.iteration = int(k), .residual = steps[k].first, .error = steps[k].second});
+}
+
+// Each threshold of judge_trace at its edge on the last trace: a residual rise of x (prop2_rise); a rise judged only
+// when the step before it lies above the floor x eps kappa (prop2_floor_factor); an error rise of x m eps kappa ||A+||
+// (soft_rounding_factor, the error's noise).
+std::vector<Crossing<MonotoneEvidence>> trace_crossings() {
+  return {{&kTraceRise, "a residual rise on the last trace", Verdict::holds, Verdict::violated,
+           [](MonotoneEvidence& e, double x) { set_last_trace(e, {{1, 0}, {0.5, 0}, {0.5 + x, 0}, {0, 0}}); }},
+          {&kTraceFloorFactor, "the last trace's residual before a rise", Verdict::holds, Verdict::violated,
+           [](MonotoneEvidence& e, double x) {
+             const double y = x * kEps * e.cases.back().kappa;
+             set_last_trace(e, {{1, 0}, {y, 0}, {y + 0.5, 0}, {0, 0}});
+           }},
+          {&kRoundingFactor, "an error rise on the last trace", Verdict::holds, Verdict::violated,
+           [](MonotoneEvidence& e, double x) {
+             const auto& c = e.cases.back();
+             const double z = x * double(c.m) * kEps * c.kappa * c.pinv_norm;
+             set_last_trace(e, {{1, 0}, {0.5, 0}, {0.25, z}, {0, z}});
+           }}};
+}
+
 // ---- Fig 5: iterations to converge --------------------------------------------------------------
 
 struct Fig5Case {
@@ -552,7 +579,8 @@ void register_newton_claims(ClaimRegistry& r) {
       {.measure = measure_prop2,
        .judge = judge_prop2,
        .contradict = [](MonotoneEvidence& e) { set_traces(e, true); },
-       .support = [](MonotoneEvidence& e) { set_traces(e, false); }}));
+       .support = [](MonotoneEvidence& e) { set_traces(e, false); },
+       .crossings = trace_crossings()}));
 }
 
 void register_fig5_claims(ClaimRegistry& r) {
@@ -625,7 +653,12 @@ void register_bottleneck_claims(ClaimRegistry& r) {
        .support = [](SingularEvidence& e) {
          for (auto& c : e.cases) c.sigma_ratio = 0.5;
          if (e.cases.empty()) e.cases.push_back({"support", 2, 0.5});
-       }}));
+       },
+       // The last bottleneck's sigma_min/sigma_1 at x m eps: singular below the cutoff's value x.
+       .crossings = {{&kSingularCutoff, "the last bottleneck's sigma_min/sigma_1", Verdict::violated, Verdict::holds,
+                      [](SingularEvidence& e, double x) {
+                        e.cases.back().sigma_ratio = x * double(e.cases.back().m) * kEps;
+                      }}}}));
 }
 
 }  // namespace attnlab::soft_claims
