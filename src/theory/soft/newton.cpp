@@ -114,19 +114,13 @@ struct NewtonEvidence {
 
 // Where double precision puts a converged iterate: relative error and residual about m eps κ_r.
 double newton_floor(const NewtonCase& c, const Thresholds& t) { return t(kRoundingFactor) * double(c.m) * kEps * c.kappa; }
-// The first iterate within the floor of A+ in error and residual; the trace's end where none is. Only reaching is
-// judged: on a rank-deficient A the error's block outside A's row and column spaces doubles each step, so once rounding
-// seeds it the iterate leaves A+ again, and whether rounding seeds it depends on the CPU's summation order.
-const PinvStep& judged_step(const NewtonCase& c, const Thresholds& t) {
+// The first iterate within the floor of A+ in error and residual, or the trace's end. Only reaching is judged: on a
+// rank-deficient A the error's block outside A's row and column spaces doubles each step, so once rounding seeds it
+// the iterate leaves A+ again, and whether rounding seeds it depends on the CPU's summation order.
+std::vector<PinvStep>::const_iterator first_at_pinv(const NewtonCase& c, const Thresholds& t) {
   const double floor = newton_floor(c, t);
-  const auto reached = std::find_if(c.trace.begin(), c.trace.end(), [&](const PinvStep& s) {
-    return s.error <= floor * c.pinv_norm && s.residual <= floor;
-  });
-  return reached != c.trace.end() ? *reached : c.trace.back();
-}
-bool reaches_pinv(const NewtonCase& c, const Thresholds& t) {
-  const auto& s = judged_step(c, t);
-  return s.error <= newton_floor(c, t) * c.pinv_norm && s.residual <= newton_floor(c, t);
+  return std::find_if(c.trace.begin(), c.trace.end(),
+                      [&](const PinvStep& s) { return s.error <= floor * c.pinv_norm && s.residual <= floor; });
 }
 
 // An input whose floor reaches 1 allows an error as large as A+ itself: A+ is not determined to working precision
@@ -137,8 +131,9 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
   std::string failures, unresolvable;
   for (const auto& c : e.cases) {
     const double floor = newton_floor(c, t);
-    const bool ok = reaches_pinv(c, t);
-    const auto& step = judged_step(c, t);
+    const auto reached_at = first_at_pinv(c, t);
+    const bool ok = reached_at != c.trace.end();
+    const PinvStep& step = ok ? *reached_at : c.trace.back();
     if (floor < 1) ++resolvable, reached += ok;
     const double best_error = std::min_element(c.trace.begin(), c.trace.end(), [](const auto& a, const auto& b) {
                                 return a.error < b.error;
@@ -228,7 +223,7 @@ TraceJudgement judge_trace(const NewtonCase& c, const Thresholds& t) {
   const double floor = t(kTraceFloorFactor) * kEps * c.kappa;
   const double error_noise = newton_floor(c, t) * c.pinv_norm;
   // Up to the first iterate at the floor: beyond it a rank-deficient A's error may grow again from rounding whose
-  // seeding depends on the CPU (judged_step).
+  // seeding depends on the CPU (first_at_pinv).
   for (std::size_t k = 1; k < tr.size() && tr[k - 1].residual > floor; ++k) {
     const bool residual_rise = tr[k].residual - tr[k - 1].residual > t(kTraceRise) * tr[0].residual;
     const bool error_rise = tr[k].error - tr[k - 1].error > std::max(t(kTraceRise) * tr[0].error, error_noise);
