@@ -54,11 +54,18 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
            "--activation",
            [&a](const std::string& name) {
              auto spec = ActivationSpec::parse(name);
-             spec.p = a.p, spec.k = a.k, spec.alpha = a.alpha;  // their flags come next
+             spec.p = a.p, spec.k = a.k, spec.alpha = a.alpha, spec.params = a.params;  // their flags come next
              a = spec;
            },
-           "attention activation (a registered name, +prenorm or +prenorm-released, +qkln)")
+           "attention activation (a registered name, +prenorm or +prenorm-released, +qkln; or a formula: "
+           "expr:x^3/sqrt(N), rowexpr:exp(x))")
         ->default_str(a.name);
+    app.add_option_function<std::vector<std::string>>(
+        "--param",
+        [&a](const std::vector<std::string>& assignments) {
+          for (const auto& s : assignments) parse_formula_parameter(s, a.params);
+        },
+        "a value for a formula's parameter, NAME=NUMBER (repeatable)");
     app.add_option("--p", a.p, "power p of poly activations")->capture_default_str();
     app.add_option_function<std::string>("--k", [&a](const std::string& k) { a.k = KScale::parse(k); },
                                          "scale k of x^p/k: a number or sqrtN (N = patches)")

@@ -36,6 +36,7 @@ struct StudyOptions {
   std::vector<double> alpha{1.0};  // the N^-alpha of h(S)/N^alpha activations
   std::vector<double> sigma_x{1.0}, sigma_t{1.0};
   std::vector<std::string> activations;
+  std::vector<std::string> params;  // NAME=NUMBER: the formulas' parameters
   std::string convention = "inside";
   Precision precision = Precision::float64;
   bool plain_means = false;  // no control variates from exact moments (Monte-Carlo studies)
