@@ -194,3 +194,17 @@ def test_run_study_is_quiet_unless_verbose(tmp_path, capfd):
     out, err = capfd.readouterr()
     assert out == ""
     assert [line for line in err.splitlines() if ": warning: " not in line] == []
+
+
+def test_formula_activations_equal_the_built_ins_they_spell():
+    rows = np.random.default_rng(SEED).normal(size=(3, 6))
+    np.testing.assert_allclose(attnlab.activation("rowexpr:exp(x)").value(rows), attnlab.activation("softmax").value(rows),
+                               rtol=1e-12)
+    np.testing.assert_allclose(attnlab.activation("expr:a*x^3/sqrt(N)", params={"a": 2.0}).value(rows),
+                               2 * rows**3 / np.sqrt(6), rtol=1e-12)
+    tangents = np.ones_like(rows)
+    np.testing.assert_allclose(attnlab.activation("expr:sin(x)").jvp(rows, tangents), np.cos(rows), rtol=1e-12)
+    with pytest.raises(ValueError, match="at position 3"):
+        attnlab.activation("expr:x^^2")
+    with pytest.raises(ValueError, match="'a' .* has no value"):
+        attnlab.activation("expr:a*x")

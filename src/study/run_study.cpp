@@ -23,6 +23,24 @@
 #include <utility>
 
 namespace attnlab::io {
+
+void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, std::vector<std::string>& params,
+                          const std::string& help) {
+  std::string defaults;
+  for (const auto& a : activations) defaults += (defaults.empty() ? "" : ",") + a;
+  app.add_option_function<std::vector<std::string>>(
+         "--activation",
+         [&activations](const std::vector<std::string>& lists) {
+           activations.clear();
+           for (const auto& list : lists)
+             for (auto& a : split_activation_list(list)) activations.push_back(std::move(a));
+         },
+         help + "; or a formula in x (the logit S), N, d and --param names: expr:x^3/sqrt(N) (phi = h(S)), "
+                "rowexpr:exp(x) (phi = g(S)/sum of g over the row)")
+      ->default_str(defaults);
+  app.add_option("--param", params, "a value for a formula's parameter, NAME=NUMBER (repeatable)");
+}
+
 namespace {
 
 // `word` as one shell word: quoted when it holds anything but plain characters.
@@ -126,20 +144,9 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_option("--alpha", o.alpha, "exponents alpha of h(S)/N^alpha activations (>= 0)")
       ->delimiter(',')
       ->capture_default_str();
-  std::string defaults;
-  for (const auto& a : o.activations) defaults += (defaults.empty() ? "" : ",") + a;
-  app.add_option_function<std::vector<std::string>>(
-         "--activation",
-         [&o](const std::vector<std::string>& lists) {
-           o.activations.clear();
-           for (const auto& list : lists)
-             for (auto& a : split_activation_list(list)) o.activations.push_back(std::move(a));
-         },
-         "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " + names +
-             "; or a formula in x (the logit S), N, d and --param names: expr:x^3/sqrt(N) (phi = h(S)), rowexpr:exp(x) "
-             "(phi = g(S)/sum of g over the row)")
-      ->default_str(defaults);
-  app.add_option("--param", o.params, "a value for a formula's parameter, NAME=NUMBER (repeatable)");
+  add_activation_flags(app, o.activations, o.params,
+                       "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " +
+                           names);
   app.add_option("--convention", o.convention,
                  "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
       ->capture_default_str();

@@ -183,4 +183,16 @@ const std::vector<std::string>& fashion_mnist_files() {
   return files;
 }
 
+TrainSplits load_splits(const TrainData& data, const train::VitConfig& model, std::uint64_t seed) {
+  if (data.name == "recall") {
+    auto [train_part, validation_part] = run_data(data, model, seed, nullptr);
+    const Index test = data.test_limit > 0 ? data.test_limit : kRecallTestExamples;
+    return {std::move(train_part), std::move(validation_part),
+            train::recall_dataset({model.patches(), seed, train::RecallSplit::test}, test)};
+  }
+  const auto images = load_images(data, false);
+  auto [train_part, validation_part] = run_data(data, model, seed, &images);
+  return {std::move(train_part), std::move(validation_part), load_images(data, true)};
+}
+
 }  // namespace attnlab::io

@@ -80,6 +80,10 @@ struct StudyDefinition {
   std::function<StudyOutput(const StudyOptions&, StudyContext&)> run{};
 };
 
+// --activation (lists split at commas outside parentheses, repeatable) and --param NAME=NUMBER.
+void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, std::vector<std::string>& params,
+                          const std::string& help);
+
 // The claim context of a run: its seed, --quick, --trials, checkpoint cache and progress bar.
 ClaimContext claim_context(const StudyOptions& options, StudyContext& ctx);
 
