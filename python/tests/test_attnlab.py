@@ -208,3 +208,10 @@ def test_formula_activations_equal_the_built_ins_they_spell():
         attnlab.activation("expr:x^^2")
     with pytest.raises(ValueError, match="'a' .* has no value"):
         attnlab.activation("expr:a*x")
+
+
+def test_characterise_returns_the_card():
+    table = attnlab.characterise(["expr:x^3/sqrt(N)"], quick=True, tasks="none")
+    assert set(table.activation) == {"softmax", "expr:x^3/sqrt(N)"}
+    assert "frob_exponent" in set(table.quantity)
+    assert table.attrs["card"].startswith("# Activation card")

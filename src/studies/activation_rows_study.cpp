@@ -59,8 +59,9 @@ StudyDefinition activation_rows_study() {
                    "rows as CSV, one row of at least 2 numbers per line: each is the activation's argument x of "
                    "phi(x) (no 1/sqrt(d) is applied), N its length")
         ->required();
-    add_activation_flags(app, input->activations, input->params,
-                         "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names);
+    add_activation_flags(app, input->activations,
+                         "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names,
+                         &input->params);
     app.add_option("--p", input->p, "the power of x^p/k activations")->capture_default_str();
     app.add_option("--k", input->k, "the scale k of x^p/k activations: a number or sqrtN (N: the row's length)")
         ->capture_default_str();

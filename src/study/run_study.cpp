@@ -24,8 +24,8 @@
 
 namespace attnlab::io {
 
-void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, std::vector<std::string>& params,
-                          const std::string& help) {
+void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, const std::string& help,
+                          std::vector<std::string>* params) {
   std::string defaults;
   for (const auto& a : activations) defaults += (defaults.empty() ? "" : ",") + a;
   app.add_option_function<std::vector<std::string>>(
@@ -35,10 +35,12 @@ void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, 
            for (const auto& list : lists)
              for (auto& a : split_activation_list(list)) activations.push_back(std::move(a));
          },
-         help + "; or a formula in x (the logit S), N, d and --param names: expr:x^3/sqrt(N) (phi = h(S)), "
-                "rowexpr:exp(x) (phi = g(S)/sum of g over the row)")
+         help + "; or a formula in x (the logit S), N, d" + (params ? " and --param names" : "") +
+             ": expr:x^3/sqrt(N) (phi = h(S)), rowexpr:exp(x) (phi = g(S)/sum of g over the row)")
       ->default_str(defaults);
-  app.add_option("--param", params, "a value for a formula's parameter, NAME=NUMBER (repeatable)");
+  if (params)
+    app.add_option("--param", *params, "values of a formula's parameters, NAME=NUMBER (comma-separated, repeatable)")
+        ->delimiter(',');
 }
 
 namespace {
@@ -144,9 +146,10 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_option("--alpha", o.alpha, "exponents alpha of h(S)/N^alpha activations (>= 0)")
       ->delimiter(',')
       ->capture_default_str();
-  add_activation_flags(app, o.activations, o.params,
+  add_activation_flags(app, o.activations,
                        "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " +
-                           names);
+                           names,
+                       &o.params);
   app.add_option("--convention", o.convention,
                  "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
       ->capture_default_str();

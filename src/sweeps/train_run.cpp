@@ -65,7 +65,8 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
         [&a](const std::vector<std::string>& assignments) {
           for (const auto& s : assignments) parse_formula_parameter(s, a.params);
         },
-        "a value for a formula's parameter, NAME=NUMBER (repeatable)");
+        "values of a formula's parameters, NAME=NUMBER (comma-separated, repeatable)")
+        ->delimiter(',');
     app.add_option("--p", a.p, "power p of poly activations")->capture_default_str();
     app.add_option_function<std::string>("--k", [&a](const std::string& k) { a.k = KScale::parse(k); },
                                          "scale k of x^p/k: a number or sqrtN (N = patches)")

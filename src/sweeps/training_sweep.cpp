@@ -136,19 +136,8 @@ StudyDefinition training_sweep_study(const std::string& name) {
         ->delimiter(',')
         ->capture_default_str();
     if (has("k")) app.add_option("--k", g.k, "scales k of x^3/k")->delimiter(',')->capture_default_str();
-    std::string listed;
-    for (const auto& a : g.activations) listed += (listed.empty() ? "" : ",") + a;
     if (has("activation"))
-      app.add_option_function<std::vector<std::string>>(
-             "--activation",
-             [&g](const std::vector<std::string>& lists) {
-               g.activations.clear();
-               for (const auto& list : lists)
-                 for (auto& a : split_activation_list(list)) g.activations.push_back(std::move(a));
-             },
-             "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a, or a formula: expr:x^3/sqrt(N), "
-             "rowexpr:exp(x)")
-          ->default_str(listed);
+      add_activation_flags(app, g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
     app.add_option("--controls", g.controls,

@@ -80,9 +80,9 @@ struct StudyDefinition {
   std::function<StudyOutput(const StudyOptions&, StudyContext&)> run{};
 };
 
-// --activation (lists split at commas outside parentheses, repeatable) and --param NAME=NUMBER.
-void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, std::vector<std::string>& params,
-                          const std::string& help);
+// --activation (lists split at commas outside parentheses, repeatable) and, given `params`, --param NAME=NUMBER.
+void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, const std::string& help,
+                          std::vector<std::string>* params = nullptr);
 
 // The claim context of a run: its seed, --quick, --trials, checkpoint cache and progress bar.
 ClaimContext claim_context(const StudyOptions& options, StudyContext& ctx);
