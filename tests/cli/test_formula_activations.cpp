@@ -73,3 +73,19 @@ TEST(FormulaActivations, TrainAndATrainingSweepTakeAFormula) {
   EXPECT_NE(csv.find("rowexpr:exp(x)"), std::string::npos);
   EXPECT_NE(csv.find("expr:x/(1+exp(-x))/N"), std::string::npos);
 }
+
+TEST(FormulaActivations, CharacteriseWritesTheCardBesideSoftmax) {
+  const ScratchDir dir("formula_card");
+  const auto r = run("characterise", {"--quick", "--activation", "expr:1/(1+exp(-(x - log(N))))", "--out",
+                                      (dir / "out").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto card = slurp(dir / "out" / "card.md");
+  for (const char* label : {"| softmax |", "| expr:1/(1+exp(-(x-log(N)))) |"}) EXPECT_NE(card.find(label), std::string::npos) << label;
+  for (const char* quantity : {"frob_exponent", "jac_exponent", "qgrad_exponent", "max_jac_over_sqrtN", "saturated_share",
+                               "positive_share", "accuracy_gap_recall"})
+    EXPECT_NE(slurp(dir / "out" / "characterise.csv").find(quantity), std::string::npos) << quantity;
+  EXPECT_NE(r.out.find("activation card"), std::string::npos) << r.out;
+  const auto bad = run("characterise", {"--quick", "--tasks", "imagenet", "--out", (dir / "bad").string()});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err_lines().size(), 1u) << bad.err;
+}
