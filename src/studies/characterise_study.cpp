@@ -264,7 +264,10 @@ StudyDefinition characterise_study() {
         ->delimiter(',')
         ->capture_default_str();
   };
-  study.validate = [settings](const StudyOptions&) {
+  study.validate = [settings](const StudyOptions& o) {
+    for (const auto& a : o.activation_specs())
+      if (a.name == "off" || a.name == "uniform")
+        throw std::invalid_argument(text("activation: '", a.name, "' ignores the logits: its Jacobians are 0, no growth to fit"));
     if (settings->tasks == std::vector<std::string>{"none"}) settings->tasks.clear();
     if (settings->train_steps < 1) throw std::invalid_argument(text("train-steps must be at least 1 (got ", settings->train_steps, ")"));
     if (settings->train_seeds < 1) throw std::invalid_argument(text("train-seeds must be at least 1 (got ", settings->train_seeds, ")"));
