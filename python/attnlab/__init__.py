@@ -1,8 +1,8 @@
 """attnlab from Python: activations and pseudo-inverses on NumPy arrays, the claims, and every study as a pandas
 DataFrame with the numbers its binary writes (the studies run in this process, without the GIL).
 
-The API: activation, activation_names, study_names, pseudo_inverse, claims, run_study, verify, train; help() on each
-says what it takes and returns. The studies print nothing but warnings unless called with verbose=True."""
+The API: activation, activation_names, study_names, pseudo_inverse, claims, run_study, verify, train, characterise;
+help() on each says what it takes and returns. The studies print nothing but warnings unless called with verbose=True."""
 import os as _os
 import tempfile as _tempfile
 

@@ -167,7 +167,8 @@ def test_the_readmes_python_snippet_runs(tmp_path, monkeypatch):
 
 
 def test_the_module_exports_its_api_and_documents_it():
-    api = {"activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train"}
+    api = {"activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train",
+           "characterise"}
     assert set(attnlab.__all__) == api
     assert {name for name in dir(attnlab) if not name.startswith("_")} == api  # no os, pd, tempfile beside it
     for name in api:
