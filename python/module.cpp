@@ -84,8 +84,10 @@ struct PyActivation {
   }
 };
 
-PyActivation make_activation(const std::string& name, int p, const std::string& k, double alpha) {
+PyActivation make_activation(const std::string& name, int p, const std::string& k, double alpha,
+                             const FormulaParameters& params) {
   PyActivation a{ActivationSpec::parse(name)};
+  if (a.spec.formula) a.spec.params = params;
   if (a.spec.transforms.qk_layernorm)
     throw std::invalid_argument(text("activation: '", name, "': +qkln normalises q and k, not rows"));
   a.spec.p = p;
@@ -169,10 +171,11 @@ PYBIND11_MODULE(_core, m) {
       .def("row_jacobian", &PyActivation::row_jacobian, py::arg("row"),
            "The n x n Jacobian d phi_j / d x_k of one row (a 1-D array of n entries).");
   m.def("activation", &make_activation, py::arg("name"), py::arg("p") = 3, py::arg("k") = "sqrtN",
-        py::arg("alpha") = 1.0,
+        py::arg("alpha") = 1.0, py::arg("params") = FormulaParameters{},
         "The activation `name` (any name of activation_names(), with +prenorm or +prenorm-released; not +qkln, which "
         "acts on q and k), with the exponent p and scale k of x^p/k ('1', 'sqrtN' or a number) and the alpha of "
-        "h(S)/N^alpha. An unknown name raises ValueError.");
+        "h(S)/N^alpha; or a formula, 'expr:x^3/sqrt(N)' (phi = h(x)) or 'rowexpr:exp(x)' (phi = g/sum g), whose "
+        "parameters `params` (a dict of name: value) sets. An unknown name or a malformed formula raises ValueError.");
   m.def(
       "activation_names",
       [] {

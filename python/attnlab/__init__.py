@@ -1,8 +1,8 @@
 """attnlab from Python: activations and pseudo-inverses on NumPy arrays, the claims, and every study as a pandas
 DataFrame with the numbers its binary writes (the studies run in this process, without the GIL).
 
-The API: activation, activation_names, study_names, pseudo_inverse, claims, run_study, verify, train; help() on each
-says what it takes and returns. The studies print nothing but warnings unless called with verbose=True."""
+The API: activation, activation_names, study_names, pseudo_inverse, claims, run_study, verify, train, characterise;
+help() on each says what it takes and returns. The studies print nothing but warnings unless called with verbose=True."""
 import os as _os
 import tempfile as _tempfile
 
@@ -10,18 +10,20 @@ import pandas as _pd
 
 from . import _core
 
-__all__ = ["activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train"]
+__all__ = ["activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train",
+           "characterise"]
 
 
-def activation(name, p=3, k="sqrtN", alpha=1.0):
+def activation(name, p=3, k="sqrtN", alpha=1.0, params=None):
     """The activation `name` with its exact row Jacobian: any name of activation_names(), with the transforms
     +prenorm or +prenorm-released (not +qkln, which acts on q and k, not on rows); p and k are x^p/k's exponent and
-    scale (k '1', 'sqrtN' or a number) and alpha the exponent of h(S)/N^alpha.
+    scale (k '1', 'sqrtN' or a number) and alpha the exponent of h(S)/N^alpha. Or a formula: 'expr:x^3/sqrt(N)'
+    (phi = h(x)) or 'rowexpr:exp(x)' (phi = g(x)/sum g) in x, N, d and parameters whose values `params` (a dict) gives.
 
     Returns an object with .value(rows) (phi of each row of a float64, C-contiguous, finite rows x n array),
     .jvp(rows, tangents) (J(x_i) t_i row by row), .row_jacobian(row) (the n x n Jacobian of one row) and .label.
     Bad names, arrays or parameters raise ValueError saying what is wrong."""
-    return _core.activation(name, p, str(k), alpha)
+    return _core.activation(name, p, str(k), alpha, dict(params or {}))
 
 
 def activation_names():
@@ -99,3 +101,17 @@ def train(out=None, progress=None, verbose=False, **config):
     train_limit=4096, data="recall" for the generated associative-recall task, ...) and returns its curves
     (train.csv) as a DataFrame: loss and accuracy per step and split, and the attention norms."""
     return run_study("train", out=out, progress=progress, verbose=verbose, **config)
+
+
+def characterise(activations, params=None, out=None, progress=None, verbose=False, **flags):
+    """The activation card of each of `activations` (registered names or formulas) beside softmax, as the
+    characterise binary writes it: returns characterise.csv as a DataFrame (norm growth over N with the fitted
+    exponents, the largest row Jacobian found, saturation and values over logit scales, the row map's properties and
+    the training readout), with card.md's text in df.attrs["card"] and the folder in df.attrs["out"]. `params` gives
+    the formulas' parameters as a dict; other keywords are characterise's flags (quick=True, N=[16, 64], tasks="none")."""
+    param = [f"{key}={float(value)!r}" for key, value in (params or {}).items()] or None
+    table = run_study("characterise", out=out, progress=progress, verbose=verbose, activation=list(activations),
+                      param=param, **flags)
+    with open(_os.path.join(table.attrs["out"], "card.md")) as f:
+        table.attrs["card"] = f.read()
+    return table

@@ -167,7 +167,8 @@ def test_the_readmes_python_snippet_runs(tmp_path, monkeypatch):
 
 
 def test_the_module_exports_its_api_and_documents_it():
-    api = {"activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train"}
+    api = {"activation", "activation_names", "study_names", "pseudo_inverse", "claims", "run_study", "verify", "train",
+           "characterise"}
     assert set(attnlab.__all__) == api
     assert {name for name in dir(attnlab) if not name.startswith("_")} == api  # no os, pd, tempfile beside it
     for name in api:
@@ -194,3 +195,24 @@ def test_run_study_is_quiet_unless_verbose(tmp_path, capfd):
     out, err = capfd.readouterr()
     assert out == ""
     assert [line for line in err.splitlines() if ": warning: " not in line] == []
+
+
+def test_formula_activations_equal_the_built_ins_they_spell():
+    rows = np.random.default_rng(SEED).normal(size=(3, 6))
+    np.testing.assert_allclose(attnlab.activation("rowexpr:exp(x)").value(rows), attnlab.activation("softmax").value(rows),
+                               rtol=1e-12)
+    np.testing.assert_allclose(attnlab.activation("expr:a*x^3/sqrt(N)", params={"a": 2.0}).value(rows),
+                               2 * rows**3 / np.sqrt(6), rtol=1e-12)
+    tangents = np.ones_like(rows)
+    np.testing.assert_allclose(attnlab.activation("expr:sin(x)").jvp(rows, tangents), np.cos(rows), rtol=1e-12)
+    with pytest.raises(ValueError, match="at position 3"):
+        attnlab.activation("expr:x^^2")
+    with pytest.raises(ValueError, match="'a' .* has no value"):
+        attnlab.activation("expr:a*x")
+
+
+def test_characterise_returns_the_card():
+    table = attnlab.characterise(["expr:x^3/sqrt(N)"], quick=True, tasks="none")
+    assert set(table.activation) == {"softmax", "expr:x^3/sqrt(N)"}
+    assert "frob_exponent" in set(table.quantity)
+    assert table.attrs["card"].startswith("# Activation card")

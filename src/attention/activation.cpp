@@ -1,6 +1,7 @@
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/text.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 
@@ -93,12 +94,23 @@ const std::vector<ActivationInfo>& activation_registry() {
   return registry;
 }
 
+namespace {
+// Outside the registry: they are families, not activations, and need their formula to be one.
+const ActivationInfo kElementwiseFormula{"expr", "h(S) written as a formula: expr:x^3/sqrt(N)", false, false,
+                                         Elementwise::formula};
+const ActivationInfo kRowFormula{"rowexpr", "g(S)/sum over the row of g, g written as a formula: rowexpr:exp(x)",
+                                 false, false, Elementwise::power, true, RowNormalised::formula};
+}  // namespace
+
 const ActivationInfo& find_activation(const std::string& name) {
   for (const auto& info : activation_registry())
     if (info.name == name) return info;
+  if (name == kElementwiseFormula.name) return kElementwiseFormula;
+  if (name == kRowFormula.name) return kRowFormula;
   std::string known;
   for (const auto& info : activation_registry()) known += (known.empty() ? "" : ", ") + info.name;
-  throw std::invalid_argument(text("activation: unknown name '", name, "' (known: ", known, ")"));
+  throw std::invalid_argument(
+      text("activation: unknown name '", name, "' (known: ", known, ", expr:FORMULA, rowexpr:FORMULA)"));
 }
 
 double logit_scale(const Activation& a) {
@@ -107,6 +119,12 @@ double logit_scale(const Activation& a) {
 
 ActivationSpec ActivationSpec::parse(const std::string& s) {
   ActivationSpec spec;
+  for (const std::string family : {"expr", "rowexpr"})
+    if (s.rfind(family + ":", 0) == 0) {
+      spec.name = family;
+      spec.formula = std::make_shared<const Formula>(Formula::parse(s.substr(family.size() + 1)));
+      return spec;
+    }
   std::size_t start = 0, plus = s.find('+');
   spec.name = s.substr(0, plus);
   find_activation(spec.name);
@@ -138,12 +156,45 @@ void ActivationSpec::validate() const {
     throw std::invalid_argument(text("p must be a positive integer no larger than 64 (got ", p, ")"));
   if (!(transforms.prenorm_eps > 0) || !(transforms.qk_eps > 0))
     throw std::invalid_argument("prenorm and qk-layernorm eps must be positive");
+  if (formula)
+    for (const auto& p : formula->parameters())
+      if (!params.contains(p))
+        throw std::invalid_argument(text("param: the parameter '", p, "' of ", label(), " has no value (give --param ",
+                                         p, "=VALUE)"));
+}
+
+void parse_formula_parameter(const std::string& assignment, FormulaParameters& params) {
+  const auto eq = assignment.find('=');
+  const std::string name = assignment.substr(0, eq);
+  double value = 0;
+  const char* end = assignment.data() + assignment.size();
+  const bool number = eq != std::string::npos &&
+                      std::from_chars(assignment.data() + eq + 1, end, value).ptr == end && eq + 1 < assignment.size();
+  if (name.empty() || !number || !std::isfinite(value))
+    throw std::invalid_argument(text("param must be NAME=NUMBER with a finite number (got '", assignment, "')"));
+  params[name] = value;
+}
+
+std::vector<std::string> split_activation_list(const std::string& list) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (char c : list) {
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c == ',' && depth <= 0) parts.emplace_back();
+    else parts.back() += c;
+  }
+  return parts;
 }
 
 namespace {
 
 ActivationFunction resolve_function(const ActivationSpec& spec, const ActivationInfo& info, Index N, Index d) {
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
+  if (spec.formula) {
+    auto tape = spec.formula->compile(double(N), double(d), spec.params);
+    if (info.row_normalised) return RowActivation{RowNormalised::formula, inv_sqrt_d, std::move(tape)};
+    return ElementwiseActivation{Elementwise::formula, 1, inv_sqrt_d, 1.0, std::move(tape)};
+  }
   if (info.row_normalised) return RowActivation{info.row, inv_sqrt_d};
   if (info.uses_alpha) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, std::pow(double(N), -spec.alpha)};
   if (!info.uses_p) return ElementwiseActivation{info.fn, 1, inv_sqrt_d, 1.0};  // off: h alone, no constant
@@ -154,6 +205,20 @@ ActivationFunction resolve_function(const ActivationSpec& spec, const Activation
     case Convention::none: return ElementwiseActivation{Elementwise::power, spec.p, 1.0, inv_k};
   }
   throw std::logic_error("unreachable convention");
+}
+
+std::string shortest(double v) {
+  char buf[32];
+  return {buf, std::to_chars(buf, buf + sizeof buf, v).ptr};
+}
+
+// "a=0.5, b=2"
+std::string parameter_list(const FormulaParameters& params, const Formula& f) {
+  std::string out;
+  for (const auto& name : f.parameters())
+    if (const auto it = params.find(name); it != params.end())
+      out += text(out.empty() ? "" : ", ", name, "=", shortest(it->second));
+  return out;
 }
 
 std::string transform_suffix(const Transforms& t) {
@@ -176,6 +241,10 @@ Activation ActivationSpec::resolve(Index N, Index d) const {
 }
 
 std::string ActivationSpec::label() const {
+  if (formula) {
+    const auto values = parameter_list(params, *formula);
+    return text(name, ":", formula->canonical(), values.empty() ? "" : " (" + values + ")");
+  }
   const auto& info = find_activation(name);
   const auto suffix = transform_suffix(transforms);
   if (info.row_normalised) return name + suffix;
@@ -188,6 +257,7 @@ std::string ActivationSpec::label() const {
 }
 
 std::string ActivationSpec::key() const {
+  if (formula) return label();
   return text(name, ":p=", p, ":k=", k.str(), ":", to_string(convention), ":alpha=", alpha, transform_suffix(transforms),
               transforms.prenorm ? text(":eps=", transforms.prenorm_eps) : "",
               transforms.qk_layernorm ? text(":qkeps=", transforms.qk_eps) : "");

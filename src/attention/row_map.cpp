@@ -168,13 +168,8 @@ Index largest_magnitude(const VectorD& v) {
 // 1 − s_j = (G − g_j)/G at the largest g_j is taken from the sum of the other g; and Σ_{m≠j} r_m² is the sum of the
 // others at the largest |r_j| (the top) and R + r_top² − r_j² elsewhere, R = Σ_{m≠top} r_m², where r_j² ≤ (R + r_top²)/2
 // keeps the subtraction within a factor 2.
-template <RowNormalised F>
-RowNorms normalised_row_norms(const double* x, Index n, double logit_scale) {
-  if (n == 0) return {};
-  thread_local VectorD g, dg;
-  g.resize(n);
-  dg.resize(n);
-  const double G = row_terms<F>(x, n, logit_scale, g.data(), dg.data());
+RowNorms normalised_row_norms(const VectorD& g, const VectorD& dg, double G) {
+  const Index n = g.size();
   const Index top_g = largest_magnitude(g), top_r = largest_magnitude(dg);
   double frob2 = 0, diagonal = 0, others_g = 0, R = 0, S = 0, T = 0;
 #pragma omp simd reduction(+ : frob2, diagonal, others_g, R, S, T)
@@ -193,6 +188,22 @@ RowNorms normalised_row_norms(const double* x, Index n, double logit_scale) {
 
 }  // namespace
 
+void elementwise_terms(const ElementwiseActivation& a, const double* s, Index n, double* h, double* dh) {
+  if (a.fn == Elementwise::formula) return a.formula->evaluate(s, n, h, dh);
+  with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
+#pragma omp simd
+    for (Index j = 0; j < n; ++j) evaluate<F, P>(s[j], a.p, h[j], dh[j]);
+  });
+}
+
+double row_terms(const RowActivation& a, const double* x, Index n, double* g, double* dg) {
+  if (a.fn == RowNormalised::formula) {
+    a.formula->evaluate(x, n, g, dg);
+    return Eigen::Map<const VectorD>(g, n).sum();
+  }
+  return with_row_normalised(a.fn, [&]<RowNormalised F>() { return row_terms<F>(x, n, a.logit_scale, g, dg); });
+}
+
 void row_forward(const Activation& act, const double* x, Index n, double* y, RowJacobian* J, double* scale_grad) {
   thread_local Prenorm pn;
   const double* z = x;
@@ -205,21 +216,21 @@ void row_forward(const Activation& act, const double* x, Index n, double* y, Row
     J->rank = 0;
   }
   if (const auto* e = std::get_if<ElementwiseActivation>(&act.fn)) {
-    with_elementwise(e->fn, e->p, [&]<Elementwise F, int P>() {
-      for (Index j = 0; j < n; ++j) {
-        double h, dh;
-        evaluate<F, P>(z[j], e->p, h, dh);
-        y[j] = e->out_scale * h;
-        if (J) J->diag[j] = e->out_scale * dh;
-        if (scale_grad) scale_grad[j] = h;
-      }
-    });
+    thread_local VectorD h, dh;
+    h.resize(n);
+    dh.resize(n);
+    elementwise_terms(*e, z, n, h.data(), dh.data());
+    for (Index j = 0; j < n; ++j) {
+      y[j] = e->out_scale * h[j];
+      if (J) J->diag[j] = e->out_scale * dh[j];
+      if (scale_grad) scale_grad[j] = h[j];
+    }
   } else {
     if (scale_grad) throw std::invalid_argument("a learned scale applies to elementwise activations only");
     const auto& row = std::get<RowActivation>(act.fn);
     thread_local VectorD dg;
     dg.resize(n);
-    const double G = with_row_normalised(row.fn, [&]<RowNormalised F>() { return row_terms<F>(z, n, row.logit_scale, y, dg.data()); });
+    const double G = row_terms(row, z, n, y, dg.data());
     for (Index j = 0; j < n; ++j) y[j] /= G;
     if (J) {
       J->diag = dg / G;
@@ -232,7 +243,12 @@ void row_forward(const Activation& act, const double* x, Index n, double* y, Row
 }
 
 RowNorms normalised_row_norms(const RowActivation& a, const double* x, Index n) {
-  return with_row_normalised(a.fn, [&]<RowNormalised F>() { return normalised_row_norms<F>(x, n, a.logit_scale); });
+  if (n == 0) return {};
+  thread_local VectorD g, dg;
+  g.resize(n);
+  dg.resize(n);
+  const double G = row_terms(a, x, n, g.data(), dg.data());
+  return normalised_row_norms(g, dg, G);
 }
 
 namespace {
@@ -303,7 +319,23 @@ void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, Ma
       for (Index i = 0; i < rows; ++i) row(S.row(i).data(), T.row(i).data(), Y.row(i).data(), JT.row(i).data());
     }
   };
-  if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn)) {
+  if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn); e && e->fn == Elementwise::formula) {
+    each_row([&](const double* s, const double* t, double* y, double* jt) {
+      thread_local VectorD dh;
+      dh.resize(n);
+      e->formula->evaluate(s, n, y, dh.data());
+      for (Index j = 0; j < n; ++j) y[j] *= e->out_scale, jt[j] = e->out_scale * dh[j] * t[j];
+    });
+  } else if (const auto* f = std::get_if<RowActivation>(&a.fn); f && f->fn == RowNormalised::formula) {
+    each_row([&](const double* x, const double* t, double* y, double* jt) {
+      thread_local VectorD dg;
+      dg.resize(n);
+      const double G = row_terms(*f, x, n, y, dg.data());
+      double dgt = 0;
+      for (Index j = 0; j < n; ++j) dgt += (jt[j] = dg[j] * t[j]);
+      for (Index j = 0; j < n; ++j) y[j] /= G, jt[j] = (jt[j] - y[j] * dgt) / G;
+    });
+  } else if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn)) {
     with_elementwise(e->fn, e->p, [&]<Elementwise F, int P>() {
       each_row([&](const double* s, const double* t, double* y, double* jt) { elementwise_row<F, P>(*e, s, t, n, y, jt); });
     });

@@ -36,8 +36,8 @@ void validate_backend(Backend backend, const std::vector<ActivationSpec>& activa
       throw std::invalid_argument(text(why, " (use --backend cpu or thrust)"));
   for (const auto& a : activations) {
     const auto& info = find_activation(a.name);
-    if ((info.row_normalised && info.row != RowNormalised::softmax) || a.transforms != Transforms{})
-      throw std::invalid_argument(text("backend ", to_string(backend), " implements elementwise activations and softmax without ",
+    if ((info.row_normalised && info.row != RowNormalised::softmax) || a.transforms != Transforms{} || a.formula)
+      throw std::invalid_argument(text("backend ", to_string(backend), " implements the built-in elementwise activations and softmax without ",
                                        "transforms, not '", a.label(), "' (use --backend cpu)"));
   }
 }

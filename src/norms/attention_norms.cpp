@@ -127,13 +127,37 @@ void for_each_tile(const Streamed<T>& st, Index r0, Index nr, Matrix<T>& tile, c
 struct RowSums {
   double sum = 0, f2 = 0, j2 = 0, q = 0, k = 0;
 };
+// A formula's h and h' over one row of a tile, by its tape; the fused loops below read them where a built-in h is
+// evaluated entry by entry.
+struct FormulaRow {
+  const double* h = nullptr;
+  const double* dh = nullptr;
+};
+template <Elementwise F, class T>
+FormulaRow formula_row(const ElementwiseActivation& a, const T* m, Index n, double ls) {
+  if constexpr (F != Elementwise::formula) return {};
+  thread_local std::vector<double> s, h, dh;  // capacity kept
+  s.resize(static_cast<std::size_t>(n)), h.resize(s.size()), dh.resize(s.size());
+#pragma omp simd
+  for (Index j = 0; j < n; ++j) s[static_cast<std::size_t>(j)] = ls * static_cast<double>(m[j]);
+  a.formula->evaluate(s.data(), n, h.data(), dh.data());
+  return {h.data(), dh.data()};
+}
+template <Elementwise F, int P>
+inline void entry(const FormulaRow& row, Index j, double s, int p, double& h, double& dh) {
+  if constexpr (F == Elementwise::formula) h = row.h[j], dh = row.dh[j];
+  else evaluate<F, P>(s, p, h, dh);
+}
+
 template <Elementwise F, int P, bool GRADIENTS, class T>
-RowSums double_row_sums(const T* m, Index n, double ls, double os, int p, const double* v2, const double* x2) {
+RowSums double_row_sums(const ElementwiseActivation& a, const T* m, Index n, const double* v2, const double* x2) {
+  const double ls = a.logit_scale, os = a.out_scale;
+  const auto row = formula_row<F>(a, m, n, ls);
   double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
 #pragma omp simd reduction(+ : f2, j2, q, k, sum)
   for (Index j = 0; j < n; ++j) {
     double h, dh;
-    evaluate<F, P>(ls * static_cast<double>(m[j]), p, h, dh);
+    entry<F, P>(row, j, ls * static_cast<double>(m[j]), a.p, h, dh);
     const double phi = os * h;
     sum += phi;
     const double g = os * dh;  // ∂ϕ/∂S
@@ -156,7 +180,7 @@ template <class T, Elementwise F, int P, bool QKLN, bool GRADIENTS>
 AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseActivation& a, Index r0, Index nr,
                                        Matrix<T>& tile) {
   AttentionNormsSquared acc;
-  const double ls = a.logit_scale, os = a.out_scale;
+  const double ls = a.logit_scale;
   const double dlogit2 = ls * ls;  // ∂S/∂M squared
   const double inv_d = 1.0 / double(st.U.cols());
   // qk-layernorm's per-column weights: ‖x_j‖²/σ_j² and that times (2/d − ‖v_j‖²/d²)
@@ -176,14 +200,16 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
       const T* m = tile.data() + i * tile.cols();
       RowSums r;
       if constexpr (QKLN) {
+        const double os = a.out_scale;
         double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
         const double u2 = st.u2[r0 + i], beta = 2 * inv_d - u2 * inv_d * inv_d;
         const double *kxj = kx.data() + c0, *kvj = kv.data() + c0;
+        const auto row = formula_row<F>(a, m, nc, ls);
 #pragma omp simd reduction(+ : f2, j2, q, k, sum)
         for (Index j = 0; j < nc; ++j) {
           const double mm = static_cast<double>(m[j]);
           double h, dh;
-          evaluate<F, P>(ls * mm, a.p, h, dh);
+          entry<F, P>(row, j, ls * mm, a.p, h, dh);
           const double g2 = os * os * dh * dh;
           sum += os * h;
           f2 += os * os * h * h;
@@ -195,7 +221,7 @@ AttentionNormsSquared elementwise_rows(const Streamed<T>& st, const ElementwiseA
         }
         r = {sum, f2, j2, q, k};
       } else {
-        r = double_row_sums<F, P, GRADIENTS>(m, nc, ls, os, a.p, v2, x2);
+        r = double_row_sums<F, P, GRADIENTS>(a, m, nc, v2, x2);
       }
       acc.frob2 += r.f2;
       acc.jac2 += r.j2;
@@ -269,7 +295,7 @@ AttentionNormsSquared float_elementwise_rows(const Streamed<float>& st, const El
           k += st.u2[r0 + i] * lanes::widened_halves(row_k);
         }
       } else {
-        const auto r = double_row_sums<F, P, GRADIENTS>(m, nc, ls, os, a.p, st.v2.data() + c0, st.x2.data() + c0);
+        const auto r = double_row_sums<F, P, GRADIENTS>(a, m, nc, st.v2.data() + c0, st.x2.data() + c0);
         rs[static_cast<std::size_t>(i)] += r.sum;
         acc.frob2 += r.f2;
         acc.jac2 += r.j2;
@@ -464,7 +490,7 @@ template <class T>
 AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const ElementwiseActivation& a, TileShape tile,
                                         bool gradients) {
   const Index cols = std::min(tile.cols, st.N), rows = std::min(tile.rows, st.N);
-  return with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
+  const auto streamed = [&]<Elementwise F, int P>() {
     return over_row_blocks<T>(st.N, rows, cols, [&](Index r0, Index nr, Matrix<T>& buf) {
       if constexpr (std::is_same_v<T, float> && kPiecewisePolynomial<F>)
         if (!st.qk_layernorm)
@@ -476,7 +502,9 @@ AttentionNormsSquared elementwise_norms(const Streamed<T>& st, const Elementwise
       return st.qk_layernorm ? elementwise_rows<T, F, P, true, false>(st, a, r0, nr, buf)
                              : elementwise_rows<T, F, P, false, false>(st, a, r0, nr, buf);
     });
-  });
+  };
+  if (a.fn == Elementwise::formula) return streamed.template operator()<Elementwise::formula, 0>();
+  return with_elementwise(a.fn, a.p, streamed);
 }
 
 }  // namespace

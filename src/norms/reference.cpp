@@ -44,7 +44,8 @@ VectorD activation_row(const ActivationFunction& f, const VectorD& z, MatrixD* j
   VectorD y(n), dy(n);
   if (const auto* a = std::get_if<ElementwiseActivation>(&f)) {
     for (Index j = 0; j < n; ++j) {
-      evaluate(a->fn, a->p, z[j], y[j], dy[j]);
+      if (a->fn != Elementwise::formula) evaluate(a->fn, a->p, z[j], y[j], dy[j]);
+      else a->formula->evaluate(&z[j], 1, &y[j], &dy[j]);
       y[j] *= a->out_scale;
       dy[j] *= a->out_scale;
     }
@@ -52,7 +53,9 @@ VectorD activation_row(const ActivationFunction& f, const VectorD& z, MatrixD* j
     return y;
   }
   const auto& row = std::get<RowActivation>(f);
-  for (Index j = 0; j < n; ++j) evaluate_row(row.fn, z[j], {.shift = 0.0, .logit_scale = row.logit_scale}, y[j], dy[j]);
+  for (Index j = 0; j < n; ++j)
+    if (row.fn != RowNormalised::formula) evaluate_row(row.fn, z[j], {.shift = 0.0, .logit_scale = row.logit_scale}, y[j], dy[j]);
+    else row.formula->evaluate(&z[j], 1, &y[j], &dy[j]);
   const double G = y.sum();
   if (jacobian) {
     *jacobian = -(y / G) * (dy / G).transpose();  // −g_j g'_l/G²

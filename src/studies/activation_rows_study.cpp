@@ -19,6 +19,7 @@ namespace {
 struct RowsInput {
   std::string file;
   std::vector<std::string> activations{"softmax"};
+  std::vector<std::string> params{};
   int p = 3;
   std::string k = "sqrtN";
   double alpha = 1.0;
@@ -58,10 +59,9 @@ StudyDefinition activation_rows_study() {
                    "rows as CSV, one row of at least 2 numbers per line: each is the activation's argument x of "
                    "phi(x) (no 1/sqrt(d) is applied), N its length")
         ->required();
-    app.add_option("--activation", input->activations,
-                   "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names)
-        ->delimiter(',')
-        ->capture_default_str();
+    add_activation_flags(app, input->activations,
+                         "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names,
+                         &input->params);
     app.add_option("--p", input->p, "the power of x^p/k activations")->capture_default_str();
     app.add_option("--k", input->k, "the scale k of x^p/k activations: a number or sqrtN (N: the row's length)")
         ->capture_default_str();
@@ -72,6 +72,8 @@ StudyDefinition activation_rows_study() {
     if (!(input->alpha >= 0) || !std::isfinite(input->alpha))
       throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", input->alpha, ")"));
     input->specs.clear();
+    FormulaParameters values;
+    for (const auto& assignment : input->params) parse_formula_parameter(assignment, values);
     for (const auto& name : input->activations) {
       if (std::count(input->activations.begin(), input->activations.end(), name) > 1)
         throw std::invalid_argument(text("activation: '", name, "' is given twice"));
@@ -81,6 +83,7 @@ StudyDefinition activation_rows_study() {
       spec.p = input->p;
       spec.k = KScale::parse(input->k);
       spec.alpha = input->alpha;
+      if (spec.formula) spec.params = values;
       for (const auto& row : input->rows) spec.validate(row.size(), 1);
       input->specs.push_back(spec);
     }

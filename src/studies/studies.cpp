@@ -117,6 +117,7 @@ const std::map<std::string, std::function<StudyDefinition()>>& catalogue() {
       {"soft_complexity", soft_complexity},
       {"verify", verify},
       {"activation_rows", activation_rows_study},
+      {"characterise", characterise_study},
       {"train", train_study},
       {training_rows::sweep::k, [] { return training_sweep_study(training_rows::sweep::k); }},
       {training_rows::sweep::activation_table, [] { return training_sweep_study(training_rows::sweep::activation_table); }},

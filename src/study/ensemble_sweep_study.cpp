@@ -49,6 +49,10 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
                 {"control_variates", !o.plain_means},
                 {"reference_slopes", o.reference_slopes},
                 {"exploratory", grid_flag_given(o)}};
+  std::vector<std::string> formulas;  // their normalised text, as the CSV, cache and figures name them
+  for (const auto& a : o.activation_specs())
+    if (a.formula) formulas.push_back(a.label());
+  if (!formulas.empty()) out.config["formulas"] = formulas;
   out.summary = sweep_table(sweep.rows, grid.fitted);
   return out;
 }

@@ -23,6 +23,26 @@
 #include <utility>
 
 namespace attnlab::io {
+
+void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, const std::string& help,
+                          std::vector<std::string>* params) {
+  std::string defaults;
+  for (const auto& a : activations) defaults += (defaults.empty() ? "" : ",") + a;
+  app.add_option_function<std::vector<std::string>>(
+         "--activation",
+         [&activations](const std::vector<std::string>& lists) {
+           activations.clear();
+           for (const auto& list : lists)
+             for (auto& a : split_activation_list(list)) activations.push_back(std::move(a));
+         },
+         help + "; or a formula in x (the logit S), N, d" + (params ? " and --param names" : "") +
+             ": expr:x^3/sqrt(N) (phi = h(S)), rowexpr:exp(x) (phi = g(S)/sum of g over the row)")
+      ->default_str(defaults);
+  if (params)
+    app.add_option("--param", *params, "values of a formula's parameters, NAME=NUMBER (comma-separated, repeatable)")
+        ->delimiter(',');
+}
+
 namespace {
 
 // `word` as one shell word: quoted when it holds anything but plain characters.
@@ -126,10 +146,10 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_option("--alpha", o.alpha, "exponents alpha of h(S)/N^alpha activations (>= 0)")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--activation", o.activations,
-                 "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " + names)
-      ->delimiter(',')
-      ->capture_default_str();
+  add_activation_flags(app, o.activations,
+                       "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " +
+                           names,
+                       &o.params);
   app.add_option("--convention", o.convention,
                  "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
       ->capture_default_str();

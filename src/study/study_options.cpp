@@ -27,9 +27,12 @@ std::vector<EnsembleSpec> StudyOptions::ensembles() const {
 std::vector<ActivationSpec> StudyOptions::activation_specs() const {
   std::vector<ActivationSpec> specs;
   const auto conv = parse_convention(convention);
+  FormulaParameters values;
+  for (const auto& assignment : params) parse_formula_parameter(assignment, values);
   for (const auto& name : activations) {
     auto spec = ActivationSpec::parse(name);
     spec.convention = conv;
+    if (spec.formula) spec.params = values;
     const auto& info = find_activation(spec.name);
     if (info.uses_alpha) {
       for (double a : sorted_unique(alpha)) spec.alpha = a, specs.push_back(spec);

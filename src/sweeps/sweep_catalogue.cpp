@@ -16,7 +16,7 @@ using namespace training_rows;
 
 // The table's names: softmax (or any registered name without constants: a row-normalised one, uniform, off), x^p
 // (p = 1 as x), x^p/K with K a number or sqrtN, x^p*learned (a trained scale starting at 1/sqrtN), h/L or h/L^a for
-// h(S)/N^a.
+// h(S)/N^a; or a formula, expr:... or rowexpr:....
 ActivationSpec table_activation(const std::string& s) {
   const auto bad = [&] {
     return std::invalid_argument(
@@ -62,6 +62,7 @@ ActivationSpec table_activation(const std::string& s) {
     a.validate();
     return a;
   }
+  if (s.starts_with("expr:") || s.starts_with("rowexpr:")) return ActivationSpec::parse(s);  // its own one-line refusal
   try {
     auto a = ActivationSpec::parse(s);
     if (find_activation(a.name).uses_p || find_activation(a.name).uses_alpha) throw bad();

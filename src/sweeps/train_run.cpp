@@ -75,11 +75,19 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
            "--activation",
            [&a](const std::string& name) {
              auto spec = ActivationSpec::parse(name);
-             spec.p = a.p, spec.k = a.k, spec.alpha = a.alpha;  // their flags come next
+             spec.p = a.p, spec.k = a.k, spec.alpha = a.alpha, spec.params = a.params;  // their flags come next
              a = spec;
            },
-           "attention activation (a registered name, +prenorm or +prenorm-released, +qkln)")
+           "attention activation (a registered name, +prenorm or +prenorm-released, +qkln; or a formula: "
+           "expr:x^3/sqrt(N), rowexpr:exp(x))")
         ->default_str(a.name);
+    app.add_option_function<std::vector<std::string>>(
+        "--param",
+        [&a](const std::vector<std::string>& assignments) {
+          for (const auto& s : assignments) parse_formula_parameter(s, a.params);
+        },
+        "values of a formula's parameters, NAME=NUMBER (comma-separated, repeatable)")
+        ->delimiter(',');
     app.add_option("--p", a.p, "power p of poly activations")->capture_default_str();
     app.add_option_function<std::string>("--k", [&a](const std::string& k) { a.k = KScale::parse(k); },
                                          "scale k of x^p/k: a number or sqrtN (N = patches)")
@@ -188,6 +196,18 @@ void require_data_files(const std::filesystem::path& dir, const std::vector<std:
     if (!std::filesystem::is_regular_file(dir / file))
       throw std::invalid_argument(text("data-dir: ", (dir / file).string(), " does not exist",
                                        fashion ? " (scripts/install-deps installs dataset-fashion-mnist)" : ""));
+}
+
+TrainSplits load_splits(const TrainData& data, const train::VitConfig& model, std::uint64_t seed) {
+  if (data.name == "recall") {
+    auto [train_part, validation_part] = run_data(data, model, seed, nullptr);
+    const Index test = data.test_limit > 0 ? data.test_limit : kRecallTestExamples;
+    return {std::move(train_part), std::move(validation_part),
+            train::recall_dataset({model.patches(), seed, train::RecallSplit::test}, test)};
+  }
+  const auto images = load_images(data, false);
+  auto [train_part, validation_part] = run_data(data, model, seed, &images);
+  return {std::move(train_part), std::move(validation_part), load_images(data, true)};
 }
 
 }  // namespace attnlab::io

@@ -59,24 +59,6 @@ void validate(const TrainStudy& s) {
   c.validate();
 }
 
-struct Splits {
-  train::Dataset train, validation, test;
-};
-
-// Fashion-MNIST padded 28 → 32 (so that 2×2, 4×4, 8×8 and 8×16 patches give N = 256, 64, 16, 8), or
-// CIFAR-10's data_batch_1..5 and test_batch, the validation set split off the training set; or the recall task's
-// three streams of the seed.
-Splits load_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed) {
-  if (data.name == "recall") {
-    auto [train_part, validation_part] = run_data(data, model, seed, nullptr);
-    const Index test = data.test_limit > 0 ? data.test_limit : kRecallTestExamples;
-    return {std::move(train_part), std::move(validation_part),
-            train::recall_dataset({model.patches(), seed, train::RecallSplit::test}, test)};
-  }
-  const auto images = load_images(data, false);
-  auto [train_part, validation_part] = run_data(data, model, seed, &images);
-  return {std::move(train_part), std::move(validation_part), load_images(data, true)};
-}
 
 std::string percent_text(double accuracy) { return sig(100 * accuracy, 3); }
 
@@ -182,7 +164,7 @@ StudyDefinition train_study() {
     auto config = study->run.config;
     fit_model_to_data(config.model, study->run.data);
     config.seed = o.seed;
-    auto data = load_data(study->run.data, config.model, o.seed);
+    auto data = load_splits(study->run.data, config.model, o.seed);
     train::Trainer trainer(config, data.train, data.validation);
     const auto state = o.out / ".partial" / "train.state";
     if (std::filesystem::exists(state)) {

@@ -137,9 +137,7 @@ StudyDefinition training_sweep_study(const std::string& name) {
         ->capture_default_str();
     if (has("k")) app.add_option("--k", g.k, "scales k of x^3/k")->delimiter(',')->capture_default_str();
     if (has("activation"))
-      app.add_option("--activation", g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a")
-          ->delimiter(',')
-          ->capture_default_str();
+      add_activation_flags(app, g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
     app.add_option("--controls", g.controls,

@@ -194,6 +194,51 @@ void activation_by_rows(const Activation& activation, Matrix<T>& phi, RowJacobia
 // `grad` (dϕ on entry) each row of it becomes Jᵀ dϕ, the gradient of the logits; `dtheta` gathers Σ dϕ∘h for a
 // learned scale. Jᵀt is r∘t for elementwise ϕ (r = ϕ') and r∘(t − s·t) for ϕ = s = g/Σg (r = g'/Σg).
 template <class T>
+void activation_in_place(const Activation& activation, Matrix<T>& phi, Matrix<T>* grad, double* dtheta);
+
+// The same for a formula, a row at a time through its tape in double.
+template <class T>
+void formula_in_place(const ElementwiseActivation& e, Matrix<T>& phi, Matrix<T>* grad, double* dtheta) {
+  thread_local VectorD s, h, dh;
+  const Index N = phi.cols();
+  s.resize(N), h.resize(N), dh.resize(N);
+  double th = 0;
+  for (Index i = 0; i < phi.rows(); ++i) {
+    T* x = phi.row(i).data();
+    s = Eigen::Map<const RowVector<T>>(x, N).template cast<double>().transpose();
+    e.formula->evaluate(s.data(), N, h.data(), dh.data());
+    for (Index j = 0; j < N; ++j) x[j] = T(e.out_scale * h[j]);
+    if (!grad) continue;
+    T* t = grad->row(i).data();
+    for (Index j = 0; j < N; ++j) {
+      th += double(t[j]) * h[j];
+      t[j] = T(e.out_scale * dh[j] * double(t[j]));
+    }
+  }
+  if (dtheta) *dtheta += th;
+}
+
+template <class T>
+void formula_in_place(const RowActivation& r, Matrix<T>& phi, Matrix<T>* grad) {
+  thread_local VectorD s, g, dg;
+  const Index N = phi.cols();
+  s.resize(N), g.resize(N), dg.resize(N);
+  for (Index i = 0; i < phi.rows(); ++i) {
+    T* x = phi.row(i).data();
+    s = Eigen::Map<const RowVector<T>>(x, N).template cast<double>().transpose();
+    const double inv = 1 / row_terms(r, s.data(), N, g.data(), dg.data());
+    double st = 0;
+    for (Index j = 0; j < N; ++j) {
+      x[j] = T(g[j] * inv);
+      if (grad) st += g[j] * inv * double((*grad)(i, j));
+    }
+    if (!grad) continue;
+    T* t = grad->row(i).data();
+    for (Index j = 0; j < N; ++j) t[j] = T(dg[j] * inv * (double(t[j]) - st));
+  }
+}
+
+template <class T>
 void activation_in_place(const Activation& activation, Matrix<T>& phi, Matrix<T>* grad, double* dtheta) {
   const Index rows = phi.rows(), N = phi.cols();
   // Separate loops with and without the gradient, so that each vectorises (through libmvec's exp, sin, cos).
@@ -204,6 +249,14 @@ void activation_in_place(const Activation& activation, Matrix<T>& phi, Matrix<T>
       else
         forward(phi.row(i).data());
   };
+  if (const auto* e = std::get_if<ElementwiseActivation>(&activation.fn); e && e->fn == Elementwise::formula) {
+    formula_in_place(*e, phi, grad, dtheta);
+    return;
+  }
+  if (const auto* r = std::get_if<RowActivation>(&activation.fn); r && r->fn == RowNormalised::formula) {
+    formula_in_place(*r, phi, grad);
+    return;
+  }
   if (const auto* e = std::get_if<ElementwiseActivation>(&activation.fn)) {
     const double os = e->out_scale;
     const int p = e->p;

@@ -18,6 +18,9 @@ constexpr Index kD = 64, kd = 64;
 constexpr std::uint64_t kSeed = 1;
 
 const ActivationSpec kCube{"poly", 3, KScale{}, Convention::inside};
+// x^3/√N built in and as a formula (issue 43: the formula within 2× of the built-in)
+const ActivationSpec kCubeSqrtN{"poly", 3, KScale::parse("sqrtN"), Convention::inside};
+const ActivationSpec kCubeSqrtNFormula = ActivationSpec::parse("expr:x^3/sqrt(N)");
 
 double flops_per_trial(Index N) { return 2.0 * N * N * kd + 4.0 * N * kD * kd; }
 
@@ -52,9 +55,9 @@ void BM_draw_ensemble(benchmark::State& state) {
 }
 
 template <class T>
-void fused_kernel(benchmark::State& state, bool gradients = true) {
+void fused_kernel(benchmark::State& state, bool gradients = true, const ActivationSpec& phi = kCube) {
   const EnsembleSpec spec{state.range(0), kD, kd};
-  const auto activation = kCube.resolve(spec.N, spec.d);
+  const auto activation = phi.resolve(spec.N, spec.d);
   EnsembleSample<T> sample;
   draw_ensemble(spec, kSeed, 0, sample);
   for (auto _ : state)
@@ -67,6 +70,10 @@ void BM_fused_kernel_float(benchmark::State& state) { fused_kernel<float>(state)
 // poly_frobenius's kernel: no Q- or K-gradient (a study computes only what it writes), in each precision.
 void BM_fused_kernel_norms_only(benchmark::State& state) { fused_kernel<double>(state, false); }
 void BM_fused_kernel_float_norms_only(benchmark::State& state) { fused_kernel<float>(state, false); }
+void BM_cube_sqrtN_builtin(benchmark::State& state) { fused_kernel<double>(state, true, kCubeSqrtN); }
+void BM_cube_sqrtN_formula(benchmark::State& state) { fused_kernel<double>(state, true, kCubeSqrtNFormula); }
+void BM_cube_sqrtN_builtin_norms_only(benchmark::State& state) { fused_kernel<double>(state, false, kCubeSqrtN); }
+void BM_cube_sqrtN_formula_norms_only(benchmark::State& state) { fused_kernel<double>(state, false, kCubeSqrtNFormula); }
 
 // Enough trials per run that dynamic scheduling keeps both threads busy at N ≤ 256.
 std::uint32_t trials_per_run(Index N) { return static_cast<std::uint32_t>(std::max<Index>(4, (Index{1} << 20) / (N * N))); }
@@ -147,6 +154,10 @@ BENCHMARK(BM_fused_kernel)->Apply(sizes);
 BENCHMARK(BM_fused_kernel_float)->Apply(sizes);
 BENCHMARK(BM_fused_kernel_norms_only)->Apply(sizes);
 BENCHMARK(BM_fused_kernel_float_norms_only)->Apply(sizes);
+BENCHMARK(BM_cube_sqrtN_builtin)->Apply(sizes);
+BENCHMARK(BM_cube_sqrtN_formula)->Apply(sizes);
+BENCHMARK(BM_cube_sqrtN_builtin_norms_only)->Apply(sizes);
+BENCHMARK(BM_cube_sqrtN_formula_norms_only)->Apply(sizes);
 BENCHMARK(BM_mc_run)->Apply(sizes);
 BENCHMARK(BM_mc_run_norms_only)->Arg(64)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_dgemm)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -2,11 +2,13 @@
 // Attention activations ϕ applied to the logits M = X Q Kᵀ Xᵀ (unscaled).
 // Elementwise activations act entry by entry; row-normalised ones act on each row.
 #include <attnlab/attention/elementwise.hpp>
+#include <attnlab/attention/formula.hpp>
 #include <attnlab/core/types.hpp>
 #include <attnlab/core/vmath.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -35,10 +37,12 @@ struct ElementwiseActivation {
   int p = 1;  // for x^p
   double logit_scale = 1.0;
   double out_scale = 1.0;
+  std::shared_ptr<const FormulaTape> formula{};  // h of fn = formula
 };
 
 // Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: softmax (g = exp), the PERIODIC paper's
-// alternatives, as restated in CLAIMS.md, and uniform (g = 1: every entry 1/n, content-free attention). The `_released` ones are the definitions of the paper's released
+// alternatives, as restated in CLAIMS.md, uniform (g = 1: every entry 1/n, content-free attention) and a user's
+// `rowexpr:` formula (its g evaluated over a row by its tape). The `_released` ones are the definitions of the paper's released
 // training code (demo.py) where they differ from the paper and its layer file (periodic_softmax.py): they apply
 // the phase or the sine to the unscaled logit m = x/c, c = the logit scale 1/√d, so g depends on c.
 enum class RowNormalised {
@@ -52,7 +56,8 @@ enum class RowNormalised {
   sinsoftmax,
   sin2max_released,
   sinsoftmax_released,
-  uniform
+  uniform,
+  formula
 };
 
 // What g needs besides x: softmax's g is taken relative to `shift` (the row maximum; the factor cancels
@@ -117,6 +122,7 @@ decltype(auto) with_row_normalised(RowNormalised f, Visit&& visit) {
     case R::sin2max_released: return visit.template operator()<R::sin2max_released>();
     case R::sinsoftmax_released: return visit.template operator()<R::sinsoftmax_released>();
     case R::uniform: return visit.template operator()<R::uniform>();
+    case R::formula: throw std::invalid_argument("a formula activation runs on the cpu backend's array paths only");
   }
   throw std::logic_error("unreachable row-normalised function");
 }
@@ -130,6 +136,7 @@ inline void evaluate_row(RowNormalised f, double x, const RowConstants& k, doubl
 struct RowActivation {
   RowNormalised fn = RowNormalised::softmax;
   double logit_scale = 1.0;
+  std::shared_ptr<const FormulaTape> formula{};  // g of fn = formula
 };
 
 // Transforms that compose with any activation. Prenorm (PERIODIC §3.6, as CLAIMS.md restates the
@@ -159,22 +166,31 @@ double logit_scale(const Activation& a);
 
 // An activation as the user names it, before N and d fix its constants.
 struct ActivationSpec {
-  std::string name = "poly";  // a name in activation_names()
+  std::string name = "poly";  // a name in activation_names(), or expr / rowexpr with `formula`
   int p = 3;
   KScale k{};
   Convention convention = Convention::inside;
   double alpha = 1.0;  // the L^-alpha of the RELU paper's h(S)/L^alpha, L = N
   Transforms transforms{};
+  std::shared_ptr<const Formula> formula{};  // h of "expr:h" (ϕ = h(S)) or g of "rowexpr:g" (ϕ = g/Σg)
+  FormulaParameters params{};                // the formula's parameters by name
 
   // "name" or "name+prenorm", "name+prenorm-released", "name+qkln", "name+prenorm+qkln"; the name must be
-  // registered and at most one prenorm given.
+  // registered and at most one prenorm given. "expr:FORMULA" and "rowexpr:FORMULA" take the rest as the formula
+  // (no transforms), refused with FormulaError where malformed.
   static ActivationSpec parse(const std::string& s);
   Activation resolve(Index N, Index d) const;
-  std::string label() const;  // e.g. "x^3/sqrtN (inside)", "relu/N^1", "softmax+prenorm"
+  std::string label() const;  // e.g. "x^3/sqrtN (inside)", "relu/N^1", "softmax+prenorm", "expr:x^3/sqrt(N)"
   std::string key() const;    // every parameter, for caches
   void validate() const;      // throws std::invalid_argument naming the parameter
   void validate(Index N, Index d) const;  // and that the transforms suit the shape
 };
+
+// "a=0.5" of --param into `params`; throws std::invalid_argument naming the flag.
+void parse_formula_parameter(const std::string& assignment, FormulaParameters& params);
+
+// A list of activations split at the commas outside parentheses, so that "softmax,expr:max(x,0)" is two.
+std::vector<std::string> split_activation_list(const std::string& list);
 
 struct ActivationInfo {
   std::string name;
@@ -187,6 +203,6 @@ struct ActivationInfo {
   bool learned_scale = false;  // x^p·θ with θ = 1/k trained (--k gives its initial value)
 };
 const std::vector<ActivationInfo>& activation_registry();
-const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names
+const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names; knows expr and rowexpr
 
 }  // namespace attnlab

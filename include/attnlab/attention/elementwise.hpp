@@ -14,8 +14,9 @@
 namespace attnlab {
 
 // x^p (POLY), the RELU paper's h ∈ {relu, relu², gelu, softplus, identity, relu6, sigmoid},
-// REPOLY Table 5's elu, tanh, exp, and zero: attention switched off (the trainer's control).
-enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp, zero };
+// REPOLY Table 5's elu, tanh, exp, and zero: attention switched off (the trainer's control); formula: a user's
+// `expr:` (attention/formula.hpp), evaluated over arrays by its tape, never entry by entry here.
+enum class Elementwise { power, relu, relu2, gelu, softplus, identity, relu6, sigmoid, elu, tanh, exp, zero, formula };
 
 namespace elementwise_math {
 #if defined(__CUDACC__)
@@ -110,6 +111,7 @@ decltype(auto) with_elementwise(Elementwise f, int p, Visit&& visit) {
     case E::tanh: return visit.template operator()<E::tanh, 0>();
     case E::exp: return visit.template operator()<E::exp, 0>();
     case E::zero: return visit.template operator()<E::zero, 0>();
+    case E::formula: throw std::invalid_argument("a formula activation runs on the cpu backend's array paths only");
   }
   throw std::logic_error("unreachable elementwise function");
 }

@@ -45,6 +45,12 @@ struct RowNorms {
 // that form's 1 − s_top cancels (peaked rows, sirenmax next to a pole).
 RowNorms normalised_row_norms(const RowActivation& a, const double* x, Index n);
 
+// h and h' of an elementwise activation (out_scale not applied) over n arguments s: its tape for a formula.
+void elementwise_terms(const ElementwiseActivation& a, const double* s, Index n, double* h, double* dh);
+
+// g and g' of a row-normalised activation over one row x (softmax's relative to the row maximum); returns Σg.
+double row_terms(const RowActivation& a, const double* x, Index n, double* g, double* dg);
+
 // y = ϕ(x) for one row x (the activation's argument: logit_scale already applied) of length n.
 // With J, fills ∂ϕ/∂x; with scale_grad (elementwise ϕ only), ∂ϕ_j/∂out_scale = h(z_j), the gradient
 // of a learned scale θ in ϕ = θ·h.

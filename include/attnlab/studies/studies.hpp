@@ -24,5 +24,9 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
 // Any activation on rows of the user's (--rows R.csv, each row the argument x of phi(x)): activation_rows.csv holds
 // each row's sum, norm and ||J||_F per --activation, values_<activation>.csv the values, one row per input row.
 StudyDefinition activation_rows_study();
+// An activation card for each --activation (registered or a formula) beside softmax: card.md, characterise.csv and one
+// figure per quantity (norm growth over N with fitted exponents, saturation and values over logit scales), the largest
+// row Jacobian a search finds, the row map's properties and a short paired-seed training readout.
+StudyDefinition characterise_study();
 
 }  // namespace attnlab::io

@@ -36,6 +36,7 @@ struct StudyOptions {
   std::vector<double> alpha{1.0};  // the N^-alpha of h(S)/N^alpha activations
   std::vector<double> sigma_x{1.0}, sigma_t{1.0};
   std::vector<std::string> activations;
+  std::vector<std::string> params;  // NAME=NUMBER: the formulas' parameters
   std::string convention = "inside";
   Precision precision = Precision::float64;
   bool plain_means = false;  // no control variates from exact moments (Monte-Carlo studies)
@@ -78,6 +79,10 @@ struct StudyDefinition {
   std::function<void(const StudyOptions&)> validate{};  // throws std::invalid_argument
   std::function<StudyOutput(const StudyOptions&, StudyContext&)> run{};
 };
+
+// --activation (lists split at commas outside parentheses, repeatable) and, given `params`, --param NAME=NUMBER.
+void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, const std::string& help,
+                          std::vector<std::string>* params = nullptr);
 
 // The claim context of a run: its seed, --quick, --trials, checkpoint cache and progress bar.
 ClaimContext claim_context(const StudyOptions& options, StudyContext& ctx);

@@ -49,6 +49,14 @@ RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint
 // test the test split (the first test_limit).
 train::Dataset load_images(const TrainData& data, bool test);
 
+struct TrainSplits {
+  train::Dataset train, validation, test;
+};
+// The three sets of a run with this seed: Fashion-MNIST padded 28 → 32 (so that 2×2, 4×4, 8×8 and 8×16 patches give
+// N = 256, 64, 16, 8), or CIFAR-10's data_batch_1..5 and test_batch, the validation set split off the training set;
+// or the recall task's three streams of the seed.
+TrainSplits load_splits(const TrainData& data, const train::VitConfig& model, std::uint64_t seed);
+
 struct TrainRun {
   train::TrainConfig config{};
   TrainData data{};
