@@ -1,4 +1,4 @@
 // The verify study, as registered in src/studies/studies.cpp.
-#include <attnlab/studies/studies.hpp>
+#include <attnlab/studies/main.hpp>
 
-int main(int argc, char** argv) { return attnlab::io::run_study(argc, argv, attnlab::io::find_study("verify")); }
+int main(int argc, char** argv) { return attnlab::io::study_main(argc, argv, "verify"); }

@@ -1,4 +1,5 @@
 #include <attnlab/core/text.hpp>
+#include <attnlab/studies/main.hpp>
 #include <attnlab/studies/studies.hpp>
 #include <attnlab/sweeps/train_study.hpp>
 #include <attnlab/sweeps/training_sweep.hpp>
@@ -147,5 +148,7 @@ StudyDefinition find_study(const std::string& name) {
   }
   return it->second();
 }
+
+int study_main(int argc, char** argv, const char* name) { return run_study(argc, argv, find_study(name)); }
 
 }  // namespace attnlab::io
