@@ -1,9 +1,7 @@
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/linalg.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/spectral.hpp>
-
-#include <Eigen/Eigenvalues>
-#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +36,7 @@ SpectralNorm spectral_norm(const LinearMap& apply, const LinearMap& apply_transp
       T(i, i) = alpha[static_cast<std::size_t>(i)];
       if (i + 1 < size) T(i, i + 1) = T(i + 1, i) = beta[static_cast<std::size_t>(i)];
     }
-    const double ritz = Eigen::SelfAdjointEigenSolver<MatrixD>(T, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+    const double ritz = linalg::symmetric_eigenvalues(T).maxCoeff();
     out.value = std::sqrt(std::max(0.0, ritz));
     out.iterations = k + 1;
     const bool exhausted = b <= 1e-14 * std::max(1.0, std::abs(ritz));  // an invariant subspace: exact
@@ -65,14 +63,14 @@ bool symmetric(const MatrixD& M) { return M.rows() == M.cols() && M == M.transpo
 
 double spectral_norm_svd(const MatrixD& M) {
   if (M.size() == 0) return 0;
-  if (symmetric(M)) return Eigen::SelfAdjointEigenSolver<MatrixD>(M, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff();
+  if (symmetric(M)) return linalg::symmetric_eigenvalues(M).cwiseAbs().maxCoeff();
   const MatrixD gram = M.rows() < M.cols() ? MatrixD(M * M.transpose()) : MatrixD(M.transpose() * M);
-  return std::sqrt(std::max(0.0, Eigen::SelfAdjointEigenSolver<MatrixD>(gram, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff()));
+  return std::sqrt(std::max(0.0, linalg::symmetric_eigenvalues(gram).maxCoeff()));
 }
 
 VectorD singular_values(const MatrixD& M) {
-  if (!symmetric(M)) return Eigen::JacobiSVD<MatrixD>(M).singularValues();
-  VectorD s = Eigen::SelfAdjointEigenSolver<MatrixD>(M, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs();
+  if (!symmetric(M)) return linalg::jacobi_singular_values(M);
+  VectorD s = linalg::symmetric_eigenvalues(M).cwiseAbs();
   std::sort(s.begin(), s.end(), std::greater<>());
   return s;
 }
@@ -84,21 +82,21 @@ RankRevealingPinv rank_revealing_pinv(const MatrixD& M, double relative_cutoff) 
       relative_cutoff > 0 ? relative_cutoff : double(std::max(M.rows(), M.cols())) * std::numeric_limits<double>::epsilon();
   RankRevealingPinv out;
   if (symmetric(M)) {
-    const Eigen::SelfAdjointEigenSolver<MatrixD> eig(M);
-    const VectorD& l = eig.eigenvalues();
+    const linalg::SymmetricEigen eig = linalg::symmetric_eigen(M);
+    const VectorD& l = eig.values;
     out.cutoff = relative * l.cwiseAbs().maxCoeff();
     const VectorD inv = l.unaryExpr([&](double v) { return std::abs(v) > out.cutoff ? 1 / v : 0.0; });
     out.rank = (l.cwiseAbs().array() > out.cutoff).count();
-    const MatrixD X = eig.eigenvectors() * inv.asDiagonal() * eig.eigenvectors().transpose();
+    const MatrixD X = eig.vectors * inv.asDiagonal() * eig.vectors.transpose();
     out.pinv = 0.5 * (X + X.transpose());  // A⁺ of a symmetric A is symmetric; the product is so only to rounding
     return out;
   }
-  const Eigen::JacobiSVD<MatrixD> svd(M, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const VectorD& s = svd.singularValues();
+  const linalg::ThinSvd svd = linalg::jacobi_svd(M);
+  const VectorD& s = svd.singular_values;
   out.cutoff = relative * (s.size() > 0 ? s(0) : 0.0);
   const VectorD inv = s.unaryExpr([&](double v) { return v > out.cutoff ? 1 / v : 0.0; });
   out.rank = (s.array() > out.cutoff).count();
-  out.pinv = svd.matrixV() * inv.asDiagonal() * svd.matrixU().transpose();
+  out.pinv = svd.V * inv.asDiagonal() * svd.U.transpose();
   return out;
 }
 
@@ -106,7 +104,7 @@ MatrixD dense_pinv(const MatrixD& M) { return rank_revealing_pinv(M).pinv; }
 
 double spectral_radius(const MatrixD& M) {
   if (M.rows() != M.cols()) throw std::invalid_argument("spectral_radius: the matrix is not square");
-  return Eigen::EigenSolver<MatrixD>(M, false).eigenvalues().cwiseAbs().maxCoeff();
+  return linalg::eigenvalues(M).cwiseAbs().maxCoeff();
 }
 
 }  // namespace attnlab

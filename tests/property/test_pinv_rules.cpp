@@ -9,6 +9,7 @@
 //   - singular and rank-deficient inputs against an independent rank-revealing SVD reference, every method's
 //     traced numbers against an independent recomputation.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/linalg.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 #include <attnlab/soft/pinv.hpp>
@@ -17,9 +18,6 @@
 
 #include "support.hpp"
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/QR>
-#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +41,7 @@ const std::vector<PinvMethod> kAllMethods{PinvMethod::svd,      PinvMethod::newt
 
 MatrixD identity(Index m) { return MatrixD::Identity(m, m); }
 double norm1(const MatrixD& A) { return A.cwiseAbs().colwise().sum().maxCoeff(); }
-double norm2(const MatrixD& M) { return Eigen::JacobiSVD<MatrixD>(M).singularValues()(0); }
+double norm2(const MatrixD& M) { return linalg::jacobi_singular_values(M)(0); }
 double sum_rounding(Index m) { return double(m) * eps / (1 - double(m) * eps); }  // Higham's γ_m for a length-m sum
 
 MatrixD gaussian_matrix(Index rows, Index cols, std::uint64_t key, double sigma = 1.0) {
@@ -65,11 +63,11 @@ struct Reference {
   Index rank = 0;
 };
 Reference svd_pinv(const MatrixD& M, double relative) {
-  const Eigen::JacobiSVD<MatrixD> svd(M, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const VectorD& s = svd.singularValues();
+  const linalg::ThinSvd svd = linalg::jacobi_svd(M);
+  const VectorD& s = svd.singular_values;
   const double cut = relative * s(0);
   const VectorD inv = s.unaryExpr([&](double v) { return v > cut ? 1 / v : 0.0; });
-  return {svd.matrixV() * inv.asDiagonal() * svd.matrixU().transpose(), (s.array() > cut).count()};
+  return {svd.V * inv.asDiagonal() * svd.U.transpose(), (s.array() > cut).count()};
 }
 double default_cutoff(const MatrixD& M) { return double(std::max(M.rows(), M.cols())) * eps; }
 
@@ -256,7 +254,7 @@ TEST(PinvRules, Float32ShiftIsWhatTheReleasedFloat32IdentityAdds) {
       A, {.method = PinvMethod::released, .max_iterations = 60, .tolerance = 0, .trace = false, .float32_shift = true});
   EXPECT_EQ(exact.shift, 0.01);
   EXPECT_EQ(f32.shift, double(0.01f));
-  const MatrixD R = A + 0.01 * identity(10), R_inverse = R.inverse();
+  const MatrixD R = A + 0.01 * identity(10), R_inverse = linalg::inverse(R);
   const double kappa = norm2(R) * norm2(R_inverse), floor = 10 * 10 * eps * kappa * norm2(R_inverse);
   EXPECT_LE(norm2(exact.inverse - R_inverse), floor);
   const double ds = double(0.01f) - 0.01;
@@ -284,7 +282,7 @@ TEST(PinvRules, ReleasedDivergesExactlyWhereItsStartOvershoots) {
     SCOPED_TRACE(label);
     const auto r = pseudo_inverse(A, {.method = PinvMethod::released, .max_iterations = 200, .tolerance = 0});
     const MatrixD R = A + r.shift * identity(A.rows());
-    const Eigen::VectorXcd mu = Eigen::EigenSolver<MatrixD>(R, false).eigenvalues();
+    const Eigen::VectorXcd mu = linalg::eigenvalues(R);
     double worst = 0;
     for (Index i = 0; i < mu.size(); ++i) worst = std::max(worst, std::abs(1.0 - r.alpha * mu(i) * mu(i)));
     ASSERT_GT(std::abs(worst - 1), 1e-6) << "too close to the edge to predict";
@@ -451,15 +449,15 @@ TEST(PinvRules, SingularInputsAreAcceptedAndTheirNumbersAreRight) {
 // them bit-identical columns, which leaves no component to grow.)
 TEST(PinvRules, NewtonOnASingularMatrixReachesThePseudoInverseThenLeavesIt) {
   const Index m = 12;
-  const MatrixD U = Eigen::HouseholderQR<MatrixD>(gaussian_matrix(m, m, 13)).householderQ();
+  const MatrixD U = linalg::householder_q(gaussian_matrix(m, m, 13));
   VectorD lambda(m);
   for (Index i = 0; i < m - 1; ++i) lambda(i) = std::pow(1e-3, double(i) / double(m - 2));
   lambda(m - 1) = 0;
   MatrixD A = U * lambda.asDiagonal() * U.transpose();
   A = 0.5 * (A + A.transpose()).eval();
-  const Eigen::SelfAdjointEigenSolver<MatrixD> eig(A);
-  const VectorD v = eig.eigenvectors().col(0);  // the smallest |λ|: the zero one, computed
-  const double noise = std::abs(eig.eigenvalues()(0));
+  const linalg::SymmetricEigen eig = linalg::symmetric_eigen(A);
+  const VectorD v = eig.vectors.col(0);  // the smallest |λ|: the zero one, computed
+  const double noise = std::abs(eig.values(0));
   ASSERT_GT(noise, 0.0) << "the computed zero eigenvalue is exactly zero: nothing to grow";
   ASSERT_LE(noise, 10 * double(m) * eps * norm2(A));
   const auto r = pseudo_inverse(A, {.method = PinvMethod::newton, .max_iterations = 200, .tolerance = 0});

@@ -3,6 +3,7 @@
 // the Gaussian kernel, the Nyström reconstruction and SOFT attention against dense computations; the
 // bottleneck samplers, the token ensembles and the rejection of bad input.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/linalg.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/soft/kernel.hpp>
 #include <attnlab/soft/pinv.hpp>
@@ -11,8 +12,6 @@
 
 #include "support.hpp"
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
@@ -45,7 +44,7 @@ MatrixD gaussian_matrix(Index rows, Index cols, std::uint64_t key, double sigma 
 
 // Eigen's one-sided Jacobi SVD, used directly so that the references do not run through the code under test
 // (nor through Eigen 3.4's BDCSVD, which the library gave up: see SvdReferenceHoldsWhenMostSingularValuesVanish).
-VectorD singular_values_reference(const MatrixD& M) { return Eigen::JacobiSVD<MatrixD>(M).singularValues(); }
+VectorD singular_values_reference(const MatrixD& M) { return linalg::jacobi_singular_values(M); }
 double norm2(const MatrixD& M) { return singular_values_reference(M)(0); }
 double condition(const MatrixD& M) {
   const VectorD s = singular_values_reference(M);
@@ -100,7 +99,7 @@ struct ScalarTrace {
   std::vector<double> residual, error;
 };
 ScalarTrace scalar_trace(const MatrixD& A, PinvMethod method, double alpha, int iterations) {
-  const VectorD lambda = Eigen::SelfAdjointEigenSolver<MatrixD>(0.5 * (A + A.transpose()), Eigen::EigenvaluesOnly).eigenvalues();
+  const VectorD lambda = linalg::symmetric_eigenvalues(0.5 * (A + A.transpose()));
   const bool cubic = method == PinvMethod::nystromformer;
   const double z0 = cubic ? 1 / (norm1(A) * norm_inf(A)) : alpha;
   // Newton: |e_k| = |e₀|^(2^k) through log|e₀| = log1p(−αλ²), which keeps an α of 1e-17 from rounding away.
@@ -230,9 +229,9 @@ TEST(SoftSpectral, SvdReferenceHoldsWhenMostSingularValuesVanish) {
   spec.rank = 8;  // part of the stream key
   const MatrixD T = draw_tokens(spec, 248, 0), A = gaussian_kernel(T, T);
   const auto r = pseudo_inverse(A, {.method = PinvMethod::released, .max_iterations = 12, .tolerance = 0, .trace = false});
-  const MatrixD E = r.inverse - iterated_matrix(A, PinvMethod::released).inverse();
+  const MatrixD E = r.inverse - linalg::inverse(iterated_matrix(A, PinvMethod::released));
   const double reference = norm2(E);
-  EXPECT_TRUE(test::close(Eigen::SelfAdjointEigenSolver<MatrixD>(0.5 * (E + E.transpose())).eigenvalues().cwiseAbs().maxCoeff(),
+  EXPECT_TRUE(test::close(linalg::symmetric_eigen(0.5 * (E + E.transpose())).values.cwiseAbs().maxCoeff(),
                           reference, test::tol.exact_rel, 0));
   EXPECT_TRUE(test::close(spectral_norm_svd(E), reference, test::tol.exact_rel, 0));
 }
@@ -310,7 +309,7 @@ TEST(SoftPinv, NewtonIterationsReachThePseudoInverse) {
       EXPECT_GE(r.iterations, predicted - 1);
       EXPECT_LE(r.iterations, predicted + 1);
       EXPECT_LT(r.trace.back().residual, soft_tol.pinv_tolerance);
-      const MatrixD direct = A.inverse();
+      const MatrixD direct = linalg::inverse(A);
       const double norm_inverse = norm2(direct);
       EXPECT_TRUE(within(norm2(r.inverse - direct) / norm_inverse,
                          kappa * soft_tol.pinv_tolerance + kappa * floor_of(A.rows(), kappa), "||X - A^-1||/||A^-1||"));
@@ -327,7 +326,7 @@ TEST(SoftPinv, TracesFollowTheScalarRecurrence) {
       ASSERT_EQ(r.trace.size(), std::size_t(r.iterations) + 1);  // iteration 0 is the start
       for (std::size_t k = 0; k < r.trace.size(); ++k) EXPECT_EQ(r.trace[k].iteration, int(k));
       const MatrixD A = iterated_matrix(A0, method);
-      const double kappa = condition(A), norm_inverse = norm2(A.inverse());
+      const double kappa = condition(A), norm_inverse = norm2(linalg::inverse(A));
       const auto expected = scalar_trace(A, method, r.alpha, r.iterations);
       const bool shifted = method == PinvMethod::released;  // traced against A + 0.01 I in the *_shifted fields
       for (std::size_t k = 0; k < r.trace.size(); ++k) {
@@ -350,7 +349,7 @@ TEST(SoftPinv, NewtonErrorAndResidualNeverGrowOnPositiveDefiniteMatrices) {
     SCOPED_TRACE(label);
     const auto r = pseudo_inverse(A, {.method = PinvMethod::newton, .max_iterations = 60, .tolerance = 0});
     EXPECT_TRUE(test::close(r.alpha, 2 / (norm1(A) * norm1(A)), test::tol.exact_rel, 0));
-    const double kappa = condition(A), floor = floor_of(A.rows(), kappa), error_floor = kappa * floor * norm2(A.inverse());
+    const double kappa = condition(A), floor = floor_of(A.rows(), kappa), error_floor = kappa * floor * norm2(linalg::inverse(A));
     for (std::size_t k = 1; k < r.trace.size(); ++k) {
       EXPECT_LE(r.trace[k].error, r.trace[k - 1].error + error_floor) << "iteration " << k;
       EXPECT_LE(r.trace[k].residual, r.trace[k - 1].residual + floor) << "iteration " << k;
@@ -365,11 +364,11 @@ TEST(SoftPinv, ReleasedInvertsTheRegularisedMatrix) {
   for (const auto& [label, A] : bottlenecks()) {
     SCOPED_TRACE(label);
     const auto r = pseudo_inverse(A, {.method = PinvMethod::released});
-    const MatrixD R = iterated_matrix(A, PinvMethod::released), regularised_inverse = R.inverse();
+    const MatrixD R = iterated_matrix(A, PinvMethod::released), regularised_inverse = linalg::inverse(R);
     EXPECT_TRUE(test::close(r.alpha, 1.8 / (norm_inf(A) * norm_inf(A)), test::tol.exact_rel, 0));  // A ≥ 0: r = ‖A‖∞
     EXPECT_EQ(r.iterations, 20);
     const double bound = scalar_trace(R, PinvMethod::released, r.alpha, r.iterations).error.back();
-    ASSERT_LT(bound, norm2(regularised_inverse - A.inverse()) / 4) << "these inputs cannot tell the two inverses apart";
+    ASSERT_LT(bound, norm2(regularised_inverse - linalg::inverse(A)) / 4) << "these inputs cannot tell the two inverses apart";
     const double kappa = condition(R), floor = kappa * floor_of(R.rows(), kappa) * norm2(regularised_inverse);
     const double distance = norm2(r.inverse - regularised_inverse);
     EXPECT_TRUE(within(distance, bound + floor, "||X - (A + 0.01 I)^-1||"));
@@ -542,7 +541,7 @@ TEST(SoftNystrom, ExactOnTheLandmarksAndBelowTheKernelElsewhere) {
   const double floor = floor_of(n, condition(S)) * norm2(S);
   EXPECT_TRUE(within(norm2(S_hat.topRows(m) - S.topRows(m)), floor, "landmark rows"));
   const MatrixD gap = S - S_hat;
-  const VectorD eigenvalues = Eigen::SelfAdjointEigenSolver<MatrixD>(0.5 * (gap + gap.transpose())).eigenvalues();
+  const VectorD eigenvalues = linalg::symmetric_eigen(0.5 * (gap + gap.transpose())).values;
   EXPECT_GE(eigenvalues.minCoeff(), -floor);
   EXPECT_GT(gap.trace(), n * floor);
 }
@@ -570,7 +569,7 @@ TEST(SoftNystrom, SoftAttentionEqualsTheDenseComputation) {
         const std::uint64_t seed = test::seed() + 17;
         const MatrixD landmarks = bottleneck_tokens(Q, bottleneck, seed);
         const MatrixD A = gaussian_kernel(landmarks, landmarks), P = gaussian_kernel(landmarks, Q);
-        MatrixD inverse = A.inverse();
+        MatrixD inverse = linalg::inverse(A);
         if (normalised) {
           const VectorD d = A.rowwise().sum().cwiseSqrt().cwiseInverse();
           inverse = d.asDiagonal() * inverse * d.asDiagonal();

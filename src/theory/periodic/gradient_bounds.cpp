@@ -1,6 +1,8 @@
 // Gradient bounds: softmax's (as written and as used), sinsoftmax's score ratio and cosmax's gradient (A.5).
 #include "rows.hpp"
 
+#include <attnlab/core/linalg.hpp>
+
 namespace attnlab::periodic_claims {
 namespace {
 
@@ -62,7 +64,7 @@ BoundEvidence measure_softmax_operator_norm(const ClaimContext& ctx, std::string
   const auto a = definition("softmax");
   const auto f = [a](const VectorD& x) {
     const MatrixD J = forward(a, x).J.dense();
-    return Eigen::SelfAdjointEigenSolver<MatrixD>(J, Eigen::EigenvaluesOnly).eigenvalues().cwiseAbs().maxCoeff();
+    return linalg::symmetric_eigenvalues(J).cwiseAbs().maxCoeff();
   };
   return {.id = std::move(id),
           .function = "softmax",

@@ -2,6 +2,8 @@
 // beta rule, and whether bottlenecks are singular.
 #include "inputs.hpp"
 
+#include <attnlab/core/linalg.hpp>
+
 namespace attnlab::soft_claims {
 namespace {
 
@@ -43,7 +45,7 @@ std::vector<SoftMatrix> non_kernel_matrices(std::uint64_t seed) {
   constexpr Index n = 30;
   MatrixD G(n, n);
   fill_gaussian(G, GaussianStream(seed, hash_string("signed-spd"), 0, StreamTag::A), 1.0);
-  const MatrixD Q = Eigen::HouseholderQR<MatrixD>(G).householderQ();
+  const MatrixD Q = linalg::householder_q(G);
   VectorD lambda(n);
   for (Index i = 0; i < n; ++i) lambda(i) = std::pow(10.0, -4.0 * double(i) / double(n - 1));
   VectorD diagonal(16), first_row = VectorD::Zero(16);

@@ -2,6 +2,8 @@
 // and the Prop 6 proof's equality.
 #include "inputs.hpp"
 
+#include <attnlab/core/linalg.hpp>
+
 namespace attnlab::soft_claims {
 namespace {
 
@@ -236,7 +238,7 @@ Fig6Evidence measure_fig6(const ClaimContext& ctx) {
   const auto tokens = token_set(ctx, "grid", ctx.soft.n, 0);
   e.spectrum_of = tokens.label == kTokensFile ? "the tokens file, landmarks at random" : "pooled grid tokens";
   const MatrixD A = bottleneck_matrix(ctx, tokens, std::min<Index>(49, ctx.soft.n), 0);
-  e.eigenvalues = Eigen::SelfAdjointEigenSolver<MatrixD>(A, Eigen::EigenvaluesOnly).eigenvalues().reverse();
+  e.eigenvalues = linalg::symmetric_eigenvalues(A).reverse();
   return e;
 }
 

@@ -2,6 +2,8 @@
 // gradient of the inverse (eq 12), each inequality searched over random ensembles and structured extremes.
 #include "inputs.hpp"
 
+#include <attnlab/core/linalg.hpp>
+
 namespace attnlab::soft_claims {
 namespace {
 
@@ -167,7 +169,7 @@ struct EigenEvidence {
 // do not overflow): the allowance, per unit of soft_rounding_factor.
 EigenCase eigen_case(const std::string& input, const MatrixD& L, bool self) {
   const MatrixD S = row_softmax(L);
-  const Eigen::VectorXcd ev = Eigen::EigenSolver<MatrixD>(S, false).eigenvalues();
+  const Eigen::VectorXcd ev = linalg::eigenvalues(S);
   VectorD log_d(L.rows());
   for (Index i = 0; i < L.rows(); ++i) {
     const double top = L.row(i).maxCoeff();
@@ -391,7 +393,7 @@ BoundEvidence measure_lemma2(const ClaimContext& ctx) {
   const auto add = [&](const std::string& input, const MatrixD& F, int p) {
     const double f = norm(F, p);
     if (!(f < 1)) return;
-    const double ratio = norm((MatrixD::Identity(F.rows(), F.cols()) - F).inverse(), p) * (1 - f);
+    const double ratio = norm(linalg::inverse(MatrixD::Identity(F.rows(), F.cols()) - F), p) * (1 - f);
     const double allowance = double(F.rows()) * kEps * (1 + f) / (1 - f);  // per unit of soft_rounding_factor
     const std::string label = text(input, ", p = ", p == 0 ? "inf" : text(p), ", ||F|| = ", sig(f, 4));
     e.cases.push_back({label, ratio, allowance,
@@ -430,7 +432,7 @@ GradientEvidence measure_eq12(const ClaimContext& ctx) {
     fill_gaussian(X, GaussianStream(ctx.seed, hash_words({hash_string("eq12"), std::uint64_t(m)}), 0, StreamTag::A), 1.0);
     fill_gaussian(G, GaussianStream(ctx.seed, hash_words({hash_string("eq12"), std::uint64_t(m)}), 0, StreamTag::B), 1.0);
     X += double(m) * MatrixD::Identity(m, m);  // well conditioned
-    const MatrixD Y = X.inverse();
+    const MatrixD Y = linalg::inverse(X);
     const MatrixD analytic = -Y.transpose() * G * Y.transpose();
     double err = 0;
     for (Index a = 0; a < m; ++a)
@@ -439,7 +441,7 @@ GradientEvidence measure_eq12(const ClaimContext& ctx) {
         MatrixD Xp = X, Xm = X;
         Xp(a, b) += h;
         Xm(a, b) -= h;
-        const double fd = (G.cwiseProduct(Xp.inverse()).sum() - G.cwiseProduct(Xm.inverse()).sum()) / (2 * h);
+        const double fd = (G.cwiseProduct(linalg::inverse(Xp)).sum() - G.cwiseProduct(linalg::inverse(Xm)).sum()) / (2 * h);
         err = std::max(err, std::abs(fd - analytic(a, b)));
       }
     e.errors.push_back({m, err / analytic.cwiseAbs().maxCoeff()});
