@@ -3,6 +3,7 @@ command line's error messages as ValueError/RuntimeError, and bad arrays refused
 import json
 import os
 import pydoc
+import re
 import subprocess
 
 import numpy as np
@@ -57,6 +58,33 @@ def test_row_jacobian_matches_central_differences_and_jvp_applies_it(name):
         np.testing.assert_allclose(J[:, k], column, rtol=1e-6, atol=1e-8)
     t = rng.normal(size=(1, 6))
     np.testing.assert_allclose(act.jvp(x[None, :], t)[0], J @ t[0], rtol=1e-13, atol=1e-15)
+
+
+def entry_names():
+    """The names of the entries of include/attnlab/attention/*_functions.def, read from the files themselves."""
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "include", "attnlab", "attention")
+    names = []
+    for file in ("elementwise_functions.def", "row_normalised_functions.def"):
+        with open(os.path.join(folder, file)) as f:
+            names += re.findall(r'^ATTNLAB_(?:ELEMENTWISE|ROW_NORMALISED)\(\s*\w+,\s*"([^"]+)"', f.read(), re.M)
+    return names
+
+
+def test_every_entry_is_an_activation():
+    """One entry in a .def file is all an activation needs to reach Python."""
+    assert entry_names() and set(entry_names()) <= set(attnlab.activation_names())
+
+
+@pytest.mark.parametrize("name", attnlab.activation_names())
+def test_every_registered_activation_has_its_values_and_jacobian(name):
+    rng = np.random.default_rng(SEED + 2)
+    act = attnlab.activation(name)
+    rows = 0.3 * rng.normal(size=(2, 5))  # logits of order 1/3: far from sirenmax's poles
+    values = act.value(rows)
+    assert values.shape == rows.shape and np.isfinite(values).all()
+    J = act.row_jacobian(rows[0])
+    t = rng.normal(size=(1, 5))
+    np.testing.assert_allclose(act.jvp(rows[:1], t)[0], J @ t[0], rtol=1e-12, atol=1e-14)
 
 
 def test_pseudo_inverse_trace_equals_newton_pinv_binary(tmp_path, studies_dir):

@@ -1,6 +1,7 @@
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/text.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -42,64 +43,42 @@ KScale KScale::parse(const std::string& s) {
 }
 
 const std::vector<ActivationInfo>& activation_registry() {
-  using E = Elementwise;
-  using R = RowNormalised;
-  static const std::vector<ActivationInfo> registry{
-      {"poly", "x^p/k applied to the logits, 1/sqrt(d) placed by --convention", true, false, E::power},
-      {"poly-learned", "x^p * theta with theta a trained scale initialised at 1/k (same value as poly at init)", true,
-       false, E::power, false, R::softmax, true},
-      {"softmax", "row-wise softmax of S = XQK^TX^T/sqrt(d)", false, false, E::power, true, R::softmax},
-      // PERIODIC: where the paper (its §3 and layer file periodic_softmax.py) and its released training code
-      // (demo.py) define a function differently, the paper's keeps the plain name and demo.py's is `-released`.
-      {"sinmax-constant", "(1 + sin 10x)/sum over the row (PERIODIC demo.py's sinmax; the paper's formula was lost)",
-       false, false, E::power, true, R::sinmax_constant},
-      {"sinmax", "sin x/sum over the row (PERIODIC paper 3.2 without the constant; layer file Sinmax)", false, false,
-       E::power, true, R::sinmax},
-      {"cosmax", "cos x/sum over the row (PERIODIC paper, layer file and demo.py alike)", false, false, E::power, true,
-       R::cosmax},
-      {"sin2max", "sin^2 x/sum over the row (PERIODIC paper 3.3, layer file Sin2max)", false, false, E::power, true,
-       R::sin2max},
-      {"sin2max-shifted",
-       "sin^2(x + pi/4)/sum over the row (PERIODIC paper 3.3, layer file Sin2maxShifted, demo.py sin_2_max_move)", false,
-       false, E::power, true, R::sin2max_shifted},
-      {"sirenmax", "(sin x + 1)/(2 - 2 sin x)/sum over the row (PERIODIC paper, layer file and demo.py alike)", false,
-       false, E::power, true, R::sirenmax},
-      {"sinsoftmax", "softmax(sin x) (PERIODIC paper 3.4, layer file SinSoftmax)", false, false, E::power, true,
-       R::sinsoftmax},
-      {"sin2max-released",
-       "sin^2((m - pi/4)/sqrt(d) + pi/4)/sum, m = XQK^TX^T: the phase shifted before the 1/sqrt(d) (PERIODIC demo.py "
-       "sin_2_max; equals sin2max at d = 1)",
-       false, false, E::power, true, R::sin2max_released},
-      {"sinsoftmax-released",
-       "softmax(sin(m)/sqrt(d)), m = XQK^TX^T: the sine before the 1/sqrt(d) (PERIODIC demo.py sin_softmax; equals "
-       "sinsoftmax at d = 1)",
-       false, false, E::power, true, R::sinsoftmax_released},
-      {"relu", "relu(S)/N^alpha, S = XQK^TX^T/sqrt(d)", false, true, E::relu},
-      {"relu2", "relu(S)^2/N^alpha", false, true, E::relu2},
-      {"gelu", "gelu(S)/N^alpha, exact erf form", false, true, E::gelu},
-      {"softplus", "log(1 + e^S)/N^alpha", false, true, E::softplus},
-      {"identity", "S/N^alpha", false, true, E::identity},
-      {"relu6", "min(max(S, 0), 6)/N^alpha", false, true, E::relu6},
-      {"sigmoid", "sigmoid(S)/N^alpha", false, true, E::sigmoid},
-      {"elu", "elu(S)/N^alpha (REPOLY Table 5)", false, true, E::elu},
-      {"tanh", "tanh(S)/N^alpha (REPOLY Table 5)", false, true, E::tanh},
-      // REPOLY §A.2.1 writes Exp = e^{-x} but describes it as "softmax without the row normalization", which is e^{x}:
-      // the description is taken (e^{-S} is e^S of the negated logits, which the sign of Q or K absorbs in training).
-      {"exp", "e^S/N^alpha (REPOLY Table 5)", false, true, E::exp},
-      // The trainer's controls: attention whose output ignores the logits, so a task's dependence on content shows.
-      {"uniform", "1/n: every row the mean of the n tokens, whatever the logits (content-free attention)", false, false,
-       E::power, true, R::uniform},
-      {"off", "0: attention switched off (each block's attention adds only its output bias)", false, false, E::zero},
-  };
+  using F = ActivationFamily;
+  using S = ElementwiseScale;
+  static const std::vector<ActivationInfo> registry = [] {
+    std::vector<ActivationInfo> r{
+#define ATTNLAB_ELEMENTWISE(fn, name, scale, family, float_tiles, description, ...) \
+  {name, description, F::family, S::scale == S::over_k, S::scale == S::over_n_alpha, Elementwise::fn},
+#include <attnlab/attention/elementwise_functions.def>
+#define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...) \
+  {name, description, F::family, false, false, Elementwise::power, true, RowNormalised::fn},
+#include <attnlab/attention/row_normalised_functions.def>
+    };
+    // A way of training x^p/k, not a function of its own: it follows poly.
+    const auto poly = std::find_if(r.begin(), r.end(), [](const ActivationInfo& info) { return info.name == "poly"; });
+    r.insert(poly + 1, ActivationInfo{"poly-learned",
+                                      "x^p * theta with theta a trained scale initialised at 1/k (same value as poly "
+                                      "at init)",
+                                      F::poly, true, false, Elementwise::power, false, RowNormalised::softmax, true});
+    return r;
+  }();
   return registry;
+}
+
+std::vector<std::string> activation_names(ActivationFamily family) {
+  std::vector<std::string> names;
+  for (const auto& info : activation_registry())
+    if (info.family == family) names.push_back(info.name);
+  return names;
 }
 
 namespace {
 // Outside the registry: they are families, not activations, and need their formula to be one.
-const ActivationInfo kElementwiseFormula{"expr", "h(S) written as a formula: expr:x^3/sqrt(N)", false, false,
-                                         Elementwise::formula};
+const ActivationInfo kElementwiseFormula{"expr", "h(S) written as a formula: expr:x^3/sqrt(N)", ActivationFamily::user,
+                                         false, false, Elementwise::formula};
 const ActivationInfo kRowFormula{"rowexpr", "g(S)/sum over the row of g, g written as a formula: rowexpr:exp(x)",
-                                 false, false, Elementwise::power, true, RowNormalised::formula};
+                                 ActivationFamily::user, false, false, Elementwise::power, true,
+                                 RowNormalised::formula};
 }  // namespace
 
 const ActivationInfo& find_activation(const std::string& name) {

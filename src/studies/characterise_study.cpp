@@ -266,7 +266,7 @@ StudyDefinition characterise_study() {
   };
   study.validate = [settings](const StudyOptions& o) {
     for (const auto& a : o.activation_specs())
-      if (a.name == "off" || a.name == "uniform")
+      if (find_activation(a.name).family == ActivationFamily::control)
         throw std::invalid_argument(text("activation: '", a.name, "' ignores the logits: its Jacobians are 0, no growth to fit"));
     if (settings->tasks == std::vector<std::string>{"none"}) settings->tasks.clear();
     if (settings->train_steps < 1) throw std::invalid_argument(text("train-steps must be at least 1 (got ", settings->train_steps, ")"));

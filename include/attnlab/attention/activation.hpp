@@ -40,66 +40,31 @@ struct ElementwiseActivation {
   std::shared_ptr<const FormulaTape> formula{};  // h of fn = formula
 };
 
-// Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: softmax (g = exp), the PERIODIC paper's
-// alternatives, as restated in CLAIMS.md, uniform (g = 1: every entry 1/n, content-free attention) and a user's
-// `rowexpr:` formula (its g evaluated over a row by its tape). The `_released` ones are the definitions of the paper's released
-// training code (demo.py) where they differ from the paper and its layer file (periodic_softmax.py): they apply
-// the phase or the sine to the unscaled logit m = x/c, c = the logit scale 1/√d, so g depends on c.
+// Row-normalised ϕ_j = g(x_j) / Σ_l g(x_l) over a row x: the functions of row_normalised_functions.def (softmax,
+// g = exp; the PERIODIC paper's alternatives, as restated in CLAIMS.md; uniform, g = 1), then a user's `rowexpr:`
+// formula (its g evaluated over a row by its tape).
 enum class RowNormalised {
-  softmax,
-  sinmax_constant,
-  sinmax,
-  cosmax,
-  sin2max,
-  sin2max_shifted,
-  sirenmax,
-  sinsoftmax,
-  sin2max_released,
-  sinsoftmax_released,
-  uniform,
+#define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...) fn,
+#include <attnlab/attention/row_normalised_functions.def>
   formula
 };
 
 // What g needs besides x: softmax's g is taken relative to `shift` (the row maximum; the factor cancels
-// in g/Σg); the released definitions read the logit scale c.
+// in g/Σg); demo.py's `-released` definitions apply the phase or the sine to the unscaled logit m = x/c, so they read
+// the logit scale c.
 struct RowConstants {
   double shift = 0.0;
   double logit_scale = 1.0;
 };
 
-// g(x) and g'(x).
+// g(x) and g'(x), by the entry's body.
 template <RowNormalised F>
 inline void evaluate_row(double x, const RowConstants& k, double& g, double& dg) {
-  using R = RowNormalised;
-  if constexpr (F == R::softmax) {
-    g = dg = vmath::exp(x - k.shift);
-  } else if constexpr (F == R::sinmax_constant) {
-    g = 1 + vmath::sin(10 * x), dg = 10 * vmath::cos(10 * x);
-  } else if constexpr (F == R::sinmax) {
-    g = vmath::sin(x), dg = vmath::cos(x);
-  } else if constexpr (F == R::cosmax) {
-    g = vmath::cos(x), dg = -vmath::sin(x);
-  } else if constexpr (F == R::sin2max) {
-    g = vmath::sin(x) * vmath::sin(x), dg = vmath::sin(2 * x);
-  } else if constexpr (F == R::sin2max_shifted) {
-    const double s = vmath::sin(x + 0.78539816339744831);
-    g = s * s, dg = vmath::cos(2 * x);
-  } else if constexpr (F == R::sirenmax) {  // (sin x + 1)/(2 − 2 sin x): poles where sin x = 1
-    const double s = vmath::sin(x), c = vmath::cos(x);
-    g = (s + 1) / (2 - 2 * s), dg = c / ((1 - s) * (1 - s));
-  } else if constexpr (F == R::sinsoftmax) {
-    g = vmath::exp(vmath::sin(x)), dg = vmath::cos(x) * g;
-  } else if constexpr (F == R::sin2max_released) {  // sin²((m − π/4)c + π/4) = sin²(x + (π/4)(1 − c))
-    const double phase = x + 0.78539816339744831 * (1 - k.logit_scale);
-    const double s = vmath::sin(phase);
-    g = s * s, dg = vmath::sin(2 * phase);
-  } else if constexpr (F == R::sinsoftmax_released) {  // e^{c sin m}, m = x/c
-    const double m = x / k.logit_scale;
-    g = vmath::exp(k.logit_scale * vmath::sin(m)), dg = vmath::cos(m) * g;
-  } else {
-    static_assert(F == R::uniform);
-    g = 1, dg = 0;
-  }
+  static_assert(F != RowNormalised::formula, "a formula's g is evaluated by its tape");
+#define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...) \
+  if constexpr (F == RowNormalised::fn) __VA_ARGS__ else
+#include <attnlab/attention/row_normalised_functions.def>
+  {}
 }
 
 // h(s) and h'(s) with the function chosen at run time (references and tests).
@@ -109,20 +74,12 @@ inline void evaluate(Elementwise f, int p, double s, double& h, double& dh) {
 
 template <class Visit>
 decltype(auto) with_row_normalised(RowNormalised f, Visit&& visit) {
-  using R = RowNormalised;
   switch (f) {
-    case R::softmax: return visit.template operator()<R::softmax>();
-    case R::sinmax_constant: return visit.template operator()<R::sinmax_constant>();
-    case R::sinmax: return visit.template operator()<R::sinmax>();
-    case R::cosmax: return visit.template operator()<R::cosmax>();
-    case R::sin2max: return visit.template operator()<R::sin2max>();
-    case R::sin2max_shifted: return visit.template operator()<R::sin2max_shifted>();
-    case R::sirenmax: return visit.template operator()<R::sirenmax>();
-    case R::sinsoftmax: return visit.template operator()<R::sinsoftmax>();
-    case R::sin2max_released: return visit.template operator()<R::sin2max_released>();
-    case R::sinsoftmax_released: return visit.template operator()<R::sinsoftmax_released>();
-    case R::uniform: return visit.template operator()<R::uniform>();
-    case R::formula: throw std::invalid_argument("a formula activation runs on the cpu backend's array paths only");
+#define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...) \
+  case RowNormalised::fn: return visit.template operator()<RowNormalised::fn>();
+#include <attnlab/attention/row_normalised_functions.def>
+    case RowNormalised::formula:
+      throw std::invalid_argument("a formula activation runs on the cpu backend's array paths only");
   }
   throw std::logic_error("unreachable row-normalised function");
 }
@@ -192,9 +149,23 @@ void parse_formula_parameter(const std::string& assignment, FormulaParameters& p
 // A list of activations split at the commas outside parentheses, so that "softmax,expr:max(x,0)" is two.
 std::vector<std::string> split_activation_list(const std::string& list);
 
+// The paper whose claims check an activation: a claim family iterates the registry's entries of its family.
+enum class ActivationFamily {
+  poly,               // POLY's x^p/k
+  softmax,            // the reference every paper compares with
+  relu,               // the RELU paper's h(S)/N^alpha
+  repoly,             // REPOLY Table 5's further h
+  periodic,           // the PERIODIC paper's g, as its paper and layer file define them
+  periodic_released,  // their definitions in the paper's released training code (demo.py), named `-released`
+  control,            // the trainer's content-free controls
+  user,               // a user's formula, expr: or rowexpr:, outside the registry
+};
+
+// One entry of elementwise_functions.def or row_normalised_functions.def, or the learned-scale variant of x^p/k.
 struct ActivationInfo {
   std::string name;
   std::string description;
+  ActivationFamily family;
   bool uses_p;      // x^p/k: takes --p, --k and --convention
   bool uses_alpha;  // h(S)/N^alpha: takes --alpha
   Elementwise fn;
@@ -203,6 +174,8 @@ struct ActivationInfo {
   bool learned_scale = false;  // x^p·θ with θ = 1/k trained (--k gives its initial value)
 };
 const std::vector<ActivationInfo>& activation_registry();
+// The registered names of a family, in the registry's order.
+std::vector<std::string> activation_names(ActivationFamily family);
 const ActivationInfo& find_activation(const std::string& name);  // throws on unknown names; knows expr and rowexpr
 
 }  // namespace attnlab

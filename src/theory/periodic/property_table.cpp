@@ -84,11 +84,6 @@ FunctionStats function_stats(const ClaimContext& ctx, const std::string& name) {
   return st;
 }
 
-std::vector<std::string> table_functions(bool released) {
-  if (!released) return {"softmax", "sinmax-constant", "cosmax", "sin2max", "sin2max-shifted", "sinsoftmax", "sirenmax"};
-  return {"softmax", "sinmax-constant", "cosmax", "sin2max-released", "sin2max-shifted", "sinsoftmax-released", "sirenmax"};
-}
-
 struct TableEvidence {
   bool released = false;
   // The x_i reading: saturation from the x_j-related part of n|ds_j/dx_j|, and submergence as the influence against

@@ -127,9 +127,27 @@ void measure_scales(const ClaimContext& ctx, const Activation& a, FunctionStats&
 }
 
 std::string paper_row(const std::string& name) {
-  if (name == "sin2max-released") return "sin2max";
-  if (name == "sinsoftmax-released") return "sinsoftmax";
-  return name;
+  constexpr std::string_view suffix = "-released";
+  if (find_activation(name).family != ActivationFamily::periodic_released) return name;
+  return name.substr(0, name.size() - suffix.size());
+}
+
+std::vector<std::string> table_functions(bool released) {
+  const auto demo = activation_names(ActivationFamily::periodic_released);
+  std::vector<std::string> names;
+  for (const auto& info : activation_registry()) {
+    const bool periodic = info.family == ActivationFamily::softmax || info.family == ActivationFamily::periodic;
+    if (!periodic || !kPaperTable.contains(info.name)) continue;
+    const auto released_name = info.name + "-released";
+    names.push_back(released && std::ranges::find(demo, released_name) != demo.end() ? released_name : info.name);
+  }
+  return names;
+}
+
+std::vector<std::string> released_functions() {
+  auto names = activation_names(ActivationFamily::softmax);
+  for (const auto& name : activation_names(ActivationFamily::periodic_released)) names.push_back(name);
+  return names;
 }
 
 }  // namespace attnlab::periodic_claims

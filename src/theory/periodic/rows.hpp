@@ -148,9 +148,16 @@ inline const std::map<std::string, std::array<std::string, 5>> kPaperTable{
     {"sin2max-shifted", {"✓", "✓", "✓", "✓", "✓"}}, {"sinsoftmax", {"✓", "✓", "✓", "✓", "✓"}},
     {"sirenmax", {"✓", "✘/✓", "✓", "✓", "✓"}}};
 
-// The paper's row a definition is judged against: demo.py's sin_2_max is its sin2max (it subtracts the pi/4 that
-// its sin_2_max adds, but before the 1/sqrt(d)), and sin_softmax its SinSoftmax.
+// The paper's row a definition is judged against: demo.py's `<name>-released` is the paper's <name> (its sin_2_max
+// subtracts the pi/4 that it adds, but before the 1/sqrt(d); sin_softmax is SinSoftmax).
 std::string paper_row(const std::string& name);
+
+// The functions of the paper's table as registered, in the registry's order: softmax and each PERIODIC g with a row in
+// kPaperTable; with `released`, each replaced by its demo.py definition (`<name>-released`) where one is registered.
+std::vector<std::string> table_functions(bool released);
+
+// softmax and demo.py's definitions where they differ from the paper's, in the registry's order.
+std::vector<std::string> released_functions();
 
 // Each part of the catalogue adds its claims, in catalogue order (periodic_claims.cpp).
 void register_softmax_gradient_claims(ClaimRegistry& r);

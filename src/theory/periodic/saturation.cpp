@@ -51,8 +51,7 @@ struct SaturationEvidence {
 };
 
 std::vector<std::string> saturation_functions(bool released) {
-  if (released) return {"softmax", "sin2max-released", "sinsoftmax-released"};
-  return {"softmax", "sinmax-constant", "cosmax", "sin2max", "sin2max-shifted", "sinsoftmax", "sirenmax"};
+  return released ? released_functions() : table_functions(false);
 }
 
 SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released, bool xi_part) {

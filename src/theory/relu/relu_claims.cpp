@@ -19,7 +19,33 @@ namespace attnlab {
 namespace {
 
 constexpr const char* kRelu = "RELU";
-const std::vector<std::string> kFunctions{"relu", "relu2", "gelu", "softplus", "identity", "relu6", "sigmoid"};
+
+// The RELU paper's h, as registered: a new h of the family is checked by every claim below.
+const std::vector<std::string>& relu_functions() {
+  static const auto names = activation_names(ActivationFamily::relu);
+  return names;
+}
+
+// "a, b, c"
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The h with E h(σZ) = 0 (odd ones, identity), by their closed forms: no exponent to fit to their means.
+const std::vector<std::string>& zero_mean_functions() {
+  static const auto names = [] {
+    std::vector<std::string> out;
+    for (const auto& h : relu_functions())
+      if (theory::gaussian_moments(find_activation(h).fn, 1.0).mean == 0) out.push_back(h);
+    return out;
+  }();
+  return names;
+}
+bool has_zero_mean(const std::string& h) {
+  return std::ranges::find(zero_mean_functions(), h) != zero_mean_functions().end();
+}
 
 // "At initialisation the elements of q and k are O(1)": q = xQ with σ_t = 1/√D, or qk-layernorm.
 struct InitGrid {
@@ -54,7 +80,7 @@ std::vector<ResultRow> relu_sweep(const ClaimContext& ctx) {
   for (const auto& g : init_grids())
     for (Index N : sizes(ctx.quick)) {
       std::vector<ActivationSpec> acts;
-      for (const auto& h : kFunctions)
+      for (const auto& h : relu_functions())
         for (double alpha : {0.5, 1.0}) acts.push_back(scaled(h, alpha, g.qk_layernorm));
       acts.push_back(poly_reference(g.qk_layernorm));
       // Softmax's row-normalised path costs seconds a trial at N = 1024; its level is resolved by N = 256.
@@ -117,7 +143,7 @@ struct SweepEvidence {
 // 2 for relu², which the footnote calls the exception to "ReLU preserves O(1)".
 std::string homogeneity_degrees() {
   std::string s;
-  for (const auto& h : kFunctions) {
+  for (const auto& h : relu_functions()) {
     const auto fn = find_activation(h).fn;
     const double lo = theory::gaussian_moments(fn, 1 / 1.01).mean, hi = theory::gaussian_moments(fn, 1.01).mean;
     s += text(" ", h, " ", lo == 0 && hi == 0 ? std::string("(E h = 0)") : sig(std::log(hi / lo) / (2 * std::log(1.01)), 3), ";");
@@ -125,8 +151,8 @@ std::string homogeneity_degrees() {
   return s;
 }
 
-// Curves with E h(S) = 0 (identity, odd) have no exponent to fit: their means are held to 0 instead.
-bool zero_mean(const std::string& quantity, const std::string& h) { return quantity != "frob" && h == "identity"; }
+// Curves with E h(S) = 0 have no exponent to fit: their means are held to 0 instead.
+bool zero_mean(const std::string& quantity, const std::string& h) { return quantity != "frob" && has_zero_mean(h); }
 
 ClaimOutcome judge_exponents(const SweepEvidence& e, const Thresholds& t) {
   const auto& claim = e.claim;
@@ -143,11 +169,12 @@ ClaimOutcome judge_exponents(const SweepEvidence& e, const Thresholds& t) {
   std::size_t zero_points = 0;
   std::int64_t trials = 0;
   for (const auto& r : e.rows) trials = std::max<std::int64_t>(trials, r.trials);
-  for (const auto& r : e.rows) zero_points += r.quantity == claim.quantity && r.activation.rfind("identity", 0) == 0;
+  for (const auto& h : zero_mean_functions())
+    for (const auto& r : e.rows) zero_points += r.quantity == claim.quantity && r.activation.rfind(h + "/", 0) == 0;
   const double z_max = critical_z(t, zero_points, trials);
   for (const double alpha : claim.alphas)
     for (const auto& g : init_grids())
-      for (const auto& h : kFunctions) {
+      for (const auto& h : relu_functions()) {
         const auto c = select_curve(e.rows, claim.quantity, scaled(h, alpha, g.qk_layernorm).label(), g.name);
         out.evidence.insert(out.evidence.end(), c.rows.begin(), c.rows.end());
         if (c.nonfinite > 0) {
@@ -188,7 +215,8 @@ ClaimOutcome judge_exponents(const SweepEvidence& e, const Thresholds& t) {
   out.detail = text("fitted exponent in N of ", claim.quantity, " (claimed ", claim.quantity == "mean_weight" ? "-alpha" : "1 - alpha",
                     "):", fits);
   if (!zeros.empty())
-    out.detail += text(" | E h(S) = 0 exactly (identity is odd), means held to 0 within ", sig(z_max, 3), " SE:", zeros);
+    out.detail += text(" | E h(S) = 0 exactly (", listed(zero_mean_functions()), " is odd), means held to 0 within ",
+                       sig(z_max, 3), " SE:", zeros);
   if (claim.homogeneity)
     out.detail += " | d log E h(cZ)/d log c at c = 1 (closed forms; relu2 is the exception):" + homogeneity_degrees();
   out.figures.push_back(fig);
@@ -205,7 +233,7 @@ void tilt(std::vector<ResultRow>& rows, double shift) {
 void exact_curves(SweepEvidence& e) {
   for (const double alpha : e.claim.alphas)
     for (const auto& g : init_grids())
-      for (const auto& h : kFunctions) {
+      for (const auto& h : relu_functions()) {
         const auto m = exact_moments(h, g);
         const auto label = scaled(h, alpha, g.qk_layernorm).label();
         double frob_ratio = 0;  // E‖ϕ‖_F / √E‖ϕ‖_F² at the smallest N (Jensen's gap, nearly constant in N)
@@ -254,7 +282,7 @@ theory::EntryMoments gaussian_model(const std::string& h, const InitGrid& g) {
 ConstantEvidence constants(const std::vector<ResultRow>& rows, const std::string& quantity) {
   ConstantEvidence e{.quantity = quantity};
   for (const auto& g : init_grids())
-    for (const auto& h : kFunctions) {
+    for (const auto& h : relu_functions()) {
       const auto exact = exact_moments(h, g), model = gaussian_model(h, g);
       const auto pick = [&](const theory::EntryMoments& m, double N) {
         const auto level = theory::weight_levels(m, N, 1.0);
@@ -330,8 +358,8 @@ ClaimOutcome constant_outcome(const ConstantEvidence& e, const PointJudgement& j
 Figure constant_figure(const ConstantEvidence& e, const std::string& name, const std::string& title) {
   Figure fig{.name = name, .title = title, .xlabel = "N (sequence length, tokens)", .ylabel = "Monte-Carlo / exact, 95% CI",
              .logx = true};
-  for (const auto& h : kFunctions) {
-    if (h == "identity" && e.quantity == "row_sum") continue;  // exact 0: its z is in the table
+  for (const auto& h : relu_functions()) {
+    if (has_zero_mean(h) && e.quantity == "row_sum") continue;  // exact 0: its z is in the table
     Series s{.label = h};
     for (const auto& p : e.points)
       if (extra_value(p.row, "grid") == "init" && p.row.activation == scaled(h, 1.0, false).label()) {
@@ -510,7 +538,7 @@ ClaimOutcome judge_softmax_level(const ConstantEvidence& e, const Thresholds& t)
 void register_relu_claims(ClaimRegistry& r) {
   const std::string grids =
       " Ensemble X ~ N(0,1), D = d = 64, at initialisation: grid `init` takes Q, K ~ N(0, 1/D) so that q, k are "
-      "O(1); grid `qkln` applies qk-layernorm. h in {relu, relu2, gelu, softplus, identity, relu6, sigmoid}.";
+      "O(1); grid `qkln` applies qk-layernorm. h in {" + listed(relu_functions()) + "}.";
   const std::string law =
       " The exact law of one logit (theory/logit_moments.hpp): S = tau Z with tau^2 a product of three scaled "
       "chi-squares on grid init, S = sqrt(d) t with (1 + t)/2 ~ Beta((d-2)/2, (d-2)/2) on grid qkln.";
