@@ -137,8 +137,8 @@ py::dict pseudo_inverse_with_trace(const py::handle& matrix, const std::string& 
 // `progress(stage, task, done, total)` is called with the GIL held. `quiet`: no progress or closing lines on stderr.
 std::string run_study_here(const std::string& name, const std::vector<std::string>& args, const py::object& progress,
                            bool quiet) {
-  const auto study = io::find_study(name);
-  io::StudyRunHooks hooks;
+  const auto study = studies::find_study(name);
+  study::StudyRunHooks hooks;
   hooks.quiet = quiet;
   if (!progress.is_none())
     hooks.progress = [progress](const std::string& stage, const std::string& task, std::uint32_t done, std::uint32_t total) {
@@ -148,7 +148,7 @@ std::string run_study_here(const std::string& name, const std::vector<std::strin
   int code = 0;
   {
     py::gil_scoped_release unlocked;
-    code = io::run_study(study, args, hooks);
+    code = study::run_study(study, args, hooks);
   }
   if (code == 2) throw std::invalid_argument(hooks.error);
   if (code != 0) throw std::runtime_error(hooks.error);
@@ -197,7 +197,7 @@ PYBIND11_MODULE(_core, m) {
       },
       "Every registered claim as a dict of id, source and statement.");
   m.def(
-      "study_names", [] { return io::study_names(); }, "The studies run_study takes, as named in build/studies/.");
+      "study_names", [] { return studies::study_names(); }, "The studies run_study takes, as named in build/studies/.");
   m.def("run_study", &run_study_here, py::arg("name"), py::arg("args"), py::arg("progress") = py::none(),
         py::arg("quiet") = true,
         "Runs study `name` with the command line's arguments `args` (a list of strings) in this process, without the "

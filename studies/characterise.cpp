@@ -1,4 +1,4 @@
 // The characterise study, as registered in src/studies/studies.cpp.
 #include <attnlab/studies/main.hpp>
 
-int main(int argc, char** argv) { return attnlab::io::study_main(argc, argv, "characterise"); }
+int main(int argc, char** argv) { return attnlab::studies::study_main(argc, argv, "characterise"); }

@@ -66,9 +66,9 @@ std::string closed_form_table(const std::vector<ResultRow>& rows) {
            "|---|---|---|---|---|---|---|---|---|---|\n";
     const auto dim = [](Index v) { return v > 0 ? text(v) : std::string("–"); };
     md += text("| ", dim(r.N), " | ", dim(r.D), " | ", dim(r.d), " | ", r.p, " | ", sig(r.value.mean), " [",
-               sig(r.value.ci_lo), ", ", sig(r.value.ci_hi), "] | ", sig(std::stod(extra_value(r, "paper"))), " | ",
-               sig(std::stod(extra_value(r, "exact"))), " | ", sig(std::stod(extra_value(r, "rel_err_paper")), 3),
-               " | ", sig(std::stod(extra_value(r, "rel_err_exact")), 3), " | ", extra_value(r, "z_exact"), " |\n");
+               sig(r.value.ci_lo), ", ", sig(r.value.ci_hi), "] | ", sig(extra_number(r, "paper")), " | ",
+               sig(extra_number(r, "exact")), " | ", sig(extra_number(r, "rel_err_paper"), 3),
+               " | ", sig(extra_number(r, "rel_err_exact"), 3), " | ", extra_value(r, "z_exact"), " |\n");
   }
   return md.empty() ? md : md + "\n";
 }

@@ -56,7 +56,7 @@ std::string to_csv(const std::vector<ResultRow>& rows) {
     const bool ok = v.nonfinite == 0;
     const std::string status = ok ? "ok" : text("nonfinite in ", v.nonfinite, " of ", v.count + v.nonfinite, " trials");
     const std::string fields[] = {r.study, r.quantity, r.activation, r.convention, r.precision, count(r.N),
-                                  count(r.D), count(r.d), count(r.p), r.k, number(r.sigma_x), number(r.sigma_t),
+                                  count(r.D), count(r.d), count(r.p), r.k ? r.k->str() : "", number(r.sigma_x), number(r.sigma_t),
                                   count(r.trials), ok ? number(v.mean) : "", ok ? number(v.se) : "",
                                   ok ? number(v.ci_lo) : "", ok ? number(v.ci_hi) : "", text(v.count),
                                   text(v.nonfinite), status};
@@ -64,7 +64,7 @@ std::string to_csv(const std::vector<ResultRow>& rows) {
     for (const auto& f : fields) line += (line.empty() ? "" : ",") + csv_field(f);
     for (const auto& e : extras) {
       const auto it = std::find_if(r.extra.begin(), r.extra.end(), [&](const auto& kv) { return kv.first == e; });
-      line += "," + (it == r.extra.end() ? std::string() : csv_field(it->second));
+      line += "," + (it == r.extra.end() ? std::string() : csv_field(it->second.str()));
     }
     out += line + "\n";
   }
@@ -138,31 +138,62 @@ std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& 
         throw std::runtime_error(text(source, ": line ", line, ": '", excerpt(field(name)), "' in column ", name, " is not an integer"));
       return std::int64_t(x);
     };
+    const auto k = [&]() -> std::optional<KScale> {
+      if (field("k").empty()) return std::nullopt;
+      KScale k;
+      try {
+        k = KScale::parse(field("k"));
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(text(source, ": line ", line, ": ", e.what()));
+      }
+      if (k.str() != field("k"))  // the tables write k as KScale prints it; another spelling would not write back
+        throw std::runtime_error(text(source, ": line ", line, ": k '", excerpt(field("k")), "' is not written as ", k.str()));
+      return k;
+    };
     ResultRow r;
     r.study = field("study"), r.quantity = field("quantity"), r.activation = field("activation");
     r.convention = field("convention"), r.precision = field("precision");
-    r.N = integer("N"), r.D = integer("D"), r.d = integer("d"), r.p = int(integer("p")), r.k = field("k");
+    r.N = integer("N"), r.D = integer("D"), r.d = integer("d"), r.p = int(integer("p")), r.k = k();
     r.sigma_x = number("sigma_x"), r.sigma_t = number("sigma_t"), r.trials = integer("trials");
     r.value = {integer("count"), integer("nonfinite"), number("mean"), number("se"), number("ci_lo"), number("ci_hi")};
     for (std::size_t i = 0; i < f.size(); ++i)
       if (!f[i].empty() && std::find(fixed.begin(), fixed.end(), header[i]) == fixed.end())
-        r.extra.push_back({header[i], f[i]});
+        r.extra.push_back({header[i], Cell::read(f[i])});
     rows.push_back(std::move(r));
   }
   return rows;
 }
 
+namespace {
+
+// A cell as JSON: text and non-finite numbers as strings, read back as Cell::read reads a CSV cell.
+nlohmann::json cell_json(const Cell& c) {
+  if (!c.is_number() || !std::isfinite(c.number())) return c.str();
+  const double x = c.number();
+  return c.str() == text(std::int64_t(x)) ? nlohmann::json(std::int64_t(x)) : nlohmann::json(x);
+}
+
+Cell cell_of(const nlohmann::json& j) {
+  if (j.is_string()) return Cell::read(j.get<std::string>());
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  return j.get<double>();
+}
+
+}  // namespace
+
 nlohmann::json to_json(const ResultRow& r) {
   const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(text(v)); };
+  auto extra = nlohmann::json::array();
+  for (const auto& [name, cell] : r.extra) extra.push_back({name, cell_json(cell)});
   return {{"study", r.study}, {"quantity", r.quantity}, {"activation", r.activation}, {"convention", r.convention},
-          {"precision", r.precision}, {"N", r.N}, {"D", r.D}, {"d", r.d}, {"p", r.p}, {"k", r.k},
+          {"precision", r.precision}, {"N", r.N}, {"D", r.D}, {"d", r.d}, {"p", r.p}, {"k", r.k ? r.k->str() : ""},
           {"sigma_x", num(r.sigma_x)}, {"sigma_t", num(r.sigma_t)}, {"trials", r.trials},
           {"count", r.value.count}, {"nonfinite", r.value.nonfinite}, {"mean", num(r.value.mean)},
-          {"se", num(r.value.se)}, {"ci_lo", num(r.value.ci_lo)}, {"ci_hi", num(r.value.ci_hi)}, {"extra", r.extra}};
+          {"se", num(r.value.se)}, {"ci_lo", num(r.value.ci_lo)}, {"ci_hi", num(r.value.ci_hi)}, {"extra", extra}};
 }
 
 ResultRow row_from_json(const nlohmann::json& j) {
-  const auto num = [](const nlohmann::json& v) { return v.is_string() ? std::stod(v.get<std::string>()) : v.get<double>(); };
+  const auto num = [](const nlohmann::json& v) { return cell_of(v).number(); };  // non-finite ones as strings
   ResultRow r;
   r.study = j.at("study");
   r.quantity = j.at("quantity");
@@ -173,7 +204,7 @@ ResultRow row_from_json(const nlohmann::json& j) {
   r.D = integer_field<Index>(j.at("D"));
   r.d = integer_field<Index>(j.at("d"));
   r.p = integer_field<int>(j.at("p"));
-  r.k = j.at("k");
+  if (const std::string k = j.at("k"); !k.empty()) r.k = KScale::parse(k);
   r.sigma_x = num(j.at("sigma_x"));
   r.sigma_t = num(j.at("sigma_t"));
   r.trials = integer_field<std::int64_t>(j.at("trials"));
@@ -183,7 +214,7 @@ ResultRow row_from_json(const nlohmann::json& j) {
   r.value.se = num(j.at("se"));
   r.value.ci_lo = num(j.at("ci_lo"));
   r.value.ci_hi = num(j.at("ci_hi"));
-  r.extra = j.at("extra").get<std::vector<std::pair<std::string, std::string>>>();
+  for (const auto& cell : j.at("extra")) r.extra.push_back({cell.at(0).get<std::string>(), cell_of(cell.at(1))});
   return r;
 }
 

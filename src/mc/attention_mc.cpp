@@ -189,7 +189,7 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
       r.D = c.ensemble.D;
       r.d = c.ensemble.d;
       r.p = poly ? act.p : 0;
-      r.k = poly ? act.k.str() : "";
+      if (poly) r.k = act.k;
       r.sigma_x = c.ensemble.sigma_x;
       r.sigma_t = c.ensemble.sigma_t;
       r.trials = c.trials;

@@ -106,7 +106,7 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
         row.value = Estimate{.count = static_cast<std::int64_t>(fit.points), .nonfinite = 0, .mean = fit.exponent,
                              .se = fit.exponent_se, .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi};
         row.extra.push_back({"N_range", text(s.x.front(), "-", s.x.back())});
-        row.extra.push_back({"prefactor", text(fit.prefactor)});
+        row.extra.push_back({"prefactor", fit.prefactor});
         fits.push_back(std::move(row));
       } catch (const std::domain_error&) {
         // e.g. one trial per point: no standard errors to weigh the fit

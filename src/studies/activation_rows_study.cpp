@@ -12,7 +12,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace attnlab::io {
+namespace attnlab::studies {
 
 namespace {
 
@@ -39,14 +39,14 @@ ResultRow row_result(const std::string& quantity, const ActivationSpec& spec, In
   ResultRow r{.study = "activation_rows", .quantity = quantity, .activation = spec.label(), .N = n, .trials = 1};
   r.value = {.count = std::isfinite(value) ? 1 : 0, .nonfinite = std::isfinite(value) ? 0 : 1, .mean = value,
              .se = none, .ci_lo = none, .ci_hi = none};
-  r.extra.push_back({"row", text(row + 1)});
+  r.extra.push_back({"row", row + 1});
   return r;
 }
 
 }  // namespace
 
-StudyDefinition activation_rows_study() {
-  StudyDefinition study{.name = "activation_rows",
+study::StudyDefinition activation_rows_study() {
+  study::StudyDefinition study{.name = "activation_rows",
                         .description = "any activation evaluated on rows of your own (CSV in): each row's values, "
                                        "their sum and norm, and the Frobenius norm of its Jacobian",
                         .ensemble_flags = false,
@@ -59,7 +59,7 @@ StudyDefinition activation_rows_study() {
                    "rows as CSV, one row of at least 2 numbers per line: each is the activation's argument x of "
                    "phi(x) (no 1/sqrt(d) is applied), N its length")
         ->required();
-    add_activation_flags(app, input->activations,
+    study::add_activation_flags(app, input->activations,
                          "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names,
                          &input->params);
     app.add_option("--p", input->p, "the power of x^p/k activations")->capture_default_str();
@@ -67,8 +67,8 @@ StudyDefinition activation_rows_study() {
         ->capture_default_str();
     app.add_option("--alpha", input->alpha, "the exponent of h(x)/N^alpha activations (>= 0)")->capture_default_str();
   };
-  study.validate = [input](const StudyOptions&) {
-    input->rows = parse_logits_rows(read_numbers_file(input->file, "rows"), "rows", 2);
+  study.validate = [input](const study::StudyOptions&) {
+    input->rows = parse_logits_rows(io::read_numbers_file(input->file, "rows"), "rows", 2);
     if (!(input->alpha >= 0) || !std::isfinite(input->alpha))
       throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", input->alpha, ")"));
     input->specs.clear();
@@ -88,8 +88,8 @@ StudyDefinition activation_rows_study() {
       input->specs.push_back(spec);
     }
   };
-  study.run = [input](const StudyOptions&, StudyContext& ctx) {
-    StudyOutput out;
+  study.run = [input](const study::StudyOptions&, study::StudyContext& ctx) {
+    study::StudyOutput out;
     const auto progress = ctx.progress->task("rows");
     for (std::size_t a = 0; a < input->specs.size(); ++a) {
       const auto& spec = input->specs[a];

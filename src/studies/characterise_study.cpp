@@ -18,7 +18,7 @@
 #include <map>
 #include <random>
 
-namespace attnlab::io {
+namespace attnlab::studies {
 namespace {
 
 // The PERIODIC paper's "gradient close to 0" as the periodic claims read it: n|∂ϕ_j/∂x_j| below a hundredth.
@@ -35,7 +35,7 @@ struct CardSettings {
 };
 
 ResultRow card_row(const std::string& quantity, const ActivationSpec& a, Index N, const Estimate& value,
-                   std::vector<std::pair<std::string, std::string>> extra = {}) {
+                   ExtraColumns extra = {}) {
   return {.study = "characterise", .quantity = quantity, .activation = a.label(), .N = N, .trials = value.count,
           .value = value, .extra = std::move(extra)};
 }
@@ -73,7 +73,7 @@ void row_properties(const ActivationSpec& spec, std::uint64_t seed, std::vector<
       row_sum_error = std::max(row_sum_error, std::abs(y.sum() - 1));
     }
     const double entries = double(kRows * kRowLength);
-    const std::vector<std::pair<std::string, std::string>> at{{"logit_scale", text(scale)}};
+    const ExtraColumns at{{"logit_scale", scale}};
     rows.push_back(card_row("saturated_share", spec, kRowLength, single(saturated / entries), at));
     rows.push_back(card_row("max_abs_value", spec, kRowLength, single(largest), at));
     rows.push_back(card_row("nonfinite_share", spec, kRowLength, single(nonfinite / entries), at));
@@ -103,21 +103,21 @@ void adversarial_jacobian(const ActivationSpec& spec, std::uint64_t seed, const 
 // Test accuracy after a short run per seed; the seeds are shared by every activation (paired with softmax's).
 std::vector<double> accuracies(const ActivationSpec& spec, const std::string& task, const CardSettings& s,
                                std::uint64_t seed) {
-  TrainRun run;
+  sweeps::TrainRun run;
   run.data.name = task;
   run.data.train_limit = task == "recall" ? 0 : 20000;
   run.data.test_limit = 2000;
   run.data.validation = 500;
   auto& c = run.config;
-  set_preset_shape(c.model, "micro");
+  sweeps::set_preset_shape(c.model, "micro");
   std::tie(c.model.patch_h, c.model.patch_w) = std::pair{8, 8};  // N = 16
   c.model.activation = spec;
   c.steps = s.train_steps, c.warmup = s.train_steps / 10, c.batch = 32, c.log_every = s.train_steps;
-  fit_model_to_data(c.model, run.data);
+  sweeps::fit_model_to_data(c.model, run.data);
   std::vector<double> out;
   for (int i = 0; i < s.train_seeds; ++i) {
     c.seed = seed + std::uint64_t(i);
-    const auto data = load_splits(run.data, c.model, c.seed);
+    const auto data = sweeps::load_splits(run.data, c.model, c.seed);
     train::Trainer trainer(c, data.train, data.validation);
     while (!trainer.done()) trainer.train_step();
     out.push_back(trainer.evaluate(data.test).accuracy);
@@ -237,8 +237,8 @@ Figure scale_figure(const std::vector<ResultRow>& rows, const std::vector<Activa
 
 }  // namespace
 
-StudyDefinition characterise_study() {
-  GridSweep grid = poly_grid({"frob", "frob2", "jac", "jac2", "qgrad", "qgrad2"}, {"frob", "jac", "qgrad"});
+study::StudyDefinition characterise_study() {
+  study::GridSweep grid = study::poly_grid({"frob", "frob2", "jac", "jac2", "qgrad", "qgrad2"}, {"frob", "jac", "qgrad"});
   grid.defaults.N = {16, 32, 64, 128, 256};
   grid.defaults.D = {32};
   grid.defaults.d = {32};
@@ -247,7 +247,7 @@ StudyDefinition characterise_study() {
   grid.quick_defaults.N = {8, 16, 32};
   grid.quick_defaults.D = {8};
   grid.quick_defaults.d = {8};
-  StudyDefinition study{.name = "characterise",
+  study::StudyDefinition study{.name = "characterise",
                         .description = "an activation card: norm growth over N, the largest Jacobian, saturation, "
                                        "row-map properties and a short training readout, each beside softmax",
                         .defaults = grid.defaults,
@@ -264,7 +264,7 @@ StudyDefinition characterise_study() {
         ->delimiter(',')
         ->capture_default_str();
   };
-  study.validate = [settings](const StudyOptions& o) {
+  study.validate = [settings](const study::StudyOptions& o) {
     for (const auto& a : o.activation_specs())
       if (find_activation(a.name).family == ActivationFamily::control)
         throw std::invalid_argument(text("activation: '", a.name, "' ignores the logits: its Jacobians are 0, no growth to fit"));
@@ -274,16 +274,16 @@ StudyDefinition characterise_study() {
     for (const auto& t : settings->tasks) {
       if (t != "fashion-mnist" && t != "recall")
         throw std::invalid_argument(text("tasks: '", t, "' is not fashion-mnist or recall"));
-      if (t == "fashion-mnist") require_data_files(TrainData{}.dir, train::kFashionMnistFiles);
+      if (t == "fashion-mnist") sweeps::require_data_files(sweeps::TrainData{}.dir, train::kFashionMnistFiles);
     }
   };
-  study.run = [settings, grid](const StudyOptions& o, StudyContext& ctx) {
+  study.run = [settings, grid](const study::StudyOptions& o, study::StudyContext& ctx) {
     // softmax first: every readout is paired with its run
     auto specs = o.activation_specs();
     const auto plain_softmax = [](const ActivationSpec& a) { return a.name == "softmax" && a.transforms == Transforms{}; };
     if (std::none_of(specs.begin(), specs.end(), plain_softmax)) specs.insert(specs.begin(), ActivationSpec::parse("softmax"));
     std::stable_partition(specs.begin(), specs.end(), plain_softmax);
-    const auto trials = claim_context(o, ctx).trials_or(32, 8);
+    const auto trials = study::claim_context(o, ctx).trials_or(32, 8);
     auto sweep = run_sweep({.study = "characterise",
                             .ensembles = o.ensembles(),
                             .activations = specs,
@@ -293,7 +293,7 @@ StudyDefinition characterise_study() {
                             .trials = trials,
                             .exact_mean = o.plain_means ? ExactMean{} : theory::squared_norm_exact},
                            ctx.cache, [&](const std::string& label) { return ctx.progress->task(label); });
-    StudyOutput out{.rows = std::move(sweep.rows), .figures = std::move(sweep.figures)};
+    study::StudyOutput out{.rows = std::move(sweep.rows), .figures = std::move(sweep.figures)};
     const auto progress = ctx.progress->task("rows, search and training");
     const auto& s = *settings;
     std::map<std::string, std::vector<double>> softmax_accuracy;

@@ -12,7 +12,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace attnlab::io {
+namespace attnlab::studies {
 
 namespace {
 
@@ -135,9 +135,9 @@ PinvOptions options_for(const TracedMethod& m, const SoftOptions& soft, const Tr
 
 }  // namespace
 
-StudyDefinition pinv_trace_study(std::string name, std::string description, std::vector<std::string> patterns) {
+study::StudyDefinition pinv_trace_study(std::string name, std::string description, std::vector<std::string> patterns) {
   auto trace = std::make_shared<TraceOptions>();
-  const auto write_traces = [trace, name](const ClaimContext& ctx, StudyOutput& out) {
+  const auto write_traces = [trace, name](const ClaimContext& ctx, study::StudyOutput& out) {
     // An exploratory run (a user's --matrix or --tokens-file, no --claims) asks how many iterations each method needs:
     // every method runs to --tolerance (the released ones too), the answers go to a table on stderr and a figure.
     const bool exploratory = out.config.value("exploratory", false);
@@ -176,7 +176,7 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
         const int cap = options.max_iterations > 0 ? options.max_iterations : r.iterations;
         const std::string answer = to_tolerance(r, reached, cap, dense, false);
         const std::string outcome = reached >= 0 ? "reached" : r.diverged ? "diverged" : "not_reached";
-        const std::string head = text(csv_field(input.label), ",", shape.matrix ? "" : text(shape.n), ",", input.m, ",",
+        const std::string head = text(io::csv_field(input.label), ",", shape.matrix ? "" : text(shape.n), ",", input.m, ",",
                                       method_name, ",");
         for (const auto& s : r.trace)
           steps += head + text(s.iteration, ",", exact(r.alpha), ",", exact(r.shift), ",", exact(s.residual), ",",
@@ -192,7 +192,7 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
                             exact(c.rank_tolerance), ",", rule ? text(r.beta_halvings) : "", ",",
                             rule ? (r.beta_rule_met ? "true" : "false") : "", ",", exact(r.beta_rule_excess), ",",
                             exact(last.residual), ",", exact(last.residual_shifted), ",", exact(last.error), ",",
-                            exact(last.error / c.pinv_norm), ",", exact(last.error_shifted), ",", csv_field(r.status),
+                            exact(last.error / c.pinv_norm), ",", exact(last.error_shifted), ",", io::csv_field(r.status),
                             "\n");
         if (trace->save_iterate)
           out.files.push_back({text(name, "_iterate_", method_name, "_", input.label, "_m", input.m, ".csv"),
@@ -230,7 +230,7 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
                                 {"max_iterations", exploratory ? exploratory_cap : ctx.soft.max_iterations},
                                 {"tolerance", tolerance}};
   };
-  auto study = claims_study({.name = std::move(name),
+  auto study = study::claims_study({.name = std::move(name),
                              .description = std::move(description),
                              .patterns = std::move(patterns),
                              .soft_flags = true,
@@ -264,7 +264,7 @@ StudyDefinition pinv_trace_study(std::string name, std::string description, std:
     app.add_flag("--save-iterate", trace->save_iterate,
                  "also write each run's final iterate as <study>_iterate_<method>_<input>_m<m>.csv");
   };
-  study.validate = [claim_validate = study.validate, trace](const StudyOptions& o) {
+  study.validate = [claim_validate = study.validate, trace](const study::StudyOptions& o) {
     claim_validate(o);
     if (trace->methods.empty()) throw std::invalid_argument("method must list at least one pseudo-inverse");
     for (const auto& m : trace->methods) traced_method(m);

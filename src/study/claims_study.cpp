@@ -15,7 +15,7 @@
 #include <map>
 #include <memory>
 
-namespace attnlab::io {
+namespace attnlab::study {
 
 StudyDefinition claims_study(ClaimsStudySpec spec) {
   StudyDefinition study{.name = spec.name, .description = spec.description, .ensemble_flags = spec.grid.has_value()};
@@ -92,12 +92,12 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
-    if (!soft_files->matrix.empty()) soft->set_matrix(parse_number_rows(read_numbers_file(soft_files->matrix, "matrix"), "matrix"));
+    if (!soft_files->matrix.empty()) soft->set_matrix(parse_number_rows(io::read_numbers_file(soft_files->matrix, "matrix"), "matrix"));
     const Index n_flag = soft->n, d_flag = soft->d;
     if (!soft_files->tokens.empty()) {
       if (!soft_files->matrix.empty())
         throw std::invalid_argument("tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
-      soft->set_tokens(parse_number_rows(read_numbers_file(soft_files->tokens, "tokens-file"), "tokens-file"));
+      soft->set_tokens(parse_number_rows(io::read_numbers_file(soft_files->tokens, "tokens-file"), "tokens-file"));
     }
     const auto agrees_with_file = [&](const std::string& flag, Index given, Index read, const std::string& what) {
       if (!soft_files->tokens.empty() && o.was_given("--" + flag) && given != read)
@@ -108,7 +108,7 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
     agrees_with_file("d", d_flag, soft->d, "entries per token");
     soft->validate();  // after the tokens file, which sets n
     if (logits->file.empty()) return;
-    logits->rows = parse_logits_rows(read_numbers_file(logits->file, "logits-file"), "logits-file", 2);
+    logits->rows = parse_logits_rows(io::read_numbers_file(logits->file, "logits-file"), "logits-file", 2);
     for (const auto& id : *ids)
       if (!takes_logits(id))
         throw std::invalid_argument(text("logits-file: claim '", id, "' does not judge rows of logits"));
@@ -131,7 +131,7 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       if (training->retrain)
         rows = spec.retrain(sweep, o, ctx);
       else if (std::filesystem::exists(csv))
-        rows = rows_from_csv(read_file(csv), csv.string());
+        rows = io::rows_from_csv(io::read_file(csv), csv.string());
       return rows;
     };
     // A question about the user's own input, not about the papers: no claim is checked unless --claims names it.
@@ -149,7 +149,7 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       if (ids->empty() ? matches(claim.id) && (logits->rows.empty() || claim.judges_logits)
                        : std::find(ids->begin(), ids->end(), claim.id) != ids->end())
         chosen.push_back(&claim);
-    std::vector<CheckedClaim> checked;
+    std::vector<io::CheckedClaim> checked;
     for (const auto* claim : chosen) {
       ctx.progress->stage(text("claim ", checked.size() + 1, "/", chosen.size(), " ", claim->id));
       checked.push_back({claim, claim->check(claims)});
@@ -164,14 +164,14 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       out.figures.insert(out.figures.end(), c.outcome.figures.begin(), c.outcome.figures.end());
       out.files.insert(out.files.end(), c.outcome.files.begin(), c.outcome.files.end());
     }
-    if (!checked.empty()) out.figures.insert(out.figures.begin(), verdict_figure(checked, name));  // no empty box
+    if (!checked.empty()) out.figures.insert(out.figures.begin(), io::verdict_figure(checked, name));  // no empty box
     if (training->retrain)
-      for (const auto& [sweep, rows] : sweeps) out.files.push_back({sweep + ".csv", to_csv(rows)});
-    out.files.push_back({"claims.csv", claims_csv(checked)});
-    const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", git_description()}};
-    out.files.push_back({"report.md", report_markdown(checked, run)});
+      for (const auto& [sweep, rows] : sweeps) out.files.push_back({sweep + ".csv", io::to_csv(rows)});
+    out.files.push_back({"claims.csv", io::claims_csv(checked)});
+    const nlohmann::json run{{"seed", o.seed}, {"quick", o.quick}, {"git_sha", io::git_description()}};
+    out.files.push_back({"report.md", io::report_markdown(checked, run)});
     if (spec.extend) spec.extend(claims, out);
-    out.summary += text(name, ": ", verdict_counts(checked), "; report: ", (o.out / "report.md").string(), "\n");
+    out.summary += text(name, ": ", io::verdict_counts(checked), "; report: ", (o.out / "report.md").string(), "\n");
     return out;
   };
   return study;

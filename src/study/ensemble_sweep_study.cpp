@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace attnlab::io {
+namespace attnlab::study {
 namespace {
 
 // The flags that set the swept grid: giving one makes a claims study explore it instead of checking claims.
@@ -53,7 +53,7 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
   for (const auto& a : o.activation_specs())
     if (a.formula) formulas.push_back(a.label());
   if (!formulas.empty()) out.config["formulas"] = formulas;
-  out.summary = sweep_table(sweep.rows, grid.fitted);
+  out.summary = io::sweep_table(sweep.rows, grid.fitted);
   return out;
 }
 

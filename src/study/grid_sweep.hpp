@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace attnlab::io {
+namespace attnlab::study {
 
 // Whether a flag that sets the swept grid (--N, --activation, ...) was given: a claims study then explores it.
 bool grid_flag_given(const StudyOptions& o);

@@ -22,7 +22,7 @@
 #include <optional>
 #include <utility>
 
-namespace attnlab::io {
+namespace attnlab::study {
 
 void add_activation_flags(CLI::App& app, std::vector<std::string>& activations, const std::string& help,
                           std::vector<std::string>* params) {
@@ -212,21 +212,21 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
 // that found nothing left waiting. Rank 0 alone stores: one process owns the file.
 class RootDecidedCache final : public ResultCache {
  public:
-  explicit RootDecidedCache(JsonlCheckpoint* checkpoint) : checkpoint_(checkpoint) {}  // null on every other rank
+  explicit RootDecidedCache(io::JsonlCheckpoint* checkpoint) : checkpoint_(checkpoint) {}  // null on every other rank
   bool find(const std::string& key, std::vector<ResultRow>& rows) override {
     const bool hit = checkpoint_ && checkpoint_->find(key, rows);
     if (distributed::size() == 1) return hit;
     std::string found;  // rank 0's rows as JSON; empty for a miss
     if (hit) {
       auto json = nlohmann::json::array();
-      for (const auto& r : rows) json.push_back(to_json(r));
+      for (const auto& r : rows) json.push_back(io::to_json(r));
       found = json.dump();
     }
     distributed::broadcast_from_root(found);
     if (found.empty()) return false;
     if (!checkpoint_) {
       rows.clear();
-      for (const auto& r : nlohmann::json::parse(found)) rows.push_back(row_from_json(r));
+      for (const auto& r : nlohmann::json::parse(found)) rows.push_back(io::row_from_json(r));
     }
     return true;
   }
@@ -235,7 +235,7 @@ class RootDecidedCache final : public ResultCache {
   }
 
  private:
-  JsonlCheckpoint* checkpoint_;
+  io::JsonlCheckpoint* checkpoint_;
 };
 
 // Whether `args` (the command line and the config's keys) set --quick.
@@ -289,7 +289,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
       std::vector<std::string> reversed(args.rbegin(), args.rend());
       first.parse(reversed);
       if (!probe.config.empty()) {
-        const auto extra = config_arguments(probe.config, *app_bound, args);
+        const auto extra = io::config_arguments(probe.config, *app_bound, args);
         args.insert(args.begin(), extra.begin(), extra.end());
       }
       if (quick_given(args)) app_bound = bind_flags(true);
@@ -312,12 +312,12 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
           text("trials must be at most ", std::numeric_limits<std::uint32_t>::max(), " (got ", options.trials, ")"));
     validate_common(options, study);
     if (study.validate) study.validate(options);
-    ensure_writable_directory(options.out);  // last: nothing is created for invalid input
-    if (root) remove_stale_temporaries(options.out);
+    io::ensure_writable_directory(options.out);  // last: nothing is created for invalid input
+    if (root) io::remove_stale_temporaries(options.out);
   } catch (const CLI::CallForHelp&) {
     help = true, stop_code = 0;
   } catch (const CLI::ParseError& e) {
-    error = excerpt(e.what(), kMaxFlagError), stop_code = 2;
+    error = excerpt(e.what(), io::kMaxFlagError), stop_code = 2;
   } catch (const std::invalid_argument& e) {
     error = e.what(), stop_code = 2;
   }
@@ -331,12 +331,12 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
 
   try {
     if (options.threads > 0) omp_set_num_threads(options.threads);
-    std::optional<JsonlCheckpoint> checkpoint;  // rank 0's alone
-    if (root) checkpoint.emplace(options.out / ".partial" / (study.name + ".jsonl"), git_description());
+    std::optional<io::JsonlCheckpoint> checkpoint;  // rank 0's alone
+    if (root) checkpoint.emplace(options.out / ".partial" / (study.name + ".jsonl"), io::git_description());
     RootDecidedCache cache(root ? &*checkpoint : nullptr);
     const bool quiet = hooks && hooks->quiet;
-    ProgressBar progress(study.name, std::chrono::seconds(10), root && !quiet && !(hooks && hooks->progress),
-                         hooks ? hooks->progress : ProgressListener{});
+    io::ProgressBar progress(study.name, std::chrono::seconds(10), root && !quiet && !(hooks && hooks->progress),
+                         hooks ? hooks->progress : io::ProgressListener{});
     StudyContext ctx{&cache, &progress, {}};
     const auto output = study.run(options, ctx);
     if (!root) return 0;
@@ -347,32 +347,32 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
       if (r.value.nonfinite > 0)
         ctx.warnings.push_back(text("non-finite values in ", r.value.nonfinite, " trials of ", r.quantity, " for ",
                                     r.activation, " at N=", r.N, " D=", r.D, " d=", r.d, " (excluded; row marked)"));
-    write_atomically(options.out / (study.name + ".csv"), to_csv(output.rows));
-    for (const auto& [name, content] : output.files) write_atomically(options.out / name, content);
+    io::write_atomically(options.out / (study.name + ".csv"), io::to_csv(output.rows));
+    for (const auto& [name, content] : output.files) io::write_atomically(options.out / name, content);
     progress.stage("writing outputs");
     const auto drawn = progress.task("figures");
     for (std::size_t i = 0; i < output.figures.size(); ++i) {
       std::string warning;
-      if (!draw_png(output.figures[i], options.out, warning)) ctx.warnings.push_back(warning);
+      if (!io::draw_png(output.figures[i], options.out, warning)) ctx.warnings.push_back(warning);
       drawn(std::uint32_t(i + 1), std::uint32_t(output.figures.size()));
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto config = resolved_config(options);
     config.update(output.config);
-    auto meta = run_metadata(study.name, config, wall);
+    auto meta = io::run_metadata(study.name, config, wall);
     meta["command"] = options.command;
     meta["warnings"] = ctx.warnings;
     meta["outputs"] = nlohmann::json::array({study.name + ".csv"});
     for (const auto& [name, content] : output.files) meta["outputs"].push_back(name);
     for (const auto& f : output.figures) meta["outputs"].push_back(f.name + ".png");
-    write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
+    io::write_atomically(options.out / (study.name + ".json"), meta.dump(2) + "\n");
     checkpoint->remove();
     for (const auto& w : ctx.warnings) std::fprintf(stderr, "%s: warning: %s\n", study.name.c_str(), w.c_str());
     if (hooks) hooks->summary = output.summary;
     if (quiet) return 0;
     std::fprintf(stderr, "%s: wrote %zu rows, %zu figures and %zu other files to %s/ in %s\n", study.name.c_str(),
                  output.rows.size(), output.figures.size(), output.files.size(), options.out.c_str(),
-                 duration_text(wall).c_str());
+                 io::duration_text(wall).c_str());
     if (!hooks) std::fputs(output.summary.c_str(), stdout);  // a caller in the process prints hooks->summary itself
     return 0;
   } catch (const std::exception& e) {  // past validation: a failure, not bad input

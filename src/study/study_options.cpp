@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace attnlab::io {
+namespace attnlab::study {
 
 namespace {
 template <class T>

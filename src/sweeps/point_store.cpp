@@ -13,15 +13,15 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 namespace fs = std::filesystem;
 
 PointStore::PointStore(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }
 
-std::optional<PointResult> PointStore::load(const std::string& key) const {
+std::optional<io::PointResult> PointStore::load(const std::string& key) const {
   const auto path = file(key, ".json");
-  return fs::exists(path) ? read_point_record(read_file(path), key) : std::nullopt;
+  return fs::exists(path) ? io::read_point_record(io::read_file(path), key) : std::nullopt;
 }
 
 int PointStore::try_lock(const std::string& key) const {
@@ -40,8 +40,8 @@ void PointStore::unlock(const std::string& key, int fd) const {
   ::close(fd);
 }
 
-void PointStore::store(const std::string& key, const PointResult& result) const {
-  write_atomically(file(key, ".json"), point_record(key, result));
+void PointStore::store(const std::string& key, const io::PointResult& result) const {
+  io::write_atomically(file(key, ".json"), io::point_record(key, result));
 }
 
 fs::path PointStore::file(const std::string& key, const char* suffix) const {

@@ -8,18 +8,18 @@
 #include <optional>
 #include <string>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 class PointStore {
  public:
   explicit PointStore(std::filesystem::path dir);
 
-  std::optional<PointResult> load(const std::string& key) const;
+  std::optional<io::PointResult> load(const std::string& key) const;
   // The lock of the point, or -1 when another live process holds it.
   int try_lock(const std::string& key) const;
   // Releases a lock; every holder checks for the finished point first, so removing the file is always safe.
   void unlock(const std::string& key, int fd) const;
-  void store(const std::string& key, const PointResult& result) const;
+  void store(const std::string& key, const io::PointResult& result) const;
 
  private:
   std::filesystem::path file(const std::string& key, const char* suffix) const;

@@ -9,7 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 namespace {
 
 using namespace training_rows;
@@ -99,15 +99,21 @@ std::vector<std::uint64_t> seeds(const Grid& g, std::uint64_t first) {
 Point alpha_point(const Grid& g, Index N, const std::string& h, double alpha, std::uint64_t seed) {
   auto spec = ActivationSpec::parse(h);
   spec.alpha = alpha;
-  return {base_config(g, N, spec, seed), {{column::h, h}, {column::alpha, text(alpha)}}};
+  return {base_config(g, N, spec, seed), {{column::h, h}, {column::alpha, alpha}}};
 }
 
 // k = 10^x as the grids write it: a refined k that falls on the grid is the grid's point (the same key).
-std::string k_text(double log10_k) { return sig(std::pow(10, log10_k), 4); }
+// 10^log10_k to 4 significant digits: the k a grid or its refinement trains (a round number in the point's key).
+KScale k_at(double log10_k) {
+  const int shift = 3 - int(std::floor(log10_k));
+  const double ten = std::pow(10.0, std::abs(shift));  // exact for the |shift| <= 22 of any k a grid holds
+  const double k = std::pow(10.0, log10_k);
+  return {false, shift >= 0 ? std::round(k * ten) / ten : std::round(k / ten) * ten};
+}
 
-std::vector<std::string> log_grid(double lo, double hi, int points) {
-  std::vector<std::string> grid;
-  for (int i = 0; i < points; ++i) grid.push_back(k_text(std::log10(lo) + (std::log10(hi) - std::log10(lo)) * i / (points - 1)));
+std::vector<KScale> log_grid(double lo, double hi, int points) {
+  std::vector<KScale> grid;
+  for (int i = 0; i < points; ++i) grid.push_back(k_at(std::log10(lo) + (std::log10(hi) - std::log10(lo)) * i / (points - 1)));
   return grid;
 }
 
@@ -160,9 +166,9 @@ std::vector<Point> refine_around_best(const Grid& g, std::uint64_t seed, const s
 std::vector<Point> refine_k(const Grid& g, std::uint64_t seed, const std::vector<ResultRow>& rows) {
   return refine_around_best(
       g, seed, rows, {-0.5, -0.25, 0.0, 0.25, 0.5}, [](const ResultRow& r) { return text(r.N); },
-      [](const ResultRow& r) { return std::log10(std::stod(r.k)); },
+      [](const ResultRow& r) { return std::log10(required_k(r).resolve(r.N)); },
       [&g](const ResultRow& r, double log10_k, std::uint64_t s) -> std::optional<Point> {
-        return Point{base_config(g, r.N, {"poly", 3, KScale::parse(k_text(log10_k)), Convention::inside}, s), {}};
+        return Point{base_config(g, r.N, {"poly", 3, k_at(log10_k), Convention::inside}, s), {}};
       });
 }
 
@@ -171,7 +177,7 @@ std::vector<Point> refine_alpha(const Grid& g, std::uint64_t seed, const std::ve
   return refine_around_best(
       g, seed, rows, {-0.25, -0.125, 0.0, 0.125, 0.25},
       [](const ResultRow& r) { return text(r.N, "|", extra_value(r, column::h)); },
-      [](const ResultRow& r) { return std::stod(extra_value(r, column::alpha)); },
+      [](const ResultRow& r) { return extra_number(r, column::alpha); },
       [&g](const ResultRow& r, double a, std::uint64_t s) -> std::optional<Point> {
         if (a < 0) return std::nullopt;
         return alpha_point(g, r.N, extra_value(r, column::h), a, s);
@@ -216,13 +222,13 @@ const std::vector<Sweep>& sweeps() {
     // 1e-5 and short runs at small N were best at or under 1e-3); the refinement adds half and quarter decades.
     k.full.k = log_grid(1e-5, 1e3, 9);
     k.full.controls = {"softmax", "uniform", "off"};
-    k.quick = {.N = {8, 16}, .k = {"0.1", "1", "10"}, .seeds = 2, .refine_seeds = 3, .run = sweep_run(true)};
+    k.quick = {.N = {8, 16}, .k = {{false, 0.1}, {false, 1}, {false, 10}}, .seeds = 2, .refine_seeds = 3, .run = sweep_run(true)};
     // ViT-Tiny's (issue 15 item 4): POLY's Fig 1 model at N in {8, 16} under timm's init, one epoch (900 steps, the
     // budget of its training_norms: a point costs 4.1 min on one thread at N = 8, 7.5 min at N = 16). Its quick grid
     // has no second stage, as a ViT-Tiny step costs more (the small model's quick grid tests the refinement).
     Grid tiny_k = k.full, tiny_k_quick = k.quick;
     tiny_k.N = {8, 16}, tiny_k.inits = {"timm"}, tiny_k.run.config.steps = 900;
-    tiny_k_quick.k = {"1", "10"}, tiny_k_quick.refine_seeds = 0;
+    tiny_k_quick.k = {{false, 1}, {false, 10}}, tiny_k_quick.refine_seeds = 0;
     for (auto* g : {&tiny_k, &tiny_k_quick}) set_preset_shape(g->run.config.model, model::vit_tiny);
     k.presets = {{model::vit_tiny, tiny_k, tiny_k_quick}};
     k.grid_flags = {"N", "k", "refine-seeds"};
@@ -233,7 +239,7 @@ const std::vector<Sweep>& sweeps() {
       for (std::uint64_t s : seeds(g, seed))
         for (Index n : g.N)
           for (const auto& kv : g.k)
-            points.push_back({base_config(g, n, {"poly", 3, KScale::parse(kv), Convention::inside}, s), {}});
+            points.push_back({base_config(g, n, {"poly", 3, kv, Convention::inside}, s), {}});
       return points;
     };
     s.push_back(k);

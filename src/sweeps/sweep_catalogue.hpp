@@ -10,12 +10,13 @@
 #include <utility>
 #include <vector>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 // What a sweep trains: its grid (each sweep exposes some of these axes as flags) and the run every point starts from.
 struct Grid {
   std::vector<Index> N{};
-  std::vector<std::string> k{}, activations{}, h{};
+  std::vector<KScale> k{};
+  std::vector<std::string> activations{}, h{};
   std::vector<double> alpha{};
   std::vector<std::string> inits{"timm"};  // the Q/K initialisations every point is trained under (train::QkInit)
   // Activations trained beside the grid at every N, seed and init (the activation table's names), their rows marked
@@ -30,7 +31,7 @@ struct Grid {
 
 struct Point {
   train::TrainConfig config;
-  std::vector<std::pair<std::string, std::string>> labels;  // extra columns
+  ExtraColumns labels;  // extra columns
 };
 
 struct Sweep {

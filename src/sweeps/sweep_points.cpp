@@ -15,7 +15,7 @@
 #include <set>
 #include <thread>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 namespace {
 
 using namespace training_rows;
@@ -25,10 +25,10 @@ using namespace training_rows;
 // so a new column never retrains anything.
 // Trains one point. A run whose loss or gradient turns non-finite stops there and is evaluated with its last
 // finite parameters.
-PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset* images) {
+io::PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const train::Dataset* images) {
   auto [train_part, validation] = run_data(g.run.data, p.config.model, p.config.seed, images);
   train::Trainer trainer(p.config, std::move(train_part), std::move(validation));
-  PointResult result;
+  io::PointResult result;
   while (!trainer.done()) {
     try {
       trainer.train_step();
@@ -59,9 +59,9 @@ PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, const
 // and per layer only the largest of the per-matrix maxima, at the step where it occurred. A campaign's CSV stays a few
 // MB; every logged matrix still enters the bounds' check through its maximum.
 constexpr long kNormRowsPerRun = 72;
-std::vector<Measurement> kept_measurements(const PointResult& result, long steps, long log_every) {
+std::vector<io::Measurement> kept_measurements(const io::PointResult& result, long steps, long log_every) {
   long last = 0;
-  std::map<std::pair<std::string, Index>, const Measurement*> largest;  // (quantity, layer) of the maxima
+  std::map<std::pair<std::string, Index>, const io::Measurement*> largest;  // (quantity, layer) of the maxima
   for (const auto& m : result.measurements) {
     last = std::max(last, m.step);
     if (m.quantity != quantity::phi_fro_max && m.quantity != quantity::jacobian_fro_max) continue;
@@ -70,7 +70,7 @@ std::vector<Measurement> kept_measurements(const PointResult& result, long steps
   }
   const long logged = std::max(1L, steps / log_every);
   const long stride = log_every * ((logged + kNormRowsPerRun - 1) / kNormRowsPerRun);
-  std::vector<Measurement> kept;
+  std::vector<io::Measurement> kept;
   for (const auto& m : result.measurements) {
     if (m.quantity == quantity::phi_fro_max || m.quantity == quantity::jacobian_fro_max) {
       if (largest.at({m.quantity, m.layer}) == &m) kept.push_back(m);
@@ -82,7 +82,7 @@ std::vector<Measurement> kept_measurements(const PointResult& result, long steps
 }
 
 // The rows of a point: its kept measurements with the configuration's columns.
-std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point& p, const PointResult& result) {
+std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point& p, const io::PointResult& result) {
   const auto& c = p.config;
   const auto& info = find_activation(c.model.activation.name);
   std::vector<ResultRow> rows;
@@ -92,22 +92,22 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
     r.quantity = m.quantity;
     r.activation = c.model.activation.label();
     r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim();
-    if (info.uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k.str();
+    if (info.uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k;
     r.trials = 1;
     const bool finite = std::isfinite(m.value);
     r.value = {finite ? 1 : 0, finite ? 0 : 1, m.value, 0, m.value, m.value};
-    r.extra = {{column::seed, text(c.seed)}, {column::validation, text(g.run.data.validation)},
-               {column::steps, text(c.steps)}, {column::batch, text(c.batch)}, {column::depth, text(c.model.depth)},
+    r.extra = {{column::seed, c.seed}, {column::validation, g.run.data.validation},
+               {column::steps, c.steps}, {column::batch, c.batch}, {column::depth, c.model.depth},
                {column::function, c.model.activation.name},
                {column::init, train::to_string(c.model.qk_init)}};
-    if (info.uses_alpha) r.extra.push_back({column::alpha, text(c.model.activation.alpha)});
+    if (info.uses_alpha) r.extra.push_back({column::alpha, c.model.activation.alpha});
     for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
       if (extra_value(r, label.first).empty()) r.extra.push_back(label);
     if (m.layer > 0)
-      r.extra.insert(r.extra.end(), {{column::step, text(m.step)}, {column::layer, text(m.layer)},
-                                     {column::tokens, text(c.model.tokens())},
-                                     {column::weight_std, text(c.model.qk_weight_std())}});
-    r.extra.push_back({column::diverged_at, result.diverged_at < 0 ? "" : text(result.diverged_at)});
+      r.extra.insert(r.extra.end(), {{column::step, m.step}, {column::layer, m.layer},
+                                     {column::tokens, c.model.tokens()},
+                                     {column::weight_std, c.model.qk_weight_std()}});
+    r.extra.push_back({column::diverged_at, result.diverged_at < 0 ? Cell() : Cell(result.diverged_at)});
     rows.push_back(std::move(r));
   }
   return rows;
@@ -124,10 +124,10 @@ namespace {
 // Every point's rows in order, appended to `into`: each point loaded, trained here, or waited for (under finished_only,
 // loaded or left out).
 void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& points, const std::filesystem::path& out,
-                const std::string& stage, ProgressBar& progress_bar, SweepRows& into) {
+                const std::string& stage, io::ProgressBar& progress_bar, SweepRows& into) {
   PointStore store(point_dir(out, sweep.name));
   std::unique_ptr<train::Dataset> images;  // loaded on the first point trained here (the recall task generates its own)
-  std::vector<std::optional<PointResult>> results(points.size());
+  std::vector<std::optional<io::PointResult>> results(points.size());
   std::size_t finished = 0, trained = 0, missing = 0;
   const auto progress = progress_bar.task(text(sweep.name, " ", stage));
   // Loads point i, or trains it under its lock; false when another process holds the lock.
@@ -187,7 +187,7 @@ void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& poi
 }  // namespace
 
 SweepRows run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
-                    ProgressBar& progress_bar) {
+                    io::ProgressBar& progress_bar) {
   const auto points = grid_points(sweep, g, seed);
   SweepRows result;
   run_points(sweep, g, points, out, "points", progress_bar, result);

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 // Where a sweep's finished points live: <out>/points/<sweep>/, beside the outputs, so that the points of results/
 // are committed with it and a sweep continues from a fresh clone where it stopped.
@@ -25,6 +25,6 @@ struct SweepRows {
 // The rows of every point of the sweep, with points under point_dir(out, sweep): the grid's points in grid order,
 // then those its refinement chooses from their rows (none twice).
 SweepRows run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
-                    ProgressBar& progress_bar);
+                    io::ProgressBar& progress_bar);
 
 }  // namespace attnlab::io

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 namespace {
 
 std::pair<Index, Index> parse_patch(const std::string& s) {
@@ -133,7 +133,8 @@ nlohmann::json to_json(const TrainRun& run) {
 
 std::string run_key(const TrainRun& run) {
   return text(train::fingerprint(run.config), run.data.name == "fashion-mnist" ? "" : "|data=" + run.data.name,
-              "|validation=", run.data.validation, ":train-limit=", run.data.train_limit);
+              "|validation=", run.data.validation, ":train-limit=", run.data.train_limit,
+              run.data.test_limit == 0 ? "" : text(":test-limit=", run.data.test_limit));  // keys before it had none
 }
 
 void fit_model_to_data(train::VitConfig& model, const TrainData& data) {

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 namespace {
 
@@ -63,22 +63,22 @@ void validate(const TrainStudy& s) {
 std::string percent_text(double accuracy) { return sig(100 * accuracy, 3); }
 
 ResultRow row(const train::TrainConfig& c, const std::string& quantity, long step, double value,
-              std::vector<std::pair<std::string, std::string>> extra = {}) {
+              ExtraColumns extra = {}) {
   ResultRow r;
   r.study = "train";
   r.quantity = quantity;
   r.activation = c.model.activation.label();
   r.N = c.model.patches(), r.D = c.model.dim, r.d = c.model.head_dim();
-  if (find_activation(c.model.activation.name).uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k.str();
+  if (find_activation(c.model.activation.name).uses_p) r.p = c.model.activation.p, r.k = c.model.activation.k;
   r.trials = 1;
   r.value = estimate(std::vector<double>{value});
-  extra.insert(extra.begin(), {"step", text(step)});
+  extra.insert(extra.begin(), {"step", step});
   r.extra = std::move(extra);
   return r;
 }
 
-StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const train::Evaluation& test) {
-  StudyOutput out;
+study::StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const train::Evaluation& test) {
+  study::StudyOutput out;
   Figure loss{.name = "train_loss", .title = "training and validation loss", .xlabel = "step",
               .ylabel = "cross-entropy"};
   Figure accuracy{.name = "train_accuracy", .title = "training and validation accuracy", .xlabel = "step",
@@ -100,8 +100,8 @@ StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const 
     train_loss.x.push_back(double(r.step)), train_loss.y.push_back(r.loss);
     train_accuracy.x.push_back(double(r.step)), train_accuracy.y.push_back(r.accuracy);
     for (std::size_t l = 0; l < r.norms.size(); ++l) {
-      out.rows.push_back(row(c, "phi_fro", r.step, r.norms[l].phi, {{"layer", text(l + 1)}}));
-      out.rows.push_back(row(c, "jacobian_fro", r.step, r.norms[l].jacobian, {{"layer", text(l + 1)}}));
+      out.rows.push_back(row(c, "phi_fro", r.step, r.norms[l].phi, {{"layer", l + 1}}));
+      out.rows.push_back(row(c, "jacobian_fro", r.step, r.norms[l].jacobian, {{"layer", l + 1}}));
       phi[l].x.push_back(double(r.step)), phi[l].y.push_back(r.norms[l].phi);
       jacobian[l].x.push_back(double(r.step)), jacobian[l].y.push_back(r.norms[l].jacobian);
     }
@@ -116,8 +116,8 @@ StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const 
   // Issue #15's budget rule: the validation accuracy on a plateau, within 1 point over the last fifth of the steps.
   const auto flat = train::plateau(t.validations(), c.steps);
   out.rows.push_back(row(c, "plateau_spread", c.steps, flat.spread,
-                         {{"from_step", text(flat.from_step)}, {"evaluations", text(flat.evaluations)},
-                          {"gain", text(flat.gain)}, {"plateau", flat.reached ? "yes" : "no"}}));
+                         {{"from_step", flat.from_step}, {"evaluations", flat.evaluations},
+                          {"gain", flat.gain}, {"plateau", flat.reached ? "yes" : "no"}}));
   out.summary = text("validation accuracy ", percent_text(t.validations().empty() ? 0 : t.validations().back().accuracy),
                      "; over the last fifth of the steps (", flat.evaluations, " evaluations from step ", flat.from_step,
                      ") it spans ", percent_text(flat.spread), " points and gains ", percent_text(flat.gain), ": ",
@@ -135,9 +135,9 @@ StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const 
 
 }  // namespace
 
-StudyDefinition train_study() {
+study::StudyDefinition train_study() {
   auto study = std::make_shared<TrainStudy>();
-  StudyDefinition s;
+  study::StudyDefinition s;
   s.name = "train";
   s.description = "train the ViT mini-trainer and record loss, accuracy and attention norms";
   s.ensemble_flags = false;
@@ -158,8 +158,8 @@ StudyDefinition train_study() {
     app.add_option("--eval-every", study->schedule.eval_every, "steps between validation passes")->capture_default_str();
     app.add_option("--checkpoint-every", study->schedule.checkpoint_every, "steps between checkpoints")->capture_default_str();
   };
-  s.validate = [study](const StudyOptions&) { validate(*study); };
-  s.run = [study](const StudyOptions& o, StudyContext& ctx) {
+  s.validate = [study](const study::StudyOptions&) { validate(*study); };
+  s.run = [study](const study::StudyOptions& o, study::StudyContext& ctx) {
     const auto& schedule = study->schedule;
     auto config = study->run.config;
     fit_model_to_data(config.model, study->run.data);
@@ -169,7 +169,7 @@ StudyDefinition train_study() {
     const auto state = o.out / ".partial" / "train.state";
     if (std::filesystem::exists(state)) {
       try {
-        trainer.restore(read_file(state));
+        trainer.restore(io::read_file(state));
         std::fprintf(stderr, "train: resumed at step %ld\n", trainer.step());
       } catch (const train::CorruptStateError& e) {
         ctx.warnings.push_back(text(state.string(), ": ", e.what(), "; trained from step 0 instead"));
@@ -183,7 +183,7 @@ StudyDefinition train_study() {
       if (trainer.step() % schedule.eval_every == 0 || trainer.done()) trainer.record_validation();
       if (trainer.step() % schedule.checkpoint_every == 0 || trainer.done()) {
         std::filesystem::create_directories(state.parent_path());
-        write_atomically(state, trainer.save());
+        io::write_atomically(state, trainer.save());
       }
       if (progress) progress(std::uint32_t(trainer.step()), std::uint32_t(config.steps));
     }

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 namespace {
 
 struct Judged {
@@ -17,8 +17,8 @@ struct Judged {
 };
 
 // Every registered claim that reads the sweep `name` (a preset model's as "vit-tiny/training_norms"), judged from its rows.
-std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>& rows, const StudyOptions& o, StudyContext& ctx) {
-  auto claims = claim_context(o, ctx);
+std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>& rows, const study::StudyOptions& o, study::StudyContext& ctx) {
+  auto claims = study::claim_context(o, ctx);
   claims.training_rows = [&](const std::string& wanted) { return wanted == name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
   for (const auto& claim : claim_registry().all())
@@ -33,7 +33,7 @@ nlohmann::json budget_json(const Grid& g) {
   return budget;
 }
 
-std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Grid& g, const SweepRows& swept,
+std::string summary_markdown(const Sweep& sweep, const study::StudyOptions& o, const Grid& g, const SweepRows& swept,
                              const std::vector<Judged>& judged) {
   std::string md = text("# ", sweep.name, "\n\n", sweep.description, ".\n\nProduced by `", o.command, "`", o.quick ? " (quick budget)" : "",
                         ".\n\nRun per point: ", budget_json(g).dump(), "; Q/K init ", nlohmann::json(g.inits).dump(), "; ", g.seeds,
@@ -48,8 +48,8 @@ std::string summary_markdown(const Sweep& sweep, const StudyOptions& o, const Gr
   return md;
 }
 
-StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& g, StudyContext& ctx) {
-  StudyOutput out;
+study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o, const Grid& g, study::StudyContext& ctx) {
+  study::StudyOutput out;
   auto swept = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
   out.rows = std::move(swept.rows);
   const auto name = training_rows::sweep_path(preset_of(g.run.config.model), sweep.name);
@@ -70,7 +70,7 @@ StudyOutput sweep_output(const Sweep& sweep, const StudyOptions& o, const Grid& 
   out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
                 {"points", swept.points}, {"points_left_out", swept.left_out}, {"verdicts", verdicts},
                 {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
-  if (!g.k.empty()) out.config["k"] = g.k;
+  for (const auto& k : g.k) out.config["k"].push_back(k.str());
   if (!g.activations.empty()) out.config["activations"] = g.activations;
   if (!g.controls.empty()) out.config["controls"] = g.controls;
   if (!g.h.empty()) out.config["h"] = g.h, out.config["alpha"] = g.alpha;
@@ -120,10 +120,10 @@ const std::vector<std::string>& training_sweep_names() {
   return names;
 }
 
-StudyDefinition training_sweep_study(const std::string& name) {
+study::StudyDefinition training_sweep_study(const std::string& name) {
   const Sweep& sweep = find_sweep(name);
   auto grid = std::make_shared<Grid>(sweep.full);
-  StudyDefinition s;
+  study::StudyDefinition s;
   s.name = sweep.name;
   s.description = sweep.description;
   s.ensemble_flags = false;
@@ -135,9 +135,21 @@ StudyDefinition training_sweep_study(const std::string& name) {
     app.add_option("--N", g.N, "sequence lengths (patches of the 32x32 image: powers of two, 8 = 8x16 patches; --data recall: tokens)")
         ->delimiter(',')
         ->capture_default_str();
-    if (has("k")) app.add_option("--k", g.k, "scales k of x^3/k")->delimiter(',')->capture_default_str();
+    if (has("k")) {
+      std::string defaults;
+      for (const auto& k : g.k) defaults += (defaults.empty() ? "" : ",") + k.str();
+      app.add_option_function<std::vector<std::string>>(
+             "--k",
+             [&g](const std::vector<std::string>& ks) {
+               g.k.clear();
+               for (const auto& k : ks) g.k.push_back(KScale::parse(k));
+             },
+             "scales k of x^3/k")
+          ->delimiter(',')
+          ->default_str(defaults);
+    }
     if (has("activation"))
-      add_activation_flags(app, g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
+      study::add_activation_flags(app, g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
     app.add_option("--controls", g.controls,
@@ -158,12 +170,12 @@ StudyDefinition training_sweep_study(const std::string& name) {
                  "train nothing: write the outputs from the points already finished under --out, naming how many are missing");
     add_train_flags(app, g.run, TrainFlags::budget);
   };
-  s.validate = [&sweep, grid](const StudyOptions&) { validate_grid(sweep, *grid); };
-  s.run = [&sweep, grid](const StudyOptions& o, StudyContext& ctx) { return sweep_output(sweep, o, *grid, ctx); };
+  s.validate = [&sweep, grid](const study::StudyOptions&) { validate_grid(sweep, *grid); };
+  s.run = [&sweep, grid](const study::StudyOptions& o, study::StudyContext& ctx) { return sweep_output(sweep, o, *grid, ctx); };
   return s;
 }
 
-std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx) {
+std::vector<ResultRow> retrain_sweep(const std::string& name, const study::StudyOptions& options, study::StudyContext& ctx) {
   const auto slash = name.find('/');
   if (slash == std::string::npos) {
     const Sweep& sweep = find_sweep(name);

@@ -56,8 +56,7 @@ Curve select_curve(const std::vector<ResultRow>& rows, const std::string& quanti
                    const std::string& grid) {
   Curve c;
   for (const auto& r : rows) {
-    const bool on_grid = grid.empty() || std::find(r.extra.begin(), r.extra.end(),
-                                                   std::pair<std::string, std::string>{"grid", grid}) != r.extra.end();
+    const bool on_grid = grid.empty() || extra_value(r, "grid") == grid;
     if (!on_grid || r.quantity != quantity || r.activation != activation) continue;
     c.x.push_back(double(r.N));
     c.y.push_back(r.value.mean);

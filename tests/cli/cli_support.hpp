@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -191,6 +192,37 @@ inline Eigen::MatrixXd read_matrix(const fs::path& file) {
     for (Eigen::Index j = 0; j < M.cols(); ++j) M(i, j) = rows.at(std::size_t(i)).at(std::size_t(j));
   return M;
 }
+
+// The rows of `csv` whose `column` equals `value` for every (column, value).
+inline std::vector<std::size_t> rows_where(const Csv& csv, const std::vector<std::pair<std::string, std::string>>& match) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
+    bool all = true;
+    for (const auto& [column, value] : match) all = all && csv.at(i, column) == value;
+    if (all) out.push_back(i);
+  }
+  return out;
+}
+
+inline std::vector<std::size_t> rows_where(const Csv& csv, const std::string& column, const std::string& value) {
+  return rows_where(csv, {{column, value}});
+}
+
+// A matrix as a --matrix file: one row per line, every digit of each entry.
+inline std::string matrix_csv(const Eigen::MatrixXd& M) {
+  std::string csv;
+  char cell[32];
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    for (Eigen::Index j = 0; j < M.cols(); ++j) {
+      std::snprintf(cell, sizeof cell, "%.17g", M(i, j));
+      csv += (j ? "," : "") + std::string(cell);
+    }
+    csv += "\n";
+  }
+  return csv;
+}
+
+inline bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
 
 inline Csv read_csv(const fs::path& file) {
   Csv csv;

@@ -11,8 +11,6 @@ using namespace attnlab::test::cli;
 
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 // The table's lines of `quantity` ("<quantity>: E ... against N" up to the next such header).
 std::vector<std::string> table_block(const std::string& out, const std::string& quantity) {
   std::vector<std::string> block;

@@ -24,19 +24,6 @@ using Matrix = Eigen::MatrixXd;
 const std::vector<std::string> kMethods{"svd",           "newton",       "newton-beta", "released", "released-f32",
                                         "released-beta", "nystromformer"};
 
-std::string matrix_csv(const Matrix& M) {
-  std::string csv;
-  char cell[32];
-  for (Eigen::Index i = 0; i < M.rows(); ++i) {
-    for (Eigen::Index j = 0; j < M.cols(); ++j) {
-      std::snprintf(cell, sizeof cell, "%.17g", M(i, j));
-      csv += (j ? "," : "") + std::string(cell);
-    }
-    csv += "\n";
-  }
-  return csv;
-}
-
 // K_ij = exp(−(i − j)²/(2s²)): a Gaussian kernel of distinct points, so symmetric positive definite.
 Matrix kernel_matrix(Eigen::Index m, double s) {
   Matrix K(m, m);
@@ -51,21 +38,12 @@ double spd_kappa(const Matrix& A) {
   return l.maxCoeff() / l.minCoeff();
 }
 
-std::vector<std::size_t> rows_where(const Csv& csv, const std::string& column, const std::string& value) {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < csv.rows.size(); ++i)
-    if (csv.at(i, column) == value) out.push_back(i);
-  return out;
-}
-
 // The closing table's line of `method` ("  <method> <answer> ..."), on stdout; empty when there is none.
 std::string table_line(const Run& r, const std::string& method) {
   for (const auto& line : lines_of(r.out))
     if (line.rfind("  " + method + " ", 0) == 0) return line;
   return "";
 }
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
 
 // Every run row agrees with its method's trace: the iterations to tolerance are the first traced iteration whose
 // residual against A is <= the tolerance (none: "not reached" or "diverged"), and the last traced numbers are the run's.

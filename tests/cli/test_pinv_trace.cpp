@@ -18,14 +18,6 @@ using Matrix = Eigen::MatrixXd;
 
 double norm2(const Matrix& M) { return Eigen::JacobiSVD<Matrix>(M).singularValues()(0); }
 
-// The rows of `csv` whose `column` equals `value`.
-std::vector<std::size_t> rows_where(const Csv& csv, const std::string& column, const std::string& value) {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < csv.rows.size(); ++i)
-    if (csv.at(i, column) == value) out.push_back(i);
-  return out;
-}
-
 }  // namespace
 
 TEST(PinvTrace, TraceRunsAndFinalIterateAreWrittenAndCorrect) {

@@ -16,30 +16,6 @@ namespace {
 
 using Matrix = Eigen::MatrixXd;
 
-std::string matrix_csv(const Matrix& M) {
-  std::string csv;
-  char cell[32];
-  for (Eigen::Index i = 0; i < M.rows(); ++i) {
-    for (Eigen::Index j = 0; j < M.cols(); ++j) {
-      std::snprintf(cell, sizeof cell, "%.17g", M(i, j));
-      csv += (j ? "," : "") + std::string(cell);
-    }
-    csv += "\n";
-  }
-  return csv;
-}
-
-// The rows of `csv` whose `column` equals `value` for every (column, value).
-std::vector<std::size_t> rows_where(const Csv& csv, const std::vector<std::pair<std::string, std::string>>& match) {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < csv.rows.size(); ++i) {
-    bool all = true;
-    for (const auto& [column, value] : match) all = all && csv.at(i, column) == value;
-    if (all) out.push_back(i);
-  }
-  return out;
-}
-
 }  // namespace
 
 // λ₁/n of the Gaussian kernel S_ij = exp(−‖t_i − t_j‖²/(2√d)) of the file's tokens, by a dense symmetric eigensolver;

@@ -119,9 +119,9 @@ TEST(ActivationEntries, EachRunsInAStudyGrid) {
   const test::cli::ScratchDir out("activation_entries");
   std::string names;
   for (const auto& e : kEntries) names += (names.empty() ? "" : ",") + e.name;
-  io::StudyRunHooks hooks;
+  study::StudyRunHooks hooks;
   hooks.quiet = true;
-  ASSERT_EQ(io::run_study(io::find_study("poly_frobenius"),
+  ASSERT_EQ(study::run_study(studies::find_study("poly_frobenius"),
                           {"--quick", "--N", "4,8", "--D", "4", "--d", "4", "--trials", "2", "--threads", "1", "--p",
                            text(kPower), "--k", "sqrtN", "--alpha", "1", "--activation", names, "--out",
                            out.path.string()},

@@ -158,13 +158,13 @@ TEST(SoftClaims, ReleasedResidualIsReportedAgainstAAndAgainstTheShiftedMatrix) {
     if (row.activation != "released/one_token") continue;
     found = true;
     EXPECT_NEAR(row.value.mean, 0.01 / 1.01, 1e-15);
-    EXPECT_LE(std::stod(extra_value(row, "residual_shifted")), 1e-15);
+    EXPECT_LE(extra_number(row, "residual_shifted"), 1e-15);
   }
   EXPECT_TRUE(found) << "no one-token row";
   // Judged on what the shifted iteration can reach: the count at the floor against A + sI, not against A.
   int at_floor = 0;
   for (const auto& row : out.evidence)
-    at_floor += std::stod(extra_value(row, "residual_shifted")) <= std::stod(extra_value(row, "float32_floor"));
+    at_floor += extra_number(row, "residual_shifted") <= extra_number(row, "float32_floor");
   EXPECT_EQ(out.measured, at_floor) << out.detail;
   EXPECT_EQ(out.verdict, at_floor == int(out.evidence.size()) ? Verdict::holds : Verdict::violated) << out.detail;
 }
@@ -201,7 +201,7 @@ TEST(SoftClaims, NystromReconstructionNormStaysBelowTheKernels) {
   const auto out = check("soft.prop5_s_hat_growth");
   ASSERT_FALSE(out.evidence.empty());
   for (const auto& r : out.evidence)
-    EXPECT_LE(r.value.mean, std::stod(extra_value(r, "s_norm")) * (1 + 1e-6)) << "m = " << extra_value(r, "m");
+    EXPECT_LE(r.value.mean, extra_number(r, "s_norm") * (1 + 1e-6)) << "m = " << extra_value(r, "m");
   EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
 }
 

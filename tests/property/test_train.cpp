@@ -341,23 +341,23 @@ TEST(TrainData, RecallBatchesAreGeneratedTheSameForAnyThreadCount) {
 }
 
 TEST(TrainData, RecallIsARunsDataInItsJsonAndKey) {
-  io::TrainRun fashion, recall;
+  sweeps::TrainRun fashion, recall;
   recall.data.name = "recall";
   std::tie(recall.config.model.patch_h, recall.config.model.patch_w) = std::pair{4, 4};
-  io::fit_model_to_data(recall.config.model, recall.data);
+  sweeps::fit_model_to_data(recall.config.model, recall.data);
   EXPECT_EQ(recall.config.model.patches(), 64) << "a 4x4 patch means N = 64 on every data set";
   EXPECT_EQ(recall.config.model.patch_w, kRecallWidth);
-  EXPECT_EQ(io::to_json(recall)["data"], "recall");
-  EXPECT_NE(io::run_key(recall), io::run_key(fashion));
-  EXPECT_NE(io::run_key(recall).find("data=recall"), std::string::npos);
+  EXPECT_EQ(sweeps::to_json(recall)["data"], "recall");
+  EXPECT_NE(sweeps::run_key(recall), sweeps::run_key(fashion));
+  EXPECT_NE(sweeps::run_key(recall).find("data=recall"), std::string::npos);
   // The same model under Fashion-MNIST's name still differs by the data alone; Fashion-MNIST's keys are as before.
   auto renamed = recall;
   renamed.data.name = "fashion-mnist";
-  EXPECT_NE(io::run_key(renamed), io::run_key(recall));
-  EXPECT_EQ(io::run_key(fashion).find("data="), std::string::npos);
+  EXPECT_NE(sweeps::run_key(renamed), sweeps::run_key(recall));
+  EXPECT_EQ(sweeps::run_key(fashion).find("data="), std::string::npos);
   auto whole_image = recall.config.model;
   whole_image.patch_h = whole_image.patch_w = 32;
-  EXPECT_TRUE(fails_with([&] { io::fit_model_to_data(whole_image, recall.data); }, "patch"));
+  EXPECT_TRUE(fails_with([&] { sweeps::fit_model_to_data(whole_image, recall.data); }, "patch"));
 }
 
 TEST(TrainOptim, CosineScheduleWarmsUpAndDecays) {

@@ -19,14 +19,14 @@ using namespace attnlab;
 namespace {
 
 ResultRow accuracy_row(const std::string& activation, Index N, double accuracy, std::uint64_t seed, double validation,
-                       std::vector<std::pair<std::string, std::string>> extra = {}) {
+                       ExtraColumns extra = {}) {
   ResultRow r;
   r.quantity = "val_accuracy";
   r.activation = activation;
   r.N = N, r.D = 32, r.d = 16;
   r.trials = 1;
   r.value = {1, 0, accuracy, 0, accuracy, accuracy};
-  extra.insert(extra.begin(), {{"seed", text(seed)}, {"validation", text(validation)}});
+  extra.insert(extra.begin(), {{"seed", seed}, {"validation", validation}});
   r.extra = std::move(extra);
   return r;
 }
@@ -53,7 +53,7 @@ std::vector<ResultRow> k_sweep_rows(double b, double curvature, double c = 0.3, 
       for (std::uint64_t seed : {1, 2}) {
         auto r = accuracy_row("x^3/k", N, 0.8 - curvature * (log_k - best) * (log_k - best) + crossing_noise(i, seed, noise),
                               seed, 10000);
-        r.p = 3, r.k = text(std::pow(10, log_k));
+        r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
         rows.push_back(r);
       }
     }
@@ -100,7 +100,7 @@ TEST(TrainingClaims, BestKSlopeSaysTheSeedsANarrowIntervalNeeds) {
 // as tightly as without it.
 TEST(TrainingClaims, SeedEffectsAreTakenOutAsBlocks) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  for (auto& r : rows) r.value.mean += r.extra[0].second == "1" ? 3e-2 : -3e-2;
+  for (auto& r : rows) r.value.mean += r.extra[0].second.str() == "1" ? 3e-2 : -3e-2;
   const auto blocked = judge("poly.k_vs_N", "k_sweep", rows), without = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 0.1));
   EXPECT_TRUE(test::close(blocked.measured, 0.5, 1e-6, 1e-6)) << blocked.detail;
   EXPECT_TRUE(test::close(blocked.ci_lo, without.ci_lo, 1e-9, 1e-9)) << blocked.detail << "\n" << without.detail;
@@ -126,7 +126,7 @@ TEST(TrainingClaims, RefinedPointsWithWorseSeedsCompareFairly) {
         const double log_k = best + offset;
         auto r = accuracy_row("x^3/k", N, 0.8 - curvature * offset * offset + (seed == 1 ? 1e-3 : seed == 2 ? -1e-3 : -0.05),
                               seed, 10000);
-        r.p = 3, r.k = text(std::pow(10, log_k));
+        r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
         rows.push_back(r);
       }
   }
@@ -141,7 +141,7 @@ TEST(TrainingClaims, RefinedPointsWithWorseSeedsCompareFairly) {
 // judged through that seed's fitted effect, with a wider error than its neighbours'.
 TEST(TrainingClaims, APointWithOneSeedIsJudgedThroughTheSeedEffect) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second == "2" && r.k == text(std::pow(10, -3.0)); });
+  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second.str() == "2" && r.k->str() == text(std::pow(10, -3.0)); });
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
   ASSERT_FALSE(out.figures.empty());
@@ -153,7 +153,7 @@ TEST(TrainingClaims, APointWithOneSeedIsJudgedThroughTheSeedEffect) {
 // with no spread to quote.
 TEST(TrainingClaims, ATableCellOfOneSeedSaysSo) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  std::erase_if(rows, [](const ResultRow& r) { return r.N == 8 && r.extra[0].second == "2" && r.k == text(std::pow(10, 0.0)); });
+  std::erase_if(rows, [](const ResultRow& r) { return r.N == 8 && r.extra[0].second.str() == "2" && r.k->str() == text(std::pow(10, 0.0)); });
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_NE(out.markdown.find("(its one seed alone: "), std::string::npos) << out.markdown;
   EXPECT_EQ(out.markdown.find("its 1 seeds"), std::string::npos) << out.markdown;
@@ -164,7 +164,7 @@ TEST(TrainingClaims, ATableCellOfOneSeedSaysSo) {
 TEST(TrainingClaims, SeedsThatDoNotConnectThePointsLeaveTheirCurveOut) {
   auto rows = k_sweep_rows(0.5, 0.1);
   for (auto& r : rows)
-    if (r.N == 16 && KScale::parse(r.k).resolve(16) > 1.5) r.extra[0].second = r.extra[0].second == "1" ? "3" : "4";
+    if (r.N == 16 && r.k->resolve(16) > 1.5) r.extra[0].second = r.extra[0].second.str() == "1" ? 3 : 4;
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_NE(out.detail.find("left out: N = 16, whose seeds do not connect the points"), std::string::npos) << out.detail;
   EXPECT_NE(out.detail.find("best k N=8: "), std::string::npos) << out.detail;
@@ -179,7 +179,7 @@ TEST(TrainingClaims, SeedsThatDoNotConnectThePointsLeaveTheirCurveOut) {
 // 60,000 − 10,000 images the rows' validation column leaves are 3600 · 64 / 50000 = 4.6 epochs.
 TEST(TrainingClaims, ReportNamesThePapersSetupNextToOurs) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  for (auto& r : rows) r.extra.insert(r.extra.end(), {{"steps", "3600"}, {"batch", "64"}, {"depth", "2"}});
+  for (auto& r : rows) r.extra.insert(r.extra.end(), {{"steps", 3600}, {"batch", 64}, {"depth", 2}});
   ResultRow evidence;  // a sweep's CSV also carries its claims' evidence rows, which describe no run
   evidence.quantity = "best_k";
   rows.push_back(evidence);
@@ -207,7 +207,7 @@ TEST(TrainingClaims, BestKAtTheEndOfTheGridIsCensored) {
 // One seed has no seed-to-seed spread: the binomial error alone would claim too much.
 TEST(TrainingClaims, OneSeedLeavesTheBestScaleInconclusive) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second == "2"; });
+  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second.str() == "2"; });
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_EQ(out.verdict, Verdict::inconclusive);
   EXPECT_NE(out.detail.find("one seed at every point"), std::string::npos) << out.detail;
@@ -288,7 +288,7 @@ std::vector<ResultRow> edge_rows(double b, double c, double range) {
       for (std::uint64_t seed : {1, 2}) {
         auto r = accuracy_row("x^3/k", N, 0.8 - 0.4 * std::clamp(edge - log_k, 0.0, 1.0) + crossing_noise(i, seed, 4e-3),
                               seed, 10000, {{"function", "poly"}});
-        r.p = 3, r.k = text(std::pow(10, log_k));
+        r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
         rows.push_back(r);
       }
     }
@@ -503,7 +503,7 @@ std::vector<ResultRow> alpha_rows(const std::function<double(int)>& best_alpha, 
         for (std::uint64_t seed : {1, 2}) {
           const double a = 0.25 * i;
           rows.push_back(accuracy_row(text(h, "/N^", a), N, 0.7 - curvature * (a - best) * (a - best) + crossing_noise(i, seed, 4e-3),
-                                      seed, 10000, {{"h", h}, {"alpha", text(a)}}));
+                                      seed, 10000, {{"h", h}, {"alpha", a}}));
         }
     }
   return rows;
@@ -566,10 +566,11 @@ ResultRow norm_row(const std::string& quantity, const std::string& activation, i
   ResultRow r;
   r.quantity = quantity;
   r.activation = activation;
-  r.N = 16, r.D = 16, r.d = 8, r.p = p, r.k = k;
+  r.N = 16, r.D = 16, r.d = 8, r.p = p;
+  if (!k.empty()) r.k = KScale::parse(k);
   r.value = {1, 0, value, 0, value, value};
-  r.extra = {{"seed", text(seed)}, {"function", p > 0 ? "poly" : activation}, {"step", text(step)}, {"layer", text(layer)},
-             {"tokens", "17"}, {"weight_std", "0.02"}};
+  r.extra = {{"seed", seed}, {"function", p > 0 ? "poly" : activation}, {"step", step}, {"layer", layer},
+             {"tokens", 17}, {"weight_std", 0.02}};
   return r;
 }
 
@@ -608,7 +609,7 @@ TEST(TrainingClaims, TrainingNormRatiosAreJudgedOnTheirIntervalOverSeeds) {
   EXPECT_TRUE(test::close(near_edge.measured, 2.8, 1e-12, 0));
   EXPECT_TRUE(test::close(near_edge.ci_hi, 2.8 * std::exp(0.01 * student_t_quantile(0.975, 1)), 1e-9, 0)) << near_edge.detail;
   auto one_seed = norm_rows(1.5, 12);
-  std::erase_if(one_seed, [](const ResultRow& r) { return r.extra[0].second == "2"; });
+  std::erase_if(one_seed, [](const ResultRow& r) { return r.extra[0].second.str() == "2"; });
   const auto alone = judge("poly.train_norms", "training_norms", one_seed);
   EXPECT_EQ(alone.verdict, Verdict::inconclusive) << alone.detail;
   EXPECT_NE(alone.detail.find("fewer than two seeds"), std::string::npos) << alone.detail;
@@ -628,7 +629,7 @@ TEST(TrainingClaims, UnitNormRatiosAreJudgedOnWhatTrainingAdds) {
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(20, 60)).verdict, Verdict::violated);
   auto lifted = norm_rows(20, 60);
   for (auto& r : lifted)
-    if (r.p == 3 && r.k == "sqrtN" && r.extra[2].second != "0") r.value.mean *= 10;
+    if (r.p == 3 && r.k->str() == "sqrtN" && r.extra[2].second.str() != "0") r.value.mean *= 10;
   const auto out = under_unit(lifted);
   EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
   EXPECT_TRUE(test::close(out.measured, 10, 1e-12, 0)) << out.detail;
@@ -650,7 +651,7 @@ TEST(TrainingClaims, VitTinyNormsAreJudgedFromTheirOwnFolder) {
 TEST(TrainingClaims, TrainingNormRatiosSkipTheFirstHalfOfTheRun) {
   auto rows = norm_rows(1.5, 12);
   for (auto& r : rows)
-    if (r.p == 3 && r.k == "sqrtN" && r.extra[2].second == "0") r.value.mean *= 20 / 1.5;
+    if (r.p == 3 && r.k->str() == "sqrtN" && r.extra[2].second.str() == "0") r.value.mean *= 20 / 1.5;
   const auto out = judge("poly.train_norms", "training_norms", rows);
   EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
   EXPECT_TRUE(test::close(out.measured, 1.5, 1e-12, 0));
@@ -661,7 +662,7 @@ TEST(TrainingClaims, TrainingNormRatiosSkipTheFirstHalfOfTheRun) {
 TEST(TrainingClaims, TrainingNormRatiosThatAreNotFiniteDecideNothing) {
   auto rows = norm_rows(1.5, 12);
   for (auto& r : rows)
-    if (r.p == 3 && r.k == "1") r.value.mean = std::nan("");
+    if (r.p == 3 && r.k->str() == "1") r.value.mean = std::nan("");
   const auto out = judge("poly.train_norms", "training_norms", rows);
   EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
   EXPECT_NE(out.detail.find("fewer than two seeds with finite ratios"), std::string::npos) << out.detail;
@@ -670,7 +671,7 @@ TEST(TrainingClaims, TrainingNormRatiosThatAreNotFiniteDecideNothing) {
 // A run that diverged ends its series early: its own last step is its drift, and nothing is looked up past it.
 TEST(TrainingClaims, DivergedRunsEndTheirOwnSeries) {
   auto rows = norm_rows(1.5, 12);
-  std::erase_if(rows, [](const ResultRow& r) { return r.p == 3 && r.k == "1" && r.extra[2].second == "20"; });
+  std::erase_if(rows, [](const ResultRow& r) { return r.p == 3 && r.k->str() == "1" && r.extra[2].second.str() == "20"; });
   const auto out = judge("poly.iid_at_init", "training_norms", rows);
   EXPECT_FALSE(out.markdown.empty()) << out.detail;
   EXPECT_EQ(judge("poly.train_norms", "training_norms", rows).verdict, Verdict::holds);
@@ -712,19 +713,19 @@ namespace {
 std::vector<ResultRow> growth_rows(double scaled_exponent, double unscaled_exponent) {
   std::vector<ResultRow> rows;
   for (Index n : {8, 16, 64, 256})
-    for (const char* seed : {"1", "2"})
+    for (const int seed : {1, 2})
       for (long step : {0L, 50L, 90L, 100L})
         for (int layer : {1, 2})
           for (const char* q : {"phi_fro", "jacobian_fro"})
             for (const auto& [activation, p, k, a] : {std::tuple{std::string("softmax"), 0, "", 0.1},
                                                      {label("poly", 3, "sqrtN"), 3, "sqrtN", scaled_exponent},
                                                      {label("poly", 3, "1"), 3, "1", unscaled_exponent}}) {
-              const double wobble = std::exp(seed[0] == '2' ? 0.05 : -0.05);
+              const double wobble = std::exp(seed == 2 ? 0.05 : -0.05);
               const double value = step < 90 ? 1e3 : layer * std::pow(double(n), a) * wobble;
               auto r = norm_row(q, activation, p, k, step, layer, value);
               r.N = n;
               r.extra[0].second = seed;
-              r.extra[4].second = text(n + 1);
+              r.extra[4].second = n + 1;
               rows.push_back(r);
             }
   return rows;
@@ -758,7 +759,7 @@ TEST(TrainingClaims, SoftmaxGrowthHoldsOnlyWithItsIntervalBelowTheBound) {
   EXPECT_NE(narrow.markdown.find("| <= 0.5 (bound) | holds |"), std::string::npos) << narrow.markdown;
   auto rows = growth_rows(0.5, 1.0);
   for (auto& r : rows)
-    if (r.activation == "softmax" && r.extra[2].second != "0") r.value.mean *= std::exp(r.extra[0].second == "2" ? 1.5 : -1.5);
+    if (r.activation == "softmax" && r.extra[2].second.str() != "0") r.value.mean *= std::exp(r.extra[0].second.str() == "2" ? 1.5 : -1.5);
   const auto wide = judge("poly.train_growth.timm", "training_norms", rows);
   EXPECT_EQ(wide.markdown.find("| <= 0.5 (bound) | holds |"), std::string::npos) << wide.markdown;
   EXPECT_NE(wide.markdown.find("| <= 0.5 (bound) | inconclusive |"), std::string::npos) << wide.markdown;

@@ -12,10 +12,10 @@ using namespace attnlab;
 
 namespace {
 
-ResultRow sample_row(const std::string& activation, double mean, std::vector<std::pair<std::string, std::string>> extra) {
+ResultRow sample_row(const std::string& activation, double mean, ExtraColumns extra) {
   ResultRow r;
   r.study = "k_sweep", r.quantity = "val_accuracy", r.activation = activation;
-  r.N = 256, r.D = 32, r.d = 16, r.p = 3, r.k = "0.001";
+  r.N = 256, r.D = 32, r.d = 16, r.p = 3, r.k = KScale::parse("0.001");
   r.sigma_x = 1.5, r.trials = 1;
   r.value = estimate(std::vector<double>{mean, mean + 0.25});
   r.extra = std::move(extra);
@@ -34,8 +34,8 @@ std::string message_of(const std::string& csv) {
 }  // namespace
 
 TEST(Table, CsvRoundTripKeepsEveryField) {
-  auto odd = sample_row("x^3, \"quoted\"\nand a newline", 0.5, {{"seed", "1"}, {"note", "a,b"}});
-  auto nonfinite = sample_row("softmax", 0.25, {{"layer", "2"}});
+  auto odd = sample_row("x^3, \"quoted\"\nand a newline", 0.5, {{"seed", 1}, {"note", "a,b"}, {"weight_std", 0.02}, {"label", "x^3"}});
+  auto nonfinite = sample_row("softmax", 0.25, {{"layer", 2}});
   nonfinite.value = estimate(std::vector<double>{std::nan(""), 1.0, 2.0});
   const std::vector<ResultRow> rows{odd, nonfinite};
   const auto back = io::rows_from_csv(io::to_csv(rows), "t.csv");
@@ -59,12 +59,38 @@ TEST(Table, CsvRoundTripKeepsEveryField) {
 }
 
 TEST(Table, CsvWithCrLfAndABlankLineReadsTheSame) {
-  const auto csv = io::to_csv({sample_row("softmax", 0.5, {{"seed", "1"}})});
+  const auto csv = io::to_csv({sample_row("softmax", 0.5, {{"seed", 1}})});
   std::string crlf;
   for (char c : csv) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   const auto back = io::rows_from_csv(crlf + "\r\n", "t.csv");
   ASSERT_EQ(back.size(), 1u);
-  EXPECT_EQ(back[0].extra, (std::vector<std::pair<std::string, std::string>>{{"seed", "1"}}));
+  EXPECT_EQ(back[0].extra, (ExtraColumns{{"seed", 1}}));
+}
+
+// A cell keeps its type from the study to the claims: a number is read back as the number it printed as, without
+// parsing in between, and text that looks like a number but would print otherwise stays text (so its bytes stay).
+TEST(Table, CellsKeepTheirTypeThroughCsvAndJson) {
+  const ExtraColumns cells{{"seed", std::uint64_t{12345678901}}, {"alpha", 0.1}, {"tiny", 1e-5}, {"h", "relu"},
+                           {"padded", "0.10"}, {"plus", "+1"}, {"nan", std::nan("")}};
+  auto row = sample_row("softmax", 0.5, cells);
+  const auto csv_back = io::rows_from_csv(io::to_csv({row}), "t.csv").at(0).extra;
+  const auto json_back = io::row_from_json(io::to_json(row)).extra;
+  for (const auto* back : {&csv_back, &json_back}) {
+    ASSERT_EQ(back->size(), cells.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const auto& [name, cell] = (*back)[i];
+      EXPECT_EQ(name, cells[i].first);
+      EXPECT_EQ(cell.is_number(), cells[i].second.is_number()) << name;
+      EXPECT_EQ(cell.str(), cells[i].second.str()) << name;
+    }
+  }
+  EXPECT_EQ(csv_back[0].second.number(), 12345678901.0) << "an integer prints every digit";
+  EXPECT_EQ(csv_back[1].second.number(), 0.1);
+  EXPECT_TRUE(std::isnan(json_back.back().second.number()));
+  EXPECT_THROW(csv_back[3].second.number(), std::logic_error);
+  EXPECT_EQ(extra_number(row, "alpha"), 0.1);
+  EXPECT_THROW(extra_number(row, "h"), std::runtime_error) << "text is not a number";
+  EXPECT_THROW(extra_number(row, "absent"), std::runtime_error);
 }
 
 TEST(Table, MalformedCsvNamesLineAndColumn) {

@@ -29,6 +29,7 @@ struct KScale {
   double resolve(Index N) const;
   std::string str() const;
   static KScale parse(const std::string& s);  // "1", "16", "sqrtN"
+  friend bool operator==(const KScale&, const KScale&) = default;
 };
 
 // ϕ(m) = out_scale · h(logit_scale · m); the activation's argument is S = logit_scale · m.

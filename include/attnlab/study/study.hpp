@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace attnlab::io {
+namespace attnlab::study {
 
 struct StudyOptions {
   std::filesystem::path out;  // empty: runs/<study>-<hash of the arguments>
@@ -54,7 +54,7 @@ struct StudyOptions {
 
 struct StudyContext {
   ResultCache* cache;
-  ProgressBar* progress;
+  io::ProgressBar* progress;
   std::vector<std::string> warnings;
 };
 
@@ -138,7 +138,7 @@ int run_study(int argc, char** argv, const StudyDefinition& study);
 // a listener instead of drawn.
 struct StudyRunHooks {
   std::string error{};  // set on a non-zero exit: the line the command line prints after "<study>: error: "
-  ProgressListener progress{};
+  io::ProgressListener progress{};
   bool quiet = false;     // no progress and no closing lines on stderr (warnings are still written)
   std::string summary{};  // set on success: the summary the command line prints on stdout, left to the caller
 };

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 // What a run trains and validates on.
 struct TrainData {

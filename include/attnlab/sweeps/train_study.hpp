@@ -6,8 +6,8 @@
 // the loss, accuracy and norm plots.
 #include <attnlab/study/study.hpp>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
-StudyDefinition train_study();
+study::StudyDefinition train_study();
 
 }  // namespace attnlab::io

@@ -14,16 +14,16 @@
 #include <string>
 #include <vector>
 
-namespace attnlab::io {
+namespace attnlab::sweeps {
 
 const std::vector<std::string>& training_sweep_names();
 
 // The study binary of sweep `name` (one of training_sweep_names()).
-StudyDefinition training_sweep_study(const std::string& name);
+study::StudyDefinition training_sweep_study(const std::string& name);
 
 // Trains (or resumes) sweep `name` on its default grid and budget (quick or full, as `options`) with its points
 // under <options.out>/points/<name>/, and returns its rows: verify --retrain. "<model>/<sweep>" (vit-tiny/training_norms)
 // trains the sweep's grid of that preset model into <options.out>/<model>/, as its campaign in results/ is kept.
-std::vector<ResultRow> retrain_sweep(const std::string& name, const StudyOptions& options, StudyContext& ctx);
+std::vector<ResultRow> retrain_sweep(const std::string& name, const study::StudyOptions& options, study::StudyContext& ctx);
 
 }  // namespace attnlab::io

@@ -140,7 +140,7 @@ ClaimOutcome judge_cosmax_growth(const CosmaxGrowthEvidence& e, const Thresholds
   for (std::size_t i = 0; i < e.n.size(); ++i) {
     grid.lo.push_back(e.mean[i] - t95 * e.se[i]), grid.hi.push_back(e.mean[i] + t95 * e.se[i]);
     auto row = evidence_row("sup_diagonal_gradient", "cosmax", Index(e.n[i]), e.mean[i],
-                            {{"analytic_mean_1_over_C", text(e.analytic[i])}});
+                            {{"analytic_mean_1_over_C", e.analytic[i]}});
     row.value = {.count = e.rows, .mean = e.mean[i], .se = e.se[i], .ci_lo = grid.lo[i], .ci_hi = grid.hi[i]};
     out.evidence.push_back(row);
   }

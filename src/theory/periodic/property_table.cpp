@@ -142,7 +142,7 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
   for (const auto* group : {&e.judged, &e.prenormed})
     for (const auto& st : *group) {
       for (std::size_t s = 0; s < kScales.size(); ++s) {
-        const std::vector<std::pair<std::string, std::string>> at{{"logit_scale", text(kScales[s])}};
+        const ExtraColumns at{{"logit_scale", kScales[s]}};
         out.evidence.push_back(evidence_row("value_unstable_rows", st.name, kRowLength, st.value_unstable[s], at));
         out.evidence.push_back(evidence_row("gradient_unstable_rows", st.name, kRowLength,
                                             st.frob[s].share_above(t(kGradientFrob)), at));

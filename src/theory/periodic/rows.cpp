@@ -48,7 +48,7 @@ VectorD prenormed(const Activation& a, const VectorD& x) {
 }
 
 ResultRow evidence_row(const std::string& quantity, const std::string& activation, Index n, double value,
-                       std::vector<std::pair<std::string, std::string>> extra) {
+                       ExtraColumns extra) {
   ResultRow r{.study = "verify", .quantity = quantity, .activation = activation, .N = n};
   r.value = estimate(std::vector<double>{value});
   r.extra = std::move(extra);

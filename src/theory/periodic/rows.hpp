@@ -96,7 +96,7 @@ struct Sample {
 };
 
 ResultRow evidence_row(const std::string& quantity, const std::string& activation, Index n, double value,
-                       std::vector<std::pair<std::string, std::string>> extra = {});
+                       ExtraColumns extra = {});
 
 // One input and what a claim's quantity came to on it; `logits` replays it with --logits-file.
 struct Case {

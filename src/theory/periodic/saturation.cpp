@@ -101,7 +101,7 @@ ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) 
       s.x.push_back(kScales[i]);
       s.y.push_back(share);
       out.evidence.push_back(evidence_row(e.xi_part ? "saturated_share_xi_part" : "saturated_share", f, kRowLength, share,
-                                          {{"logit_scale", text(kScales[i])}}));
+                                          {{"logit_scale", kScales[i]}}));
     }
     if (f == "softmax") {
       softmax_first = s.y.front(), softmax_last = s.y.back();
@@ -199,8 +199,8 @@ ClaimOutcome judge_poles(const PoleEvidence& e, const Thresholds& t) {
   ClaimOutcome out{.verdict = fs.exponent < t(kJumpExponent) ? Verdict::holds : Verdict::violated,
                    .measured = fs.exponent, .ci_lo = fs.ci_lo, .ci_hi = fs.ci_hi};
   for (std::size_t i = 0; i < e.steps.size(); ++i) {
-    out.evidence.push_back(evidence_row("max_jump_jacobian_frob", "sirenmax", 16, e.frob_jump[i], {{"step", text(e.steps[i])}}));
-    out.evidence.push_back(evidence_row("max_jump_g_prime", "sirenmax", 16, e.g_jump[i], {{"step", text(e.steps[i])}}));
+    out.evidence.push_back(evidence_row("max_jump_jacobian_frob", "sirenmax", 16, e.frob_jump[i], {{"step", e.steps[i]}}));
+    out.evidence.push_back(evidence_row("max_jump_g_prime", "sirenmax", 16, e.g_jump[i], {{"step", e.steps[i]}}));
   }
   out.detail = text("sirenmax (the paper's and demo.py's definition alike): the largest change of ||ds/dx||_F between "
                     "grid neighbours across the pole shrinks like h^", sig(fs.exponent, 3), " (steps 1e-3..1e-6: ",
@@ -262,7 +262,7 @@ ClaimOutcome judge_prenorm_identity(const PrenormIdentityEvidence& e, const Thre
                     "periodic.prenorm.saturation and periodic.prenorm.gradient");
   for (std::size_t i = 0; i < e.scales.size(); ++i)
     out.evidence.push_back(evidence_row("median_jacobian_frob", "softmax+prenorm", kRowLength, e.median_frob[i],
-                                        {{"logit_scale", text(e.scales[i])}}));
+                                        {{"logit_scale", e.scales[i]}}));
   return out;
 }
 
@@ -305,7 +305,7 @@ ClaimOutcome judge_prenorm_saturation(const PrenormSaturationEvidence& e, const 
     worst = std::max(worst, share);
     shares += text(" ", kScales[i], ": ", sig(e.softmax[i].share_below(tau), 2), " -> ", sig(share, 2), ";");
     out.evidence.push_back(evidence_row(e.through_prenorm ? "saturated_share_in_x" : "saturated_share_in_z", e.function,
-                                        kRowLength, share, {{"logit_scale", text(kScales[i])}}));
+                                        kRowLength, share, {{"logit_scale", kScales[i]}}));
   }
   const double softmax_last = e.softmax.back().share_below(tau);
   const bool softmax_saturates = softmax_last > t(kSoftmaxSaturates);
@@ -388,7 +388,7 @@ ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thre
   for (std::size_t i = 0; i < e.scales.size(); ++i) {
     by_scale += text(" ", e.scales[i], ": ", sig(e.median_frob[i], 3), ";");
     out.evidence.push_back(evidence_row("median_jacobian_frob", e.function, kRowLength, e.median_frob[i],
-                                        {{"logit_scale", text(e.scales[i])}}));
+                                        {{"logit_scale", e.scales[i]}}));
   }
   out.evidence.push_back(ensemble_row("median_jacobian_frob_vit_init", e.function, median, kVitInitStd));
   out.evidence.push_back(

@@ -91,7 +91,7 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
     if (w.value > t(kBoundRounding)) out.verdict = Verdict::violated;
     list += text(" ", e.functions[i], " ", sig(w.value, 3), " (", e.rows[i], " rows);");
     out.evidence.push_back(evidence_row("score_excursion_outside_0_1", e.functions[i], w.logits.size(), w.value,
-                                        {{"input", w.input}, {"rows", text(e.rows[i])}, {"logits", logits_line(w.logits)}}));
+                                        {{"input", w.input}, {"rows", e.rows[i]}, {"logits", logits_line(w.logits)}}));
   }
   out.measured = largest_excursion;
   out.detail = text("largest excursion of a score outside [0, 1] (negative: inside) over the inputs (Gaussian rows at "

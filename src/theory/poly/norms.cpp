@@ -71,7 +71,7 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
       series.y.push_back(mx);
       ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio"), .activation = "softmax", .N = N,
                     .trials = trials, .value = estimate(ratios)};
-      row.extra = {{"logit_scale", text(s)}, {"input", "gaussian"}};
+      row.extra = {{"logit_scale", s}, {"input", "gaussian"}};
       e.cases.push_back({row, mx, text("Gaussian logits, N = ", N, ", scale ", s)});
     }
     e.figure.series.push_back(series);
@@ -83,7 +83,7 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
     const auto found = search_rows(n, ratio, ctx.seed, budget);
     ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_adversarial"), .activation = "softmax",
                   .N = n, .value = estimate(std::vector<double>{found.best})};
-    row.extra = {{"input", found.family}, {"evaluations", text(found.evaluations)}};
+    row.extra = {{"input", found.family}, {"evaluations", found.evaluations}};
     e.cases.push_back({row, found.best, text("row length ", n, ": ", found.family), found.logits});
   }
   return e;
@@ -100,7 +100,7 @@ ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
   const BoundCase* worst_row = nullptr;  // the worst single row: a replayable input
   for (const auto& c : e.cases) {
     out.evidence.push_back(c.row);
-    out.evidence.back().extra.push_back({"max", text(c.max_ratio)});
+    out.evidence.back().extra.push_back({"max", c.max_ratio});
     if (c.logits.size() > 0 && (!worst_row || clearly_larger(c.max_ratio, worst_row->max_ratio))) worst_row = &c;
   }
   if (worst_row) out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), logits_line(worst_row->logits) + "\n"});

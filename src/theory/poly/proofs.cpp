@@ -7,17 +7,17 @@ namespace {
 // ---- Closed forms of the proofs ----------------------------------------------------------
 
 ResultRow closed_form_row(const std::string& quantity, const Estimate& mc, double paper, double exact,
-                          std::vector<std::pair<std::string, std::string>> config) {
+                          ExtraColumns config) {
   ResultRow r;
   r.study = "verify";
   r.quantity = quantity;
   r.value = mc;
   r.trials = mc.count + mc.nonfinite;
   r.extra = std::move(config);
-  r.extra.push_back({"paper", text(paper)});
-  r.extra.push_back({"exact", text(exact)});
-  r.extra.push_back({"rel_err_paper", text(relative_error(paper, mc.mean))});
-  r.extra.push_back({"rel_err_exact", text(relative_error(exact, mc.mean))});
+  r.extra.push_back({"paper", paper});
+  r.extra.push_back({"exact", exact});
+  r.extra.push_back({"rel_err_paper", relative_error(paper, mc.mean)});
+  r.extra.push_back({"rel_err_exact", relative_error(exact, mc.mean)});
   return r;
 }
 
@@ -71,7 +71,7 @@ MomentJudgement judge_points(const std::vector<MomentPoint>& points, const Thres
     j.worst_exact_z = std::max(j.worst_exact_z, std::abs(z));
     j.exact_within += std::abs(z) <= t(kExactZ);
     j.rows.push_back(row);
-    j.rows.back().extra.push_back({"z_exact", text(sig(z, 3))});
+    j.rows.back().extra.push_back({"z_exact", sig(z, 3)});
   }
   return j;
 }
@@ -118,7 +118,7 @@ MomentEvidence measure_product_moments(const ClaimContext& ctx, int p_max) {
       for (int p = 1; p <= p_max; ++p) {
         auto r = closed_form_row("c11_moment", mc[std::size_t(p - 1)], theory::product_moment_paper(D, p, s1, s2),
                                  theory::product_moment_exact(D, p, s1, s2),
-                                 {{"sigma1", text(s1)}, {"sigma2", text(s2)}});
+                                 {{"sigma1", s1}, {"sigma2", s2}});
         r.D = D;
         r.p = p;
         rs.push_back(r);
@@ -187,7 +187,7 @@ MomentEvidence measure_qgrad_moments(const ClaimContext& ctx, std::vector<int> p
       const double paper = theory::qgrad2_paper(ens, r.p), exact = theory::qgrad2_exact(ens, r.p);
       auto row = closed_form_row("qgrad2_moment", r.value, paper, exact, {});
       row.N = cfg.N, row.D = cfg.D, row.d = cfg.d, row.p = r.p, row.sigma_x = sx, row.sigma_t = st;
-      if (r.p == 1) row.extra.push_back({"paper_leading", text(theory::qgrad2_paper_leading(ens))});
+      if (r.p == 1) row.extra.push_back({"paper_leading", theory::qgrad2_paper_leading(ens)});
       if (cfg.N == configs.back().N) e.headline = e.points.size();
       e.points.push_back({row, paper, exact});
     }
@@ -251,12 +251,12 @@ ClaimOutcome judge_proof_bound(const ProofBoundEvidence& e, const Thresholds& t)
   for (const auto& pt : e.points) {
     ResultRow row{.study = "verify", .quantity = "c11_moment_over_proof_bound", .D = Index(pt.D), .p = pt.p,
                   .value = estimate(std::vector<double>{ratio(pt)})};
-    row.extra = {{"bound", text(pt.bound)}, {"exact", text(pt.exact)}};
+    row.extra = {{"bound", pt.bound}, {"exact", pt.exact}};
     if (pt.mc) {
       ++with_mc;
       mc_above += pt.mc->ci_lo > pt.bound;  // the data, not only the algebra, above the bound
-      row.extra.push_back({"monte_carlo", text(pt.mc->mean)});
-      row.extra.push_back({"monte_carlo_ci_lo", text(pt.mc->ci_lo)});
+      row.extra.push_back({"monte_carlo", pt.mc->mean});
+      row.extra.push_back({"monte_carlo_ci_lo", pt.mc->ci_lo});
     }
     out.evidence.push_back(row);
     if (pt.D == e.points.back().D) largest_D += text(" p=", pt.p, ": ", sig(ratio(pt), 4), ";");

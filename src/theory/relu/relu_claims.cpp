@@ -319,15 +319,15 @@ PointJudgement judge_exact(const std::vector<ConstantPoint>& points, const Thres
   for (const auto& p : points) {
     const auto& mc = p.row.value;
     j.rows.push_back(p.row);
-    j.rows.back().extra.push_back({"exact", text(p.exact)});
-    j.rows.back().extra.push_back({model, text(p.model)});
+    j.rows.back().extra.push_back({"exact", p.exact});
+    j.rows.back().extra.push_back({model, p.model});
     if (!mc.finite() || !(mc.se > 0)) {  // non-finite trials, or no spread to measure z by: kept, not judged
       ++j.unjudged;
       j.verdict = worst(j.verdict, Verdict::inconclusive);
       continue;
     }
     const double z = (mc.mean - p.exact) / mc.se;
-    j.rows.back().extra.push_back({"z_exact", text(sig(z, 3))});
+    j.rows.back().extra.push_back({"z_exact", sig(z, 3)});
     if (std::abs(z) > j.z_max) ++j.outside, j.verdict = worst(j.verdict, Verdict::inexact);
     if (std::abs(z) >= std::abs(j.worst_z)) j.worst_z = z, j.worst_point = point_name(p.row);
   }
@@ -433,11 +433,11 @@ ClaimOutcome judge_gaussian_model(const ConstantEvidence& e, const Thresholds& t
     missed += v != Verdict::holds;
     out.verdict = worst(out.verdict, v);
     out.evidence.push_back(p.row);
-    out.evidence.back().extra.push_back({"gaussian_logit", text(p.model)});
-    if (!std::isnan(p.exact)) out.evidence.back().extra.push_back({"exact", text(p.exact)});
+    out.evidence.back().extra.push_back({"gaussian_logit", p.model});
+    if (!std::isnan(p.exact)) out.evidence.back().extra.push_back({"exact", p.exact});
     if (zero) continue;
     const double error = relative_error(p.model, std::isnan(p.exact) ? mc.mean : p.exact);
-    out.evidence.back().extra.push_back({"rel_err_model", text(sig(error, 3))});
+    out.evidence.back().extra.push_back({"rel_err_model", sig(error, 3)});
     if (p.row.N != largest_n) continue;
     const bool softmax = p.row.activation.rfind("softmax", 0) == 0;
     auto& l = largest[text(softmax ? "softmax " : "", p.row.quantity, " ", extra_value(p.row, "grid"))];
@@ -488,7 +488,7 @@ ConstantEvidence measure_softmax_level(const ClaimContext& ctx) {
             },
             true);
         ResultRow r{.study = "verify", .quantity = "frob2", .activation = "softmax", .N = N, .trials = trials, .value = mc[0]};
-        r.extra = {{"logits", "iid_gaussian"}, {"logit_sd", text(sigma)}};
+        r.extra = {{"logits", "iid_gaussian"}, {"logit_sd", sigma}};
         return std::vector<ResultRow>{r};
       });
       const double row_level = theory::softmax_row_norm2(double(N), sigma);

@@ -4,10 +4,10 @@
 namespace attnlab::soft_claims {
 
 ResultRow soft_row(const std::string& quantity, const std::string& label, Index n, Index m, double value,
-                   std::vector<std::pair<std::string, std::string>> extra) {
+                   ExtraColumns extra) {
   ResultRow r{.study = "verify", .quantity = quantity, .activation = label, .N = n,
               .value = estimate(std::vector<double>{value})};
-  extra.insert(extra.begin(), {"m", text(m)});
+  extra.insert(extra.begin(), {"m", m});
   r.extra = std::move(extra);
   return r;
 }

@@ -35,7 +35,7 @@ inline const Threshold kRoundingFactor{
     "error, far below the O(1) errors of a method that does not converge"};
 
 ResultRow soft_row(const std::string& quantity, const std::string& label, Index n, Index m, double value,
-                   std::vector<std::pair<std::string, std::string>> extra = {});
+                   ExtraColumns extra = {});
 
 // Tokens of unit kernel bandwidth: E‖q − k‖²/(2√d) = 1 for i.i.d. N(0, d^{-1/2}) entries.
 TokenSpec token_spec(const std::string& kind, Index n, Index d);
@@ -75,6 +75,10 @@ inline const std::vector<std::string> kStructured{"identical", "collapsed_cluste
 MatrixD structured_tokens(const std::string& kind, Index n, Index d, std::uint64_t seed);
 
 // Each part of the catalogue adds its claims, in catalogue order (soft_claims.cpp).
+// The token ensembles' bottlenecks for each m (--quick: quick_m), and without --matrix or --tokens-file the structured
+// extremes and matrices no kernel gives: the inputs of the Newton–Raphson claims (newton.cpp, fig5.cpp).
+std::vector<SoftMatrix> newton_inputs(const ClaimContext& ctx, std::vector<Index> full_m, std::vector<Index> quick_m);
+
 void register_newton_claims(ClaimRegistry& r);
 void register_fig5_claims(ClaimRegistry& r);
 void register_bottleneck_claims(ClaimRegistry& r);

@@ -1,41 +1,11 @@
-// Newton–Raphson pseudo-inverses as SOFT writes them and as its released code runs them: Prop 1, 2, Fig 5, the
-// beta rule, and whether bottlenecks are singular.
+// Newton–Raphson pseudo-inverses as SOFT writes them and as its released code runs them: Prop 1 (the α rules) and
+// Prop 2 (monotone traces), on the token ensembles' bottlenecks and matrices no kernel gives.
 #include "inputs.hpp"
 
 #include <attnlab/core/linalg.hpp>
 
 namespace attnlab::soft_claims {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-const Threshold kFloat32Units{
-    "fig5_float32_units", 1.0,
-    "derived: the released code computes in float32 (PyTorch's default dtype), where an m-term product chain cannot "
-    "resolve a relative residual below about m u, u = 2^-24 (2.9e-6 at m = 49); converged within 20 iterations means "
-    "the residual is at that floor (this many times m u) by iteration 20"};
-
-const Threshold kLevelledChange{
-    "fig5_levelled_change", 0.01,
-    "not in the paper: 'converges within 20 iterations' read off a log-scale plot like Fig 5, where a curve has levelled "
-    "off when its last iteration moves it by under 1% (0.004 of a decade, below a plotted line's width)"};
-
-const Threshold kTraceFloorFactor{
-    "prop2_floor_factor", 10,
-    "derived: rounding in A_k A A_k is about eps ||A_k|| ||A|| ~ eps/(sigma_min/sigma_1) relative, so below this many "
-    "times that a trace is noise and cannot show monotonicity"};
-
-const Threshold kTraceRise{
-    "prop2_rise", 1e-12,
-    "a rise of a traced norm counts when it exceeds this fraction of the trace's starting value: about 1e4 unit "
-    "roundoffs, the allowance bound_rounding gives a ratio"};
-
-const Threshold kSingularCutoff{
-    "singular_cutoff", 1.0,
-    "the rank-revealing reference's own cutoff (soft/spectral.hpp): singular values at or below this many times "
-    "m eps sigma_1 are indistinguishable from the rounding of A's entries"};
-
-// ---- Newton–Raphson: Prop 1, Prop 2 -------------------------------------------------------------
 
 // Matrices no Gaussian kernel gives, on which the released rules were never judged: a 30 x 30 symmetric positive
 // definite matrix with negative entries and kappa_2 = 1e4 (Q diag(10^(-4 i/29)) Q^T, Q from a seeded Gaussian's QR),
@@ -59,9 +29,10 @@ std::vector<SoftMatrix> non_kernel_matrices(std::uint64_t seed) {
           {"circulant", 16, circulant}};
 }
 
-// The token ensembles' bottlenecks for each m, then (without --matrix or --tokens-file) the structured extremes as
-// bottlenecks: one token (A = [1]) and 16 tokens of each structured kind, all of them landmarks; and the matrices no
-// kernel gives.
+}  // namespace
+
+// The structured extremes as bottlenecks: one token (A = [1]) and 16 tokens of each structured kind, all of them
+// landmarks.
 std::vector<SoftMatrix> newton_inputs(const ClaimContext& ctx, std::vector<Index> full_m, std::vector<Index> quick_m) {
   auto inputs = soft_pinv_inputs(ctx, ctx.sized(full_m, quick_m));
   if (ctx.soft.matrix.size() > 0 || has_tokens_file(ctx)) return inputs;
@@ -74,6 +45,20 @@ std::vector<SoftMatrix> newton_inputs(const ClaimContext& ctx, std::vector<Index
   for (auto& m : non_kernel_matrices(ctx.seed)) inputs.push_back(std::move(m));
   return inputs;
 }
+
+namespace {
+
+const Threshold kTraceFloorFactor{
+    "prop2_floor_factor", 10,
+    "derived: rounding in A_k A A_k is about eps ||A_k|| ||A|| ~ eps/(sigma_min/sigma_1) relative, so below this many "
+    "times that a trace is noise and cannot show monotonicity"};
+
+const Threshold kTraceRise{
+    "prop2_rise", 1e-12,
+    "a rise of a traced norm counts when it exceeds this fraction of the trace's starting value: about 1e4 unit "
+    "roundoffs, the allowance bound_rounding gives a ratio"};
+
+// ---- Newton–Raphson: Prop 1, Prop 2 -------------------------------------------------------------
 
 // One Newton–Schulz run with what double precision allows it: κ_r = σ₁/σ_r of the part of A the reference keeps.
 struct NewtonCase {
@@ -151,10 +136,10 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
     if (floor >= 1) unresolvable += what;
     else if (!ok) failures += what;
     out.evidence.push_back(soft_row("judged_relative_error", c.input, 0, c.m, step.error / c.pinv_norm,
-                                    {{"residual", text(step.residual)}, {"best_relative_error", text(best_error / c.pinv_norm)},
-                                     {"floor", text(floor)}, {"alpha", text(c.alpha)}, {"rank", text(c.rank)},
-                                     {"kappa_kept", text(c.kappa)}, {"sigma_min_over_sigma_1", text(c.sigma_ratio)},
-                                     {"iterations", text(step.iteration)},
+                                    {{"residual", step.residual}, {"best_relative_error", best_error / c.pinv_norm},
+                                     {"floor", floor}, {"alpha", c.alpha}, {"rank", c.rank},
+                                     {"kappa_kept", c.kappa}, {"sigma_min_over_sigma_1", c.sigma_ratio},
+                                     {"iterations", step.iteration},
                                      {"pinv_status", ok ? text("reached A+ at iteration ", step.iteration) : c.status}}));
   }
   out.verdict = resolvable == 0 ? Verdict::inconclusive : reached == resolvable ? Verdict::holds : Verdict::violated;
@@ -313,230 +298,6 @@ std::vector<Crossing<MonotoneEvidence>> trace_crossings() {
            }}};
 }
 
-// ---- Fig 5: iterations to converge --------------------------------------------------------------
-
-struct Fig5Case {
-  std::string input;
-  Index m = 0;
-  double residual = 0, residual_shifted = kNaN;  // after 20 iterations, against A and against A + sI
-  bool rule_met = true;                           // the β rules only
-  int diverged_at = -1;                           // the iteration at which the run blew up; -1 where it did not
-  double previous = kNaN, previous_shifted = kNaN;  // residual and residual_shifted after 19 iterations
-};
-
-struct Fig5Evidence {
-  std::string method;
-  bool levelled = false;  // the plot's reading: converged once the residual stops moving (kLevelledChange)
-  double shift = 0;
-  std::vector<Fig5Case> cases{};
-  Figure figure{};
-};
-
-double float32_floor(Index m, const Thresholds& t) { return t(kFloat32Units) * double(m) * std::ldexp(1.0, -24); }
-
-Fig5Evidence measure_fig5(const ClaimContext& ctx, PinvMethod method, bool float32_shift, bool levelled) {
-  Fig5Evidence e{.method = to_string(method), .levelled = levelled};
-  e.figure = {.name = text("soft_fig5_", e.method, float32_shift ? "_f32" : "", levelled ? "_levelled" : ""),
-              .title = text("||A A_k A - A||_2/||A||_2 over 20 iterations of ", e.method, float32_shift ? " (0.01f shift)" : ""),
-              .xlabel = "iteration", .ylabel = "relative residual against A", .logy = true};
-  for (const auto& in : newton_inputs(ctx, {49}, {49})) {
-    const auto r = pseudo_inverse(in.A, {.method = method, .max_iterations = 20, .tolerance = 0, .float32_shift = float32_shift});
-    e.shift = r.shift;
-    e.cases.push_back({in.label, in.m, r.trace.back().residual, r.trace.back().residual_shifted,
-                       r.beta_halvings < 0 || r.beta_rule_met});
-    if (r.trace.size() >= 2) {
-      const auto& before = r.trace[r.trace.size() - 2];
-      e.cases.back().previous = before.residual, e.cases.back().previous_shifted = before.residual_shifted;
-    }
-    if (r.diverged) e.cases.back().residual = HUGE_VAL, e.cases.back().diverged_at = r.iterations;
-    Series s{.label = text(in.label, " m=", in.m)};
-    for (const auto& step : r.trace) s.x.push_back(step.iteration), s.y.push_back(std::max(step.residual, 1e-17));
-    e.figure.series.push_back(s);
-  }
-  return e;
-}
-
-// At the float32 floor, or moved by at most kLevelledChange of itself over the last iteration.
-bool levelled_off(double residual, double previous, double floor, const Thresholds& t) {
-  return residual <= floor || (std::isfinite(residual) && std::abs(residual - previous) <= t(kLevelledChange) * previous);
-}
-
-ClaimOutcome judge_fig5(const Fig5Evidence& e, const Thresholds& t) {
-  ClaimOutcome out;
-  int within = 0, within_shifted = 0, unmet = 0, levelled = 0;
-  double worst = 0;
-  std::string misses, moving;
-  for (const auto& c : e.cases) {
-    const double floor = float32_floor(c.m, t);
-    within += c.residual <= floor;
-    within_shifted += c.residual_shifted <= floor;
-    const bool judged_shifted = e.shift != 0;
-    const double last = judged_shifted ? c.residual_shifted : c.residual;
-    const double before = judged_shifted ? c.previous_shifted : c.previous;
-    if (levelled_off(last, before, floor, t)) ++levelled;
-    else moving += text(" ", c.input, " m=", c.m, " ", sig(before, 3), " -> ", sig(last, 3), ";");
-    unmet += !c.rule_met;
-    worst = std::max(worst, c.residual / floor);
-    if (c.residual > floor)
-      misses += text(" ", c.input, " m=", c.m, " ", c.diverged_at >= 0 ? text("diverged at ", c.diverged_at) : sig(c.residual, 3), ";");
-    out.evidence.push_back(soft_row("residual_after_20", e.method + "/" + c.input, 0, c.m, c.residual,
-                                    {{"residual_shifted", std::isnan(c.residual_shifted) ? "" : text(c.residual_shifted)},
-                                     {"float32_floor", text(floor)}, {"beta_rule_met", c.rule_met ? "true" : "false"}}));
-  }
-  const int total = int(e.cases.size());
-  // A shifted iteration converges to (A + sI)^-1, whose residual against A is at least s/(sigma_1 + s) (about 2e-4 here),
-  // far above the floor: it is judged on the matrix it iterates on, with the residual against A beside it.
-  const bool shifted = e.shift != 0;
-  const int judged = e.levelled ? levelled : shifted ? within_shifted : within;
-  out.verdict = total == 0 ? Verdict::inconclusive : judged == total ? Verdict::holds : Verdict::violated;
-  out.measured = judged;
-  out.claimed = total;
-  if (e.levelled) {
-    out.detail = text(levelled, " of ", total, " bottlenecks have levelled off after 20 iterations of ", e.method,
-                      " (the residual ", shifted ? "against R = A + sI " : "", "at the float32 floor or moved by at most ",
-                      t(kLevelledChange), " of itself over iteration 20; levelled is not converged: a stalled residual "
-                      "counts); at the floor: ", shifted ? within_shifted : within, " of ", total,
-                      moving.empty() ? "" : "; still moving:" + moving);
-    out.figures.push_back(e.figure);
-    return out;
-  }
-  out.detail = text(shifted ? text(within_shifted, " of ", total, " bottlenecks have ||R R_20 R - R||_2/||R||_2, R = A + sI "
-                                   "(the matrix it iterates on; s = ", sig(e.shift, 10), "), at the float32 floor after 20 "
-                                   "iterations of ", e.method, "; against A itself, which the shift keeps at least s/(sigma_1 "
-                                   "+ s) away: ", within, " of ", total)
-                            : text(within, " of ", total, " bottlenecks have ||A A_20 A - A||_2/||A||_2 at the float32 floor "
-                                   "fig5_float32_units m 2^-24 (2.9e-6 at m = 49) after 20 iterations of ", e.method),
-                    "; worst residual against A ", sig(worst, 3), " times its floor",
-                    unmet > 0 ? text("; beta rule unmet on ", unmet, " of ", total) : std::string(),
-                    misses.empty() ? "" : "; above the floor against A:" + misses);
-  out.figures.push_back(e.figure);
-  return out;
-}
-
-ClaimRules<Fig5Evidence> fig5_rules(PinvMethod method, bool float32_shift, bool levelled = false) {
-  return {.measure = [method, float32_shift, levelled](const ClaimContext& ctx) {
-            return measure_fig5(ctx, method, float32_shift, levelled);
-          },
-          .judge = judge_fig5,
-          .contradict = [](Fig5Evidence& e) {  // one bottleneck above the floor and still halving
-            if (e.cases.empty()) e.cases.push_back({"contradiction", 49});
-            e.cases.front().residual = e.cases.front().residual_shifted = 1e-2;
-            e.cases.front().previous = e.cases.front().previous_shifted = 2e-2;
-          },
-          .support = [](Fig5Evidence& e) {
-            for (auto& c : e.cases) c.residual = c.residual_shifted = 0;
-          }};
-}
-
-// ---- the β rule, and whether bottlenecks are singular ------------------------------------------
-
-struct BetaCase {
-  std::string input;
-  Index m = 0;
-  bool met = false, dominant = false, released_met = false;
-  int halvings = 0, released_halvings = 0;
-  double excess = 0;
-};
-
-struct BetaEvidence {
-  std::vector<BetaCase> cases{};
-};
-
-// Column j of A is dominant when a_jj > 0 and Σ_{i≠j} |a_ij| ≤ a_jj: the paper's rule is met exactly then.
-bool column_dominant(const MatrixD& A) {
-  for (Index j = 0; j < A.cols(); ++j)
-    if (!(A(j, j) > 0) || A.col(j).cwiseAbs().sum() - A(j, j) > A(j, j)) return false;
-  return true;
-}
-
-BetaEvidence measure_beta_rule(const ClaimContext& ctx) {
-  BetaEvidence e;
-  for (const auto& in : newton_inputs(ctx, {16, 49, 100, 256}, {16, 49})) {
-    const auto paper = pseudo_inverse(in.A, {.method = PinvMethod::newton_beta, .max_iterations = 1, .trace = false});
-    const auto released = pseudo_inverse(in.A, {.method = PinvMethod::released_beta, .max_iterations = 1, .trace = false});
-    e.cases.push_back({in.label, in.m, paper.beta_rule_met, column_dominant(in.A), released.beta_rule_met,
-                       paper.beta_halvings, released.beta_halvings, paper.beta_rule_excess});
-  }
-  return e;
-}
-
-ClaimOutcome judge_beta_rule(const BetaEvidence& e, const Thresholds&) {
-  ClaimOutcome out;
-  int met = 0, dominant = 0, released = 0;
-  std::string unmet;
-  for (const auto& c : e.cases) {
-    met += c.met, dominant += c.dominant, released += c.released_met;
-    if (!c.met) unmet += text(" ", c.input, " m=", c.m, ";");
-    out.evidence.push_back(soft_row("beta_rule_met", c.input, 0, c.m, c.met,
-                                    {{"halvings", text(c.halvings)}, {"excess", text(c.excess)},
-                                     {"column_dominant", c.dominant ? "true" : "false"},
-                                     {"released_met", c.released_met ? "true" : "false"},
-                                     {"released_halvings", text(c.released_halvings)}}));
-  }
-  const int total = int(e.cases.size());
-  out.verdict = total == 0 ? Verdict::inconclusive : met == total ? Verdict::holds : Verdict::violated;
-  out.measured = met;
-  out.claimed = total;
-  out.detail = text("the paper's rule (smallest n with ||I - 2 beta^n A/||A||_1^2||_1 <= 1) is met on ", met, " of ", total,
-                    " bottlenecks", unmet.empty() ? std::string() : text(" (the paper's rule unmet on:", unmet, ")"),
-                    "; it is met exactly when every column is diagonally dominant with a positive diagonal ",
-                    "(then at n = max(0, ceil(log2(1/||A||_1)))), which ", dominant, " of ", total,
-                    " are (a unit-diagonal kernel needs every column's off-diagonal sum <= 1); for comparison the released "
-                    "rule (||I - alpha A^2||_1 <= 1.01 within 10 halvings) is met on ", released, " of ", total);
-  return out;
-}
-
-struct SingularCase {
-  std::string input;
-  Index m = 0;
-  double sigma_ratio = 0;  // σ_min/σ₁
-};
-
-struct SingularEvidence {
-  std::vector<SingularCase> cases{};
-};
-
-SingularEvidence measure_nonsingular(const ClaimContext& ctx) {
-  SingularEvidence e;
-  const std::uint32_t trials = ctx.trials_or(4, 1);
-  for (std::uint32_t trial = 0; trial < trials; ++trial)
-    for (const auto& kind : token_kinds(ctx)) {
-      const auto tokens = token_set(ctx, kind, ctx.soft.n, trial);
-      for (Index m : m_grid(ctx, {16, 49, 100, 256}, {16, 49})) {
-        if (m > ctx.soft.n) continue;
-        const VectorD s = singular_values(bottleneck_matrix(ctx, tokens, m, trial));
-        e.cases.push_back({text(tokens.label, " trial ", trial), m, s(s.size() - 1) / s(0)});
-      }
-    }
-  if (ctx.soft.matrix.size() > 0) {
-    const VectorD s = singular_values(ctx.soft.matrix);
-    e.cases = {{"matrix", ctx.soft.matrix.rows(), s(s.size() - 1) / s(0)}};
-  }
-  return e;
-}
-
-ClaimOutcome judge_nonsingular(const SingularEvidence& e, const Thresholds& t) {
-  ClaimOutcome out;
-  int singular = 0;
-  double smallest = HUGE_VAL;
-  std::string which;
-  for (const auto& c : e.cases) {
-    const double cutoff = t(kSingularCutoff) * double(c.m) * kEps;
-    smallest = std::min(smallest, c.sigma_ratio);
-    if (c.sigma_ratio <= cutoff) ++singular, which += text(" ", c.input, " m=", c.m, ";");
-    out.evidence.push_back(soft_row("sigma_min_over_sigma_1", c.input, 0, c.m, c.sigma_ratio, {{"cutoff", text(cutoff)}}));
-  }
-  const int total = int(e.cases.size());
-  out.verdict = total == 0 ? Verdict::inconclusive : singular == 0 ? Verdict::holds : Verdict::violated;
-  out.measured = singular;
-  out.claimed = 0;
-  out.detail = text(singular, " of ", total, " bottleneck matrices of the token ensembles are singular to working precision "
-                    "(sigma_min/sigma_1 <= singular_cutoff m eps); smallest sigma_min/sigma_1 ", sig(smallest, 3),
-                    which.empty() ? std::string() : "; singular:" + which,
-                    " (the paper's statement is about trained features, which these ensembles only stand in for)");
-  return out;
-}
-
 }  // namespace
 
 void register_newton_claims(ClaimRegistry& r) {
@@ -578,84 +339,6 @@ void register_newton_claims(ClaimRegistry& r) {
        .contradict = [](MonotoneEvidence& e) { set_traces(e, true); },
        .support = [](MonotoneEvidence& e) { set_traces(e, false); },
        .crossings = trace_crossings()}));
-}
-
-void register_fig5_claims(ClaimRegistry& r) {
-  const auto fig5 = [&](const std::string& id, const std::string& statement, const std::string& method, PinvMethod m,
-                        bool f32) {
-    r.add(make_claim<Fig5Evidence>(
-        {.id = id, .source = "SOFT Fig 5", .statement = statement,
-         .method = method + ": ||A A_20 A - A||_2/||A||_2 (the paper's metric) on m = 49 bottlenecks of every token "
-                   "ensemble, the structured extremes and the matrices no kernel gives (signed SPD, diagonal, "
-                   "circulant), against the float32 floor fig5_float32_units m 2^-24; the shifted variants are judged "
-                   "against A + 0.01 I, the matrix they iterate on, with the residual against A beside it"},
-        fig5_rules(m, f32)));
-  };
-  const std::string within = "Newton-Raphson converges within 20 iterations";
-  fig5("soft.fig5.alg2", within + " (Algorithm 2, alpha = 2/||A||_1^2)", "Algorithm 2", PinvMethod::newton, false);
-  fig5("soft.fig5.beta_rule", within + " (Sec 3.3's alpha = 2 beta^n/||A||_1^2)", "the paper's beta rule",
-       PinvMethod::newton_beta, false);
-  // The shifted variants converge to (A + 0.01 I)^-1, never to A+: they are judged against A + 0.01 I.
-  fig5("soft.fig5.released", within + " (the released SOFT code, to the inverse of A + 0.01 I it iterates on)",
-       "SOFT/kernel/inverse.py: alpha = 1.8/(largest signed row sum)^2 on A + 0.01 I", PinvMethod::released, false);
-  fig5("soft.fig5.released_f32", within + " (the released SOFT code, to the inverse of A + 0.01f I as float32 builds it)",
-       "as soft.fig5.released with the shift 0.01f", PinvMethod::released, true);
-  fig5("soft.fig5.released_beta", within + " (the released SOFT++ code's beta rule)",
-       "models/softmax_free_transformer.py newton_inv: alpha halved while ||I - alpha A^2||_1 > 1.01, at most 10 times",
-       PinvMethod::released_beta, false);
-  // The same five read off the plot: converged once the curve has levelled off, whether or not at the floor.
-  for (const auto& [id, m, f32] : std::vector<std::tuple<std::string, PinvMethod, bool>>{
-           {"soft.fig5.alg2", PinvMethod::newton, false},
-           {"soft.fig5.beta_rule", PinvMethod::newton_beta, false},
-           {"soft.fig5.released", PinvMethod::released, false},
-           {"soft.fig5.released_f32", PinvMethod::released, true},
-           {"soft.fig5.released_beta", PinvMethod::released_beta, false}})
-    r.add(make_claim<Fig5Evidence>(
-        {.id = id + ".levelled", .source = "SOFT Fig 5",
-         .statement = "'converges within 20 iterations' read as Fig 5 shows it: by iteration 20 the residual has levelled "
-                      "off (" + id + "'s method)",
-         .method = "as " + id + ", judged by the residual's change over iteration 20 (fig5_levelled_change of itself), "
-                   "or the float32 floor"},
-        fig5_rules(m, f32, true)));
-}
-
-void register_bottleneck_claims(ClaimRegistry& r) {
-  r.add(make_claim<BetaEvidence>(
-      {.id = "soft.beta_rule.satisfiable", .source = "SOFT Sec 3.3",
-       .statement = "some n satisfies ||I - A 2 beta^n/||A||_1^2||_1 <= 1 (\"we find the smallest n_i that holds this "
-                    "inequality\")",
-       .method = "the rule's search (64 halvings) on the bottlenecks of soft.prop1.alpha_rule; the closed form (met iff "
-                 "every column is diagonally dominant) and the released rule's outcome beside it"},
-      {.measure = measure_beta_rule,
-       .judge = judge_beta_rule,
-       .contradict = [](BetaEvidence& e) {
-         if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
-         e.cases.front().met = false;
-       },
-       .support = [](BetaEvidence& e) {
-         for (auto& c : e.cases) c.met = true;
-         if (e.cases.empty()) e.cases.push_back({"support", 2, true});
-       }}));
-  r.add(make_claim<SingularEvidence>(
-      {.id = "soft.nonsingular_in_practice", .source = "SOFT Sec 3.2",
-       .statement = "the bottleneck matrix A is always non-singular in practice",
-       .method = "sigma_min/sigma_1 of the bottleneck matrices of every token ensemble and m in {16, 49, 100, 256} (trials: "
-                 "--trials, default 4), counting those at or below the reference's cutoff m eps"},
-      {.measure = measure_nonsingular,
-       .judge = judge_nonsingular,
-       .contradict = [](SingularEvidence& e) {
-         if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
-         e.cases.front().sigma_ratio = 0;
-       },
-       .support = [](SingularEvidence& e) {
-         for (auto& c : e.cases) c.sigma_ratio = 0.5;
-         if (e.cases.empty()) e.cases.push_back({"support", 2, 0.5});
-       },
-       // The last bottleneck's sigma_min/sigma_1 at x m eps: singular below the cutoff's value x.
-       .crossings = {{&kSingularCutoff, "the last bottleneck's sigma_min/sigma_1", Verdict::violated, Verdict::holds,
-                      [](SingularEvidence& e, double x) {
-                        e.cases.back().sigma_ratio = x * double(e.cases.back().m) * kEps;
-                      }}}}));
 }
 
 }  // namespace attnlab::soft_claims

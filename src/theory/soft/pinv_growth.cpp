@@ -154,7 +154,7 @@ ClaimOutcome judge_s_hat_growth(const SHatEvidence& e, const Thresholds& t) {
   out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
   for (std::size_t i = 0; i < e.m.size(); ++i)
     out.evidence.push_back(soft_row("s_hat_norm", "clustered", e.n, Index(e.m[i]), e.s_hat[i],
-                                    {{"s_norm", text(e.s_full)}}));
+                                    {{"s_norm", e.s_full}}));
   out.detail = text("fitted exponent of ||P^T A+ P||_2 in m for k = 4 clusters (n = ", e.n, ", SVD pseudo-inverse): ",
                     exponent_text(fit), "; values ", sig(e.s_hat.front(), 3), " to ", sig(e.s_hat.back(), 3),
                     " against ||S||_2 = ", sig(e.s_full, 3), " of the kernel it reconstructs (S - S_hat is a Schur "
@@ -202,7 +202,7 @@ ClaimOutcome judge_prop6_step(const ProofStepEvidence& e, const Thresholds& t) {
   int judged = 0, unequal = 0;
   for (const auto& c : e.cases) {
     const double allowance = t(kRoundingFactor) * c.allowance;
-    out.evidence.push_back(soft_row("prop6_step_ratio", c.input, 0, c.m, c.ratio, {{"allowance", text(allowance)}}));
+    out.evidence.push_back(soft_row("prop6_step_ratio", c.input, 0, c.m, c.ratio, {{"allowance", allowance}}));
     if (allowance >= 1) continue;  // A+ not determined to working precision
     ++judged;
     unequal += c.ratio < 1 - allowance;

@@ -64,12 +64,12 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std:
   for (const auto& c : e.cases) {
     above += net(c) > 1 + t(kBoundRounding);
     out.evidence.push_back(c.row);
-    if (c.allowance > 0) out.evidence.back().extra.push_back({"allowance", text(c.allowance * t(kRoundingFactor))});
+    if (c.allowance > 0) out.evidence.back().extra.push_back({"allowance", c.allowance * t(kRoundingFactor)});
   }
   const std::string file = text("worst_inputs/", id, ".csv");
   ResultRow worst = w.row;
   worst.quantity = "worst_input";
-  worst.extra.push_back({"ratio", text(w.ratio)});
+  worst.extra.push_back({"ratio", w.ratio});
   worst.extra.push_back({"file", w.replay.size() > 0 ? file : std::string("not kept (too large)")});
   worst.extra.push_back({"replay", e.replay_hint});
   const std::string tokens_file = text("worst_inputs/", id, ".tokens.csv");
@@ -200,8 +200,8 @@ ClaimOutcome judge_prop3_literal(const EigenEvidence& e, const Thresholds& t) {
   for (const auto& c : e.cases) {
     const double allowance = c.allowance * t(kRoundingFactor);
     out.evidence.push_back(soft_row("eigenvalue_range", c.input, c.n, 0, c.max_real,
-                                    {{"min_real", text(c.min_real)}, {"max_imag", text(c.max_imag)},
-                                     {"allowance", text(allowance)}, {"K_equals_Q", c.self ? "true" : "false"}}));
+                                    {{"min_real", c.min_real}, {"max_imag", c.max_imag},
+                                     {"allowance", allowance}, {"K_equals_Q", c.self ? "true" : "false"}}));
     if (!c.self) {
       cross_radius = std::max({cross_radius, std::abs(c.min_real), std::abs(c.max_real)});
       cross_imag = std::max(cross_imag, c.max_imag);

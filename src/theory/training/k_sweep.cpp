@@ -129,7 +129,7 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   const auto ranges = dynamic_ranges(rows);
   std::erase_if(rows, is_control);
   const auto by_n = grid_curves<Index>(rows, [](const ResultRow& r) {
-    return std::pair{r.N, std::log10(KScale::parse(r.k).resolve(r.N))};
+    return std::pair{r.N, std::log10(required_k(r).resolve(r.N))};
   });
   KSweepEvidence e{.regime = regime, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows, regime.task_text())};
   for (const auto& [n, c] : by_n) {
@@ -414,7 +414,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     r.activation = "x^3/k";
     r.N = sizes[c];
     r.value = {1, 0, std::pow(10, edges[c]), 0, std::pow(10, lo), std::pow(10, hi)};
-    r.extra = {{column::init, regime.init}, {"dynamic_range", text(*ranges[c].value())}, {"delta", text(deltas[c])}};
+    r.extra = {{column::init, regime.init}, {"dynamic_range", *ranges[c].value()}, {"delta", deltas[c]}};
     out.evidence.push_back(r);
   }
   out.detail = text(regime.label(), ": plateau edge k (within ", share, " of the dynamic range of the best) ", per_n,

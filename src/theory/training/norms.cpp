@@ -451,7 +451,7 @@ IidEvidence measure_iid(const ClaimContext& ctx, const Regime& regime) {
     // The activation as the model resolved it: k = √N with N the patches, applied to N + 1 tokens.
     ActivationSpec spec{.name = required_extra(*r, column::function), .p = r->p, .k = KScale{},
                         .convention = Convention::inside};
-    if (r->p > 0) spec.k = KScale{false, KScale::parse(r->k).resolve(r->N)};
+    if (r->p > 0) spec.k = KScale{false, required_k(*r).resolve(r->N)};
     if (find_extra(*r, column::alpha)) spec.alpha = extra_number(*r, column::alpha);
     auto& p = e.predicted[key];
     p.weight_std = extra_number(*r, column::weight_std);

@@ -180,9 +180,10 @@ std::string setup_line(const char* paper, const std::vector<ResultRow>& rows,
     if (r.quantity != quantity::val_accuracy) continue;  // one per run; a sweep's CSV also holds its claims' evidence
     const auto steps = find_extra(r, column::steps), batch = find_extra(r, column::batch), depth = find_extra(r, column::depth),
                validation = find_extra(r, column::validation);
-    const double images = kFashionImages - (validation ? std::stod(*validation) : 0);
+    const double images = kFashionImages - (validation ? extra_number(r, column::validation) : 0);
+    const double epochs = batch && steps ? extra_number(r, column::steps) * extra_number(r, column::batch) / images : 0;
     ours.insert(text("D ", r.D, depth ? text(", depth ", *depth) : "", ", head dim ", r.d, ", ", steps.value_or("?"),
-                     " AdamW steps", batch && steps ? text(" of batch ", *batch, " (", sig(std::stod(*steps) * std::stod(*batch) / images, 2),
+                     " AdamW steps", batch && steps ? text(" of batch ", *batch, " (", sig(epochs, 2),
                                                            " epochs of ", images, " images)")
                                                     : ""));
   }
