@@ -2,8 +2,8 @@
 // registry, and the studies run in this process with the GIL released. attnlab/__init__.py adds the pandas side.
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/studies/studies.hpp>
 #include <attnlab/soft/pinv.hpp>
+#include <attnlab/studies/studies.hpp>
 #include <attnlab/theory/claims.hpp>
 
 #include <pybind11/functional.h>
@@ -23,11 +23,13 @@ namespace {
 // nothing is converted behind the caller's back.
 py::array_t<double> checked(const py::handle& object, const char* what, int dims) {
   if (!py::isinstance<py::array>(object))
-    throw std::invalid_argument(text(what, ": expected a NumPy array, got ", std::string(py::str(py::type::of(object)))));
+    throw std::invalid_argument(
+        text(what, ": expected a NumPy array, got ", std::string(py::str(py::type::of(object)))));
   auto a = py::reinterpret_borrow<py::array>(object);
   if (!a.dtype().is(py::dtype::of<double>()))
     throw std::invalid_argument(text(what, ": expected float64, got ", std::string(py::str(a.dtype()))));
-  if (a.ndim() != dims) throw std::invalid_argument(text(what, ": expected a ", dims, "-D array, got ", a.ndim(), "-D"));
+  if (a.ndim() != dims)
+    throw std::invalid_argument(text(what, ": expected a ", dims, "-D array, got ", a.ndim(), "-D"));
   if (!(a.flags() & py::array::c_style)) throw std::invalid_argument(text(what, ": expected a C-contiguous array"));
   auto d = py::reinterpret_borrow<py::array_t<double>>(a);
   const double* p = d.data();
@@ -55,8 +57,8 @@ struct PyActivation {
     const auto rows = checked(rows_object, "rows", 2);
     const auto tangents = checked(tangents_object, "tangents", 2);
     if (rows.shape(0) != tangents.shape(0) || rows.shape(1) != tangents.shape(1))
-      throw std::invalid_argument(text("tangents: shape ", tangents.shape(0), " x ", tangents.shape(1), " differs from rows' ",
-                                       rows.shape(0), " x ", rows.shape(1)));
+      throw std::invalid_argument(text("tangents: shape ", tangents.shape(0), " x ", tangents.shape(1),
+                                       " differs from rows' ", rows.shape(0), " x ", rows.shape(1)));
     const Index r = rows.shape(0), n = rows.shape(1);
     const auto act = spec.resolve(n, 1);
     py::array_t<double> out({r, n});
@@ -97,12 +99,14 @@ PyActivation make_activation(const std::string& name, int p, const std::string& 
   return a;
 }
 
-py::dict pseudo_inverse_with_trace(const py::handle& matrix, const std::string& method, int iterations, double tolerance, bool trace) {
+py::dict pseudo_inverse_with_trace(const py::handle& matrix, const std::string& method, int iterations,
+                                   double tolerance, bool trace) {
   const auto a = checked(matrix, "A", 2);
   MatrixD A(a.shape(0), a.shape(1));
   for (Index i = 0; i < A.rows(); ++i)
     for (Index j = 0; j < A.cols(); ++j) A(i, j) = a.at(i, j);
-  PinvOptions options{.method = parse_pinv_method(method), .max_iterations = iterations, .tolerance = tolerance, .trace = trace};
+  PinvOptions options{
+      .method = parse_pinv_method(method), .max_iterations = iterations, .tolerance = tolerance, .trace = trace};
   options.validate();
   PinvResult r;
   {
@@ -113,7 +117,8 @@ py::dict pseudo_inverse_with_trace(const py::handle& matrix, const std::string& 
   for (Index i = 0; i < r.inverse.rows(); ++i)
     for (Index j = 0; j < r.inverse.cols(); ++j) X.mutable_at(i, j) = r.inverse(i, j);
   py::dict steps;
-  for (const char* key : {"iteration", "residual", "error", "residual_shifted", "error_shifted"}) steps[key] = py::list();
+  for (const char* key : {"iteration", "residual", "error", "residual_shifted", "error_shifted"})
+    steps[key] = py::list();
   for (const auto& s : r.trace) {
     steps["iteration"].cast<py::list>().append(s.iteration);
     steps["residual"].cast<py::list>().append(s.residual);
@@ -141,7 +146,8 @@ std::string run_study_here(const std::string& name, const std::vector<std::strin
   study::StudyRunHooks hooks;
   hooks.quiet = quiet;
   if (!progress.is_none())
-    hooks.progress = [progress](const std::string& stage, const std::string& task, std::uint32_t done, std::uint32_t total) {
+    hooks.progress = [progress](const std::string& stage, const std::string& task, std::uint32_t done,
+                                std::uint32_t total) {
       py::gil_scoped_acquire locked;
       progress(stage, task, done, total);
     };
@@ -184,8 +190,8 @@ PYBIND11_MODULE(_core, m) {
         return names;
       },
       "The registered activation names, as --activation takes them.");
-  m.def("pseudo_inverse", &pseudo_inverse_with_trace, py::arg("A"), py::arg("method") = "newton", py::arg("iterations") = 0,
-        py::arg("tolerance") = 1e-10, py::arg("trace") = true,
+  m.def("pseudo_inverse", &pseudo_inverse_with_trace, py::arg("A"), py::arg("method") = "newton",
+        py::arg("iterations") = 0, py::arg("tolerance") = 1e-10, py::arg("trace") = true,
         "The pseudo-inverse of A as a dict: inverse, trace (per-iteration columns) and the run's summary.");
   m.def(
       "claims",

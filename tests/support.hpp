@@ -22,8 +22,8 @@ inline std::uint64_t seed() {
 }
 
 struct Tolerances {
-  double exact_rel = 1e-10;     // two exact computations of the same quantity
-  double exact_abs = 1e-12;     // absolute floor near zero
+  double exact_rel = 1e-10;       // two exact computations of the same quantity
+  double exact_abs = 1e-12;       // absolute floor near zero
   double finite_diff_rel = 1e-5;  // central differences with step ~1e-6 relative
   double finite_diff_abs = 1e-7;
 };

@@ -41,7 +41,8 @@ void refuse_what_cannot_fit(Device device, const Problem& p, const Options& o) {
   backend(device)->refuse_what_cannot_fit(p, o);
 }
 
-std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o, const Progress& progress) {
+std::vector<AttentionNormsSquared> trial_norms(Device device, const Problem& p, const Options& o,
+                                               const Progress& progress) {
   validate(p);
   return Engine(device).trial_norms(p, o, progress);
 }
@@ -63,7 +64,8 @@ SpectralResult gaussian_kernel_norm(Device device, const std::vector<double>& Q,
 std::string cuda_unavailable_reason() { return cuda_status().reason; }
 
 std::string cuda_skip_reason(const CudaStatus& status, bool require_gpu) {
-  const bool expected = status.availability == CudaAvailability::not_built || status.availability == CudaAvailability::no_device;
+  const bool expected = status.availability == CudaAvailability::not_built ||
+                        status.availability == CudaAvailability::no_device;
   return expected && !require_gpu ? status.reason : std::string();
 }
 
@@ -74,7 +76,8 @@ std::string cuda_skip_reason() {
 
 #if !defined(ATTNLAB_HAVE_CUDA)
 CudaStatus cuda_status() {
-  return {CudaAvailability::not_built, "backend cuda is not built in this binary (no CUDA compiler was found at configure time)"};
+  return {CudaAvailability::not_built,
+          "backend cuda is not built in this binary (no CUDA compiler was found at configure time)"};
 }
 
 std::string cuda_device_description() { throw std::runtime_error(cuda_unavailable_reason()); }

@@ -16,8 +16,8 @@ struct Backend {
   virtual void refuse_what_cannot_fit(const Problem&, const Options&) = 0;
   virtual Sample draw(const Problem&, std::uint32_t trial) = 0;
   virtual bool has_fused_kernel() const = 0;
-  virtual SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,
-                                              double tolerance, int max_iterations) = 0;
+  virtual SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K,
+                                              std::int64_t d, double tolerance, int max_iterations) = 0;
 };
 
 std::unique_ptr<Backend> omp_backend();

@@ -9,8 +9,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
-#include <thrust/system/cuda/execution_policy.h>
 #include <thrust/mr/allocator.h>
+#include <thrust/system/cuda/execution_policy.h>
 #include <thrust/system/cuda/memory_resource.h>
 #include <thrust/system/cuda/vector.h>
 
@@ -57,15 +57,16 @@ const Cublas& cublas() {
 }
 
 void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cublas: ") + what + ": " + cublas().status_string(s));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("cublas: ") + what + ": " + cublas().status_string(s));
 }
 
 // CUDA's version numbers: 12080 is 12.8.
 std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
-constexpr int kTile = 64;     // rows and columns of logits per block
-constexpr int kDepth = 16;    // head dimensions staged in shared memory at a time
-constexpr int kThreads = 256;  // 16 × 16 threads, each owning a 4 × 4 block of the tile
+constexpr int kTile = 64;           // rows and columns of logits per block
+constexpr int kDepth = 16;          // head dimensions staged in shared memory at a time
+constexpr int kThreads = 256;       // 16 × 16 threads, each owning a 4 × 4 block of the tile
 constexpr int kResidentDepth = 64;  // up to this d, a block's rows of U are staged once for all its column tiles
 // Row padding of the staged tiles: a warp stores 16 depths × 2 rows, on distinct banks for 4-byte T only with 2.
 template <class T>
@@ -158,11 +159,11 @@ __global__ void __launch_bounds__(kThreads, 2)
 
 struct CudaSystem {
   template <class T>
-  using vector =
-      thrust::cuda::vector<T, thrust::mr::stateless_resource_allocator<T, engine::NoThrowRelease<thrust::cuda::memory_resource>>>;
+  using vector = thrust::cuda::vector<
+      T, thrust::mr::stateless_resource_allocator<T, engine::NoThrowRelease<thrust::cuda::memory_resource>>>;
   static constexpr bool has_fused = true;
   static constexpr I default_slab_elements = I{1} << 27;  // 1 GB of double logits
-  static constexpr I max_batch = 65535;                     // grid.z of the fused kernel
+  static constexpr I max_batch = 65535;                   // grid.z of the fused kernel
 
   cublasHandle_t blas = nullptr;  // made by the first GEMM: drawing samples and SOFT's kernel need none
 
@@ -198,12 +199,14 @@ struct CudaSystem {
     const auto op = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
     const auto n = [](I v) { return static_cast<int>(v); };
     if constexpr (std::is_same_v<T, double>)
-      check(cublas().dgemm_strided_batched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
-                                      g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc), g.stride_c, n(g.batch)),
+      check(cublas().dgemm_strided_batched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A,
+                                           n(g.lda), g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc),
+                                           g.stride_c, n(g.batch)),
             "DgemmStridedBatched");
     else
-      check(cublas().sgemm_strided_batched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A, n(g.lda),
-                                      g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc), g.stride_c, n(g.batch)),
+      check(cublas().sgemm_strided_batched(blas, op(g.trans_a), op(g.trans_b), n(g.m), n(g.n), n(g.k), &g.alpha, g.A,
+                                           n(g.lda), g.stride_a, g.B, n(g.ldb), g.stride_b, &g.beta, g.C, n(g.ldc),
+                                           g.stride_c, n(g.batch)),
             "SgemmStridedBatched");
   }
 
@@ -215,9 +218,10 @@ struct CudaSystem {
     if (static_cast<I>(w.partial.size()) < nb * splits * N) w.partial.resize(nb * splits * N);
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits), static_cast<unsigned>(nb));
     with_elementwise(a.fn, a.p, [&]<Elementwise F, int P>() {
-      fused_elementwise<T, F, P><<<grid, kThreads>>>(engine::raw<T>(w.U), engine::raw<T>(w.V), engine::raw<double>(w.x2),
-                                                     engine::raw<double>(w.v2), static_cast<int>(N), static_cast<int>(d),
-                                                     static_cast<int>(span), a, engine::raw<engine::RowStats>(w.partial));
+      fused_elementwise<T, F, P><<<grid, kThreads>>>(engine::raw<T>(w.U), engine::raw<T>(w.V),
+                                                     engine::raw<double>(w.x2), engine::raw<double>(w.v2),
+                                                     static_cast<int>(N), static_cast<int>(d), static_cast<int>(span),
+                                                     a, engine::raw<engine::RowStats>(w.partial));
     });
     check(cudaGetLastError(), "fused_elementwise launch");
     engine::for_each_index(*this, nb * N,
@@ -238,15 +242,18 @@ CudaStatus cuda_status() {
   if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
     return {CudaAvailability::no_device, "backend cuda: no CUDA device on this machine"};
   if (e != cudaSuccess)
-    return {CudaAvailability::fault, std::string("backend cuda: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) +
-                                         " (driver " + version(driver) + ", runtime " + version(runtime) + ")"};
+    return {CudaAvailability::fault, std::string("backend cuda: ") + cudaGetErrorName(e) + ": " +
+                                         cudaGetErrorString(e) + " (driver " + version(driver) + ", runtime " +
+                                         version(runtime) + ")"};
   for (int device = 0; device < count; ++device) {
     cudaDeviceProp prop{};
     if (const auto pe = cudaGetDeviceProperties(&prop, device); pe != cudaSuccess)
-      return {CudaAvailability::fault, std::string("backend cuda: device ") + std::to_string(device) + ": " + cudaGetErrorString(pe)};
+      return {CudaAvailability::fault,
+              std::string("backend cuda: device ") + std::to_string(device) + ": " + cudaGetErrorString(pe)};
     if (prop.major < 8)
-      return {CudaAvailability::fault, std::string("backend cuda: ") + prop.name + " is sm_" + std::to_string(prop.major) +
-                                           std::to_string(prop.minor) + "; this build has kernels for sm_80 and later"};
+      return {CudaAvailability::fault, std::string("backend cuda: ") + prop.name + " is sm_" +
+                                           std::to_string(prop.major) + std::to_string(prop.minor) +
+                                           "; this build has kernels for sm_80 and later"};
   }
   return {CudaAvailability::usable, {}};
 }
@@ -260,7 +267,8 @@ std::string cuda_device_description() {
   check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
   check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
-         std::to_string(prop.multiProcessorCount) + " SMs, driver " + version(driver) + ", runtime " + version(runtime) + ")";
+         std::to_string(prop.multiProcessorCount) + " SMs, driver " + version(driver) + ", runtime " +
+         version(runtime) + ")";
 }
 
 namespace detail {
@@ -282,12 +290,15 @@ struct CudaBackend final : Backend {
     }
     return *session;
   }
-  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o, const Progress& progress) override {
+  std::vector<AttentionNormsSquared> trial_norms(const Problem& p, const Options& o,
+                                                 const Progress& progress) override {
     auto out = on(o.device).trial_norms(p, o, progress);
     check(cudaDeviceSynchronize(), "trial_norms");
     return out;
   }
-  void refuse_what_cannot_fit(const Problem& p, const Options& o) override { on(o.device).refuse_what_cannot_fit(p, o); }
+  void refuse_what_cannot_fit(const Problem& p, const Options& o) override {
+    on(o.device).refuse_what_cannot_fit(p, o);
+  }
   Sample draw(const Problem& p, std::uint32_t trial) override { return on(std::max(device, 0)).draw(p, trial); }
   bool has_fused_kernel() const override { return CudaSystem::has_fused; }
   SpectralResult gaussian_kernel_norm(const std::vector<double>& Q, const std::vector<double>& K, std::int64_t d,

@@ -14,7 +14,9 @@ template <class Upstream>
 class NoThrowRelease final : public thrust::mr::memory_resource<typename Upstream::pointer> {
  public:
   using pointer = typename Upstream::pointer;
-  pointer do_allocate(std::size_t bytes, std::size_t alignment) override { return upstream_.do_allocate(bytes, alignment); }
+  pointer do_allocate(std::size_t bytes, std::size_t alignment) override {
+    return upstream_.do_allocate(bytes, alignment);
+  }
   void do_deallocate(pointer p, std::size_t bytes, std::size_t alignment) noexcept override {
     try {
       upstream_.do_deallocate(p, bytes, alignment);

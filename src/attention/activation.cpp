@@ -74,10 +74,15 @@ std::vector<std::string> activation_names(ActivationFamily family) {
 
 namespace {
 // Outside the registry: they are families, not activations, and need their formula to be one.
-const ActivationInfo kElementwiseFormula{"expr", "h(S) written as a formula: expr:x^3/sqrt(N)", ActivationFamily::user,
-                                         false, false, Elementwise::formula};
-const ActivationInfo kRowFormula{"rowexpr", "g(S)/sum over the row of g, g written as a formula: rowexpr:exp(x)",
-                                 ActivationFamily::user, false, false, Elementwise::power, true,
+const ActivationInfo kElementwiseFormula{
+    "expr", "h(S) written as a formula: expr:x^3/sqrt(N)", ActivationFamily::user, false, false, Elementwise::formula};
+const ActivationInfo kRowFormula{"rowexpr",
+                                 "g(S)/sum over the row of g, g written as a formula: rowexpr:exp(x)",
+                                 ActivationFamily::user,
+                                 false,
+                                 false,
+                                 Elementwise::power,
+                                 true,
                                  RowNormalised::formula};
 }  // namespace
 
@@ -112,8 +117,7 @@ ActivationSpec ActivationSpec::parse(const std::string& s) {
     plus = s.find('+', start);
     const auto transform = s.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
     if (transform == "prenorm" || transform == "prenorm-released") {
-      if (spec.transforms.prenorm)
-        throw std::invalid_argument(text("activation: more than one prenorm in '", s, "'"));
+      if (spec.transforms.prenorm) throw std::invalid_argument(text("activation: more than one prenorm in '", s, "'"));
       spec.transforms.prenorm = true;
       spec.transforms.prenorm_before_scaling = transform == "prenorm-released";
     } else if (transform == "qkln") {
@@ -138,8 +142,8 @@ void ActivationSpec::validate() const {
   if (formula)
     for (const auto& p : formula->parameters())
       if (!params.contains(p))
-        throw std::invalid_argument(text("param: the parameter '", p, "' of ", label(), " has no value (give --param ",
-                                         p, "=VALUE)"));
+        throw std::invalid_argument(
+            text("param: the parameter '", p, "' of ", label(), " has no value (give --param ", p, "=VALUE)"));
 }
 
 void parse_formula_parameter(const std::string& assignment, FormulaParameters& params) {
@@ -147,8 +151,8 @@ void parse_formula_parameter(const std::string& assignment, FormulaParameters& p
   const std::string name = assignment.substr(0, eq);
   double value = 0;
   const char* end = assignment.data() + assignment.size();
-  const bool number = eq != std::string::npos &&
-                      std::from_chars(assignment.data() + eq + 1, end, value).ptr == end && eq + 1 < assignment.size();
+  const bool number = eq != std::string::npos && std::from_chars(assignment.data() + eq + 1, end, value).ptr == end &&
+                      eq + 1 < assignment.size();
   if (name.empty() || !number || !std::isfinite(value))
     throw std::invalid_argument(text("param must be NAME=NUMBER with a finite number (got '", assignment, "')"));
   params[name] = value;
@@ -237,8 +241,8 @@ std::string ActivationSpec::label() const {
 
 std::string ActivationSpec::key() const {
   if (formula) return label();
-  return text(name, ":p=", p, ":k=", k.str(), ":", to_string(convention), ":alpha=", alpha, transform_suffix(transforms),
-              transforms.prenorm ? text(":eps=", transforms.prenorm_eps) : "",
+  return text(name, ":p=", p, ":k=", k.str(), ":", to_string(convention), ":alpha=", alpha,
+              transform_suffix(transforms), transforms.prenorm ? text(":eps=", transforms.prenorm_eps) : "",
               transforms.qk_layernorm ? text(":qkeps=", transforms.qk_eps) : "");
 }
 

@@ -9,8 +9,7 @@
 
 namespace attnlab {
 
-FormulaError::FormulaError(std::size_t at, const std::string& message)
-    : std::invalid_argument(message), position(at) {}
+FormulaError::FormulaError(std::size_t at, const std::string& message) : std::invalid_argument(message), position(at) {}
 
 namespace {
 
@@ -22,9 +21,9 @@ struct FunctionName {
   int arity;
 };
 constexpr FunctionName kFunctions[] = {
-    {"exp", Op::exp, 1},   {"log", Op::log, 1},   {"sqrt", Op::sqrt, 1},       {"abs", Op::abs, 1},
-    {"sin", Op::sin, 1},   {"cos", Op::cos, 1},   {"tanh", Op::tanh, 1},       {"relu", Op::relu, 1},
-    {"sigmoid", Op::sigmoid, 1}, {"max", Op::max, 2}, {"min", Op::min, 2}, {"pow", Op::power, 2},
+    {"exp", Op::exp, 1},         {"log", Op::log, 1}, {"sqrt", Op::sqrt, 1}, {"abs", Op::abs, 1},
+    {"sin", Op::sin, 1},         {"cos", Op::cos, 1}, {"tanh", Op::tanh, 1}, {"relu", Op::relu, 1},
+    {"sigmoid", Op::sigmoid, 1}, {"max", Op::max, 2}, {"min", Op::min, 2},   {"pow", Op::power, 2},
 };
 
 // Deep enough for any formula a person writes; bounds the recursion on hostile input.
@@ -188,8 +187,10 @@ namespace {
 // Binding strength: sums 1, products 2, a leading minus 3 (also a negative number), powers 4, atoms 5.
 int precedence(const Formula::Node& n) {
   switch (n.op) {
-    case Op::add: case Op::subtract: return 1;
-    case Op::multiply: case Op::divide: return 2;
+    case Op::add:
+    case Op::subtract: return 1;
+    case Op::multiply:
+    case Op::divide: return 2;
     case Op::negate: return 3;
     case Op::power: return 4;
     case Op::constant: return std::signbit(n.value) ? 3 : 5;
@@ -223,7 +224,10 @@ void print(const std::vector<Formula::Node>& nodes, int i, std::string& out) {
     case Op::d: out += 'd'; return;
     case Op::parameter: out += n.name; return;
     case Op::negate: out += '-', operand(n.a, strength(n.a) < 3); return;
-    case Op::add: case Op::subtract: case Op::multiply: case Op::divide: {
+    case Op::add:
+    case Op::subtract:
+    case Op::multiply:
+    case Op::divide: {
       const int p = precedence(n);
       operand(n.a, strength(n.a) < p);
       out += n.op == Op::add ? '+' : n.op == Op::subtract ? '-' : n.op == Op::multiply ? '*' : '/';
@@ -324,8 +328,8 @@ class Compiler {
       case Op::parameter: {
         const auto it = values_.find(n.name);
         if (it == values_.end())
-          throw std::invalid_argument(text("param: the formula's parameter '", n.name, "' has no value (give --param ",
-                                           n.name, "=VALUE)"));
+          throw std::invalid_argument(
+              text("param: the formula's parameter '", n.name, "' has no value (give --param ", n.name, "=VALUE)"));
         return {-1, it->second};
       }
       default: break;

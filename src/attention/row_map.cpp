@@ -166,8 +166,8 @@ Index largest_magnitude(const VectorD& v) {
 
 // ‖J‖_F² = Σ_j r_j²(1 − s_j)² + Σ_j s_j² Σ_{m≠j} r_m² with s = g/G, r = g'/G, where two sums could cancel:
 // 1 − s_j = (G − g_j)/G at the largest g_j is taken from the sum of the other g; and Σ_{m≠j} r_m² is the sum of the
-// others at the largest |r_j| (the top) and R + r_top² − r_j² elsewhere, R = Σ_{m≠top} r_m², where r_j² ≤ (R + r_top²)/2
-// keeps the subtraction within a factor 2.
+// others at the largest |r_j| (the top) and R + r_top² − r_j² elsewhere, R = Σ_{m≠top} r_m², where r_j² ≤ (R +
+// r_top²)/2 keeps the subtraction within a factor 2.
 RowNorms normalised_row_norms(const VectorD& g, const VectorD& dg, double G) {
   const Index n = g.size();
   const Index top_g = largest_magnitude(g), top_r = largest_magnitude(dg);
@@ -254,8 +254,7 @@ RowNorms normalised_row_norms(const RowActivation& a, const double* x, Index n) 
 namespace {
 
 template <Elementwise F, int P>
-void elementwise_row(const ElementwiseActivation& a, const double* s, const double* t, Index n, double* y,
-                     double* jt) {
+void elementwise_row(const ElementwiseActivation& a, const double* s, const double* t, Index n, double* y, double* jt) {
   const double os = a.out_scale;
 #pragma omp simd
   for (Index j = 0; j < n; ++j) {
@@ -293,8 +292,8 @@ void normalised_row(const double* x, const double* t, Index n, double logit_scal
 
 void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, MatrixD& Y, MatrixD& JT) {
   if (S.rows() != T.rows() || S.cols() != T.cols())
-    throw std::invalid_argument(text("activation_rows: S is ", S.rows(), "x", S.cols(), " but T is ", T.rows(), "x",
-                                     T.cols()));
+    throw std::invalid_argument(
+        text("activation_rows: S is ", S.rows(), "x", S.cols(), " but T is ", T.rows(), "x", T.cols()));
   const Index rows = S.rows(), n = S.cols();
   if (a.transforms.prenorm && n < 2)  // checked here: an exception cannot leave the parallel loop
     throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", n, ")"));
@@ -337,7 +336,8 @@ void activation_rows(const Activation& a, const MatrixD& S, const MatrixD& T, Ma
     });
   } else if (const auto* e = std::get_if<ElementwiseActivation>(&a.fn)) {
     with_elementwise(e->fn, e->p, [&]<Elementwise F, int P>() {
-      each_row([&](const double* s, const double* t, double* y, double* jt) { elementwise_row<F, P>(*e, s, t, n, y, jt); });
+      each_row(
+          [&](const double* s, const double* t, double* y, double* jt) { elementwise_row<F, P>(*e, s, t, n, y, jt); });
     });
   } else {
     const auto& f = std::get<RowActivation>(a.fn);

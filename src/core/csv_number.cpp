@@ -22,13 +22,15 @@ std::vector<std::vector<double>> parse_number_rows(const std::string& csv, const
       double v = 0;
       if (!parse_number(cell, v))
         throw std::invalid_argument(text(what, ": '", excerpt(cell), "' in ", where, " is not a number"));
-      if (!std::isfinite(v)) throw std::invalid_argument(text(what, ": '", excerpt(cell), "' in ", where, " is non-finite"));
+      if (!std::isfinite(v))
+        throw std::invalid_argument(text(what, ": '", excerpt(cell), "' in ", where, " is non-finite"));
       row.push_back(v);
     }
     if (line[line.find_last_not_of(" \t\r")] == ',')  // getline drops a trailing empty cell
       throw std::invalid_argument(text(what, ": ", where, " ends with an empty cell"));
     if (row.size() < min_entries)
-      throw std::invalid_argument(text(what, ": ", where, " has ", row.size(), " entries, a row needs at least ", min_entries));
+      throw std::invalid_argument(
+          text(what, ": ", where, " has ", row.size(), " entries, a row needs at least ", min_entries));
     rows.push_back(std::move(row));
   }
   if (rows.empty()) throw std::invalid_argument(text(what, ": empty (no rows of numbers)"));

@@ -23,7 +23,8 @@ void EnsembleSpec::validate() const {
     if (v < 1) throw std::invalid_argument(text(name, " must be at least 1 (got ", v, ")"));
   };
   const auto positive_sigma = [](const char* name, double v) {
-    if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument(text(name, " must be positive and finite (got ", v, ")"));
+    if (!(v > 0) || !std::isfinite(v))
+      throw std::invalid_argument(text(name, " must be positive and finite (got ", v, ")"));
   };
   positive_size("N", N);
   positive_size("D", D);

@@ -19,8 +19,8 @@ namespace {
 
 // The first `rows` × `cols` of a register block into out (added to it, with `accumulate`).
 template <class T, Index G, Index W>
-[[gnu::always_inline]] inline void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows, Index cols,
-                                               bool accumulate) {
+[[gnu::always_inline]] inline void store_block(const T (&acc)[G][W], T* __restrict out, Index ld, Index rows,
+                                               Index cols, bool accumulate) {
   for (Index r = 0; r < rows; ++r) {
     if (accumulate) {
       for (Index j = 0; j < cols; ++j) out[r * ld + j] += acc[r][j];
@@ -189,8 +189,8 @@ void PackedRows<T>::pack(const Matrix<T>& matrix, Index r0, Index nr) {
   rows_ = nr;
   data_.resize(static_cast<std::size_t>(groups * G * depth));
   for (Index g = 0; g < groups; ++g)
-    copy_transposed(U.data + (r0 + g * G) * U.row_stride, U.col_stride, U.row_stride, depth,
-                    std::min(G, nr - g * G), G, data_.data() + g * G * depth);
+    copy_transposed(U.data + (r0 + g * G) * U.row_stride, U.col_stride, U.row_stride, depth, std::min(G, nr - g * G), G,
+                    data_.data() + g * G * depth);
 }
 
 template <class T>

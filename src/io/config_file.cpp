@@ -27,22 +27,24 @@ std::string toml_value(const toml::node& node, const std::string& key) {
 
 std::vector<std::string> config_arguments(const std::string& file, const CLI::App& app,
                                           const std::vector<std::string>& argv) {
-  if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument(text("config: cannot read file '", file, "'"));
+  if (!std::filesystem::is_regular_file(file))
+    throw std::invalid_argument(text("config: cannot read file '", file, "'"));
   toml::table table;
   try {
     table = toml::parse_file(file);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     // toml++ quotes the offending bytes, a newline among them
-    throw std::invalid_argument(
-        text("config: malformed TOML in ", file, " at line ", where.line, ": ", excerpt(std::string(e.description()), 160)));
+    throw std::invalid_argument(text("config: malformed TOML in ", file, " at line ", where.line, ": ",
+                                     excerpt(std::string(e.description()), 160)));
   }
   std::vector<std::string> args;
   for (const auto& [k, node] : table) {
     const std::string key(k.str());
     const std::string flag = "--" + key;
     const auto* option = app.get_option_no_throw(flag);
-    if (!option || key == "config") throw std::invalid_argument(text("config: unknown key '", excerpt(key), "' in ", file));
+    if (!option || key == "config")
+      throw std::invalid_argument(text("config: unknown key '", excerpt(key), "' in ", file));
     bool on_command_line = false;
     for (const auto& a : argv) on_command_line |= a == flag || a.rfind(flag + "=", 0) == 0;
     if (on_command_line) continue;

@@ -23,7 +23,8 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 std::string read_numbers_file(const std::filesystem::path& file, const std::string& what) {
-  if (!std::filesystem::is_regular_file(file)) throw std::invalid_argument(text(what, ": cannot read '", file.string(), "'"));
+  if (!std::filesystem::is_regular_file(file))
+    throw std::invalid_argument(text(what, ": cannot read '", file.string(), "'"));
   refuse_numbers_file_too_large(file, what);
   return read_file(file);
 }
@@ -98,7 +99,8 @@ void ensure_writable_directory(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::invalid_argument(text("--out: cannot create directory '", dir.string(), "': ", ec.message()));
-  if (!std::filesystem::is_directory(dir)) throw std::invalid_argument(text("--out: '", dir.string(), "' is not a directory"));
+  if (!std::filesystem::is_directory(dir))
+    throw std::invalid_argument(text("--out: '", dir.string(), "' is not a directory"));
   if (::access(dir.c_str(), W_OK) != 0)
     throw std::invalid_argument(text("--out: directory '", dir.string(), "' is not writable: ", std::strerror(errno)));
 }

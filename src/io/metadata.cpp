@@ -1,16 +1,15 @@
 #include <attnlab/git_version.hpp>
 #include <attnlab/io/metadata.hpp>
 
-#include <CLI/Version.hpp>
-#include <Eigen/Core>
 #include <Random123/features/compilerfeatures.h>
-#include <boost/version.hpp>
 #include <omp.h>
 #include <toml++/toml.h>
+#include <CLI/Version.hpp>
+#include <Eigen/Core>
+#include <boost/version.hpp>
 
 #include <fstream>
 #include <thread>
-
 
 namespace attnlab::io {
 namespace {
@@ -23,7 +22,9 @@ std::string cpu_model() {
   return "unknown";
 }
 
-std::string version3(int a, int b, int c) { return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c); }
+std::string version3(int a, int b, int c) {
+  return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);
+}
 
 }  // namespace
 
@@ -37,19 +38,23 @@ nlohmann::json run_metadata(const std::string& study, const nlohmann::json& conf
       {"config", config},
       {"seed", config.value("seed", nlohmann::json())},
       {"attnlab", {{"version", ATTNLAB_VERSION}, {"git_sha", ATTNLAB_GIT_SHA}, {"git_dirty", ATTNLAB_GIT_DIRTY}}},
-      {"build", {{"compiler",
+      {"build",
+       {{"compiler",
 #ifdef __clang__
-                  "clang " __VERSION__
+         "clang " __VERSION__
 #else
-                  "gcc " __VERSION__
+         "gcc " __VERSION__
 #endif
-                 }, {"build_type", ATTNLAB_BUILD_TYPE}, {"flags", ATTNLAB_CXX_FLAGS},
-                 {"simd", Eigen::SimdInstructionSetsInUse()}}},
+        },
+        {"build_type", ATTNLAB_BUILD_TYPE},
+        {"flags", ATTNLAB_CXX_FLAGS},
+        {"simd", Eigen::SimdInstructionSetsInUse()}}},
       {"libraries",
        {{"eigen", version3(EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION)},
         {"boost", version3(BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100)},
         {"cli11", CLI11_VERSION},
-        {"nlohmann_json", version3(NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
+        {"nlohmann_json",
+         version3(NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
         {"tomlplusplus", version3(TOML_LIB_MAJOR, TOML_LIB_MINOR, TOML_LIB_PATCH)},
         {"random123", "Philox4x32-10"},
         {"openmp", _OPENMP}}},

@@ -29,7 +29,7 @@ constexpr std::size_t kStyles = std::size(kSeriesColours);
 static_assert(std::size(kPointTypes) == kStyles);
 std::size_t dash_type(std::size_t series) { return 1 + (series / kStyles) % 3; }
 constexpr const char* kReferenceColour = "#666666";
-constexpr std::size_t kDenseCurve = 60;    // a curve of more points is drawn as a line alone: markers would merge
+constexpr std::size_t kDenseCurve = 60;   // a curve of more points is drawn as a line alone: markers would merge
 constexpr std::size_t kUnrotatedTic = 6;  // named ticks longer than this are slanted
 
 // gnuplot single-quoted string: no escapes, '' stands for a quote.
@@ -49,7 +49,8 @@ std::string number(double v) {
 
 // Characters as a reader counts them (UTF-8 continuation bytes are not).
 std::size_t characters(const std::string& s) {
-  return std::size_t(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return std::size_t(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // An axis in the units it is drawn in: log10 of the value on a log axis.
@@ -76,10 +77,7 @@ struct Span {
 Span fitted_range(const Span& points, const Span& bars, const Axis& axis, double pad) {
   // Widths within rounding of a single value (a residual at 1 +- 1e-16) count as none: gnuplot refuses them.
   const auto wide = [](const Span& s) { return s.width() > 1e-9 * std::max({1.0, std::abs(s.lo), std::abs(s.hi)}); };
-  const double own = wide(points)      ? points.width()
-                     : axis.log        ? 1.0
-                     : points.lo != 0  ? std::abs(points.lo) * 0.2
-                                       : 1.0;
+  const double own = wide(points) ? points.width() : axis.log ? 1.0 : points.lo != 0 ? std::abs(points.lo) * 0.2 : 1.0;
   Span r = points;
   if (!bars.empty()) {
     r.lo = std::min(r.lo, std::max(bars.lo, points.lo - own / 2));
@@ -106,7 +104,8 @@ std::pair<double, double> fit_span(const Series& s) {
   if (s.fit->x_lo > 0 && s.fit->x_hi > s.fit->x_lo) return {s.fit->x_lo, s.fit->x_hi};
   double lo = kInf, hi = -kInf;
   for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-    if (s.x[i] > 0 && std::isfinite(s.x[i]) && std::isfinite(s.y[i])) lo = std::min(lo, s.x[i]), hi = std::max(hi, s.x[i]);
+    if (s.x[i] > 0 && std::isfinite(s.x[i]) && std::isfinite(s.y[i]))
+      lo = std::min(lo, s.x[i]), hi = std::max(hi, s.x[i]);
   return {lo, hi};
 }
 
@@ -181,7 +180,8 @@ std::string legend_title(const Series& s, const Figure& f, bool empty) {
 // where gnuplot would label one tick or none; finer steps within a single decade.
 std::string log_tics(const char* axis, const Span& range) {
   if (range.width() >= 2) return "";
-  const std::vector<double> steps = range.width() < 1 ? std::vector<double>{1, 1.5, 2, 3, 5, 7} : std::vector<double>{1, 2, 5};
+  const std::vector<double> steps = range.width() < 1 ? std::vector<double>{1, 1.5, 2, 3, 5, 7}
+                                                      : std::vector<double>{1, 2, 5};
   std::string list;
   for (int decade = int(std::floor(range.lo)); decade <= int(std::ceil(range.hi)); ++decade)
     for (double m : steps) {
@@ -257,7 +257,9 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
   const std::size_t columns =
       // about 8.5 px a character at font 10 plus the sample: gnuplot falls back to fewer columns (more rows, over the
       // x label) when its own measure of an entry is wider than this estimate
-      entries == 0 ? 1 : std::clamp<std::size_t>(std::size_t(double(f.width - 60) / (double(longest + 8) * 8.5)), 1, entries);
+      entries == 0
+          ? 1
+          : std::clamp<std::size_t>(std::size_t(double(f.width - 60) / (double(longest + 8) * 8.5)), 1, entries);
   const std::size_t legend_rows = (entries + columns - 1) / columns;
   // The bottom margin (in lines) holds the tics, the x label and the legend's rows; rotated names take their
   // slanted height. The image grows by what the margin adds, so that the plot keeps its size.
@@ -275,8 +277,7 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
   if (entries)
     gp << "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols " << columns
        << " reverse Left samplen 2 spacing 1.1 font ',10'\n";
-  else
-    gp << "unset key\n";
+  else gp << "unset key\n";
   gp << "set bmargin " << number(bottom) << "\n";
   if (f.logx) gp << "set logscale x\nset format x '%g'\n";  // %g keeps decades readable (1e-05, not 0.0000100)
   if (f.logy) gp << "set logscale y\nset format y '%g'\n";
@@ -334,7 +335,10 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     }
     const bool lines = s.connect && !s.fit;  // a fitted series shows its points and the fitted line
     std::string with;
-    if (bars) with = s.x_bars ? "using 1:2:3:4 with xerrorbars" : lines ? "using 1:2:3:4 with yerrorlines" : "using 1:2:3:4 with yerrorbars";
+    if (bars)
+      with = s.x_bars ? "using 1:2:3:4 with xerrorbars"
+             : lines  ? "using 1:2:3:4 with yerrorlines"
+                      : "using 1:2:3:4 with yerrorbars";
     else if (lines) with = s.x.size() > kDenseCurve ? "using 1:2 with lines" : "using 1:2 with linespoints";
     else with = "using 1:2 with points";
     elements.push_back(text(gp_quoted(data_file), " index ", i, " ", with, style, title));

@@ -10,10 +10,8 @@ namespace attnlab::io {
 std::string duration_text(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);
   char buffer[32];
-  if (s >= 3600)
-    std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, s / 60 % 60);
-  else
-    std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
+  if (s >= 3600) std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, s / 60 % 60);
+  else std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
   return buffer;
 }
 

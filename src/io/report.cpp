@@ -67,8 +67,8 @@ std::string closed_form_table(const std::vector<ResultRow>& rows) {
     const auto dim = [](Index v) { return v > 0 ? text(v) : std::string("–"); };
     md += text("| ", dim(r.N), " | ", dim(r.D), " | ", dim(r.d), " | ", r.p, " | ", sig(r.value.mean), " [",
                sig(r.value.ci_lo), ", ", sig(r.value.ci_hi), "] | ", sig(extra_number(r, "paper")), " | ",
-               sig(extra_number(r, "exact")), " | ", sig(extra_number(r, "rel_err_paper"), 3),
-               " | ", sig(extra_number(r, "rel_err_exact"), 3), " | ", extra_value(r, "z_exact"), " |\n");
+               sig(extra_number(r, "exact")), " | ", sig(extra_number(r, "rel_err_paper"), 3), " | ",
+               sig(extra_number(r, "rel_err_exact"), 3), " | ", extra_value(r, "z_exact"), " |\n");
   }
   return md.empty() ? md : md + "\n";
 }
@@ -147,13 +147,14 @@ std::string threshold_table(const std::vector<CheckedClaim>& checked) {
       ids.push_back(text("`", c.claim->id, "`"));
     }
   if (used.empty()) return "";
-  std::string md = "## Thresholds\n\n| threshold | value | justified multipliers | origin | read by |\n|---|---|---|---|---|\n";
+  std::string md =
+      "## Thresholds\n\n| threshold | value | justified multipliers | origin | read by |\n|---|---|---|---|---|\n";
   for (const auto& [name, entry] : used) {
     std::string ids;
     for (const auto& id : entry.second) ids += (ids.empty() ? "" : ", ") + id;
     const auto* t = entry.first;
-    md += text("| `", name, "` | ", sig(t->value), " | x", sig(t->justified_lo, 3), "..x", sig(t->justified_hi, 3), " | ",
-               table_cell(t->origin), " | ", ids, " |\n");
+    md += text("| `", name, "` | ", sig(t->value), " | x", sig(t->justified_lo, 3), "..x", sig(t->justified_hi, 3),
+               " | ", table_cell(t->origin), " | ", ids, " |\n");
   }
   return md + "\n";
 }
@@ -163,7 +164,7 @@ std::string threshold_table(const std::vector<CheckedClaim>& checked) {
 Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::string& name) {
   // Verdicts in the order a reader scans them, each with a colour of the Okabe-Ito palette.
   const std::vector<std::pair<Verdict, const char*>> verdicts{
-      {Verdict::holds, "#009E73"}, {Verdict::identity, "#0072B2"}, {Verdict::loose, "#E69F00"},
+      {Verdict::holds, "#009E73"},   {Verdict::identity, "#0072B2"}, {Verdict::loose, "#E69F00"},
       {Verdict::inexact, "#CC79A7"}, {Verdict::violated, "#D55E00"}, {Verdict::inconclusive, "#777777"}};
   const auto colour_of = [&](Verdict v) {
     for (const auto& [verdict, colour] : verdicts)
@@ -184,9 +185,11 @@ Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::strin
   order.insert(order.end(), {"training", "other"});
 
   Figure f{.name = name,
-           .title = text(checked.size(), " claims: measured / claimed, by family (the verdict and both numbers at the right)"),
-           .xlabel = "measured / claimed, with its 95% CI where there is one (1: as claimed; no dot: nothing claimed, or a "
-                     "ratio of 0 or below)",
+           .title = text(checked.size(),
+                         " claims: measured / claimed, by family (the verdict and both numbers at the right)"),
+           .xlabel =
+               "measured / claimed, with its 95% CI where there is one (1: as claimed; no dot: nothing claimed, or a "
+               "ratio of 0 or below)",
            .logx = true,
            .xlines = {1.0},
            .width = 1300};
@@ -220,7 +223,8 @@ Figure verdict_figure(const std::vector<CheckedClaim>& checked, const std::strin
   }
   // A verdict none of whose claims has a dot needs no legend entry: its rows' text says it in its colour.
   for (const auto& [verdict, colour] : verdicts) {
-    const auto n = std::count_if(checked.begin(), checked.end(), [v = verdict](const auto& c) { return c.outcome.verdict == v; });
+    const auto n = std::count_if(checked.begin(), checked.end(),
+                                 [v = verdict](const auto& c) { return c.outcome.verdict == v; });
     if (by_verdict[verdict].x.empty()) continue;
     auto s = by_verdict[verdict];
     s.label = text(to_string(verdict), " (", n, ")");
@@ -288,7 +292,8 @@ std::string verdict_counts(const std::vector<CheckedClaim>& checked) {
 
 std::string report_markdown(const std::vector<CheckedClaim>& checked, const nlohmann::json& run) {
   std::string md = "# attnlab verify report\n\n";
-  md += text("**", verdict_counts(checked), ".** Fragile: the verdict changes when a threshold moves within the range "
+  md += text("**", verdict_counts(checked),
+             ".** Fragile: the verdict changes when a threshold moves within the range "
              "its origin justifies (x1/2..x2 unless the threshold's origin says otherwise).\n\n");
   md += text("Seed ", run.value("seed", 0), ", ", run.value("quick", false) ? "quick" : "full", " mode, attnlab ",
              run.value("git_sha", std::string("?")), ".\n\n");
@@ -314,8 +319,8 @@ std::string report_markdown(const std::vector<CheckedClaim>& checked, const nloh
     if (!c.claim->identity.empty()) md += text("*Identity*: ", c.claim->identity, "\n\n");
     md += text("*Result*: ", c.outcome.detail, "\n\n");
     if (c.outcome.fragile()) md += text("*Fragile*: ", fragility(c.outcome), "\n\n");
-    if (!c.outcome.sensitivity.empty()) md += text("*Sensitivity* (multipliers at which the verdict changes): ",
-                                                   flip_multipliers(c.outcome), "\n\n");
+    if (!c.outcome.sensitivity.empty())
+      md += text("*Sensitivity* (multipliers at which the verdict changes): ", flip_multipliers(c.outcome), "\n\n");
     md += closed_form_table(c.outcome.evidence);
     if (!c.outcome.markdown.empty()) md += c.outcome.markdown + "\n";
     for (const auto& f : c.outcome.figures) md += text("![", f.title, "](", f.name, ".png)\n\n");

@@ -13,9 +13,9 @@ namespace {
 std::string number(double v) { return std::isfinite(v) ? text(v) : ""; }
 std::string count(std::int64_t v) { return v > 0 ? text(v) : ""; }
 
-const std::vector<std::string> kFixedColumns{"study", "quantity", "activation", "convention", "precision", "N", "D",
-                                             "d", "p", "k", "sigma_x", "sigma_t", "trials", "mean", "se", "ci_lo",
-                                             "ci_hi", "count", "nonfinite", "status"};
+const std::vector<std::string> kFixedColumns{
+    "study",   "quantity", "activation", "convention", "precision", "N",     "D",     "d",     "p",         "k",
+    "sigma_x", "sigma_t",  "trials",     "mean",       "se",        "ci_lo", "ci_hi", "count", "nonfinite", "status"};
 
 // An extra named like a fixed column would write a second column of that name, and a repeated extra would
 // lose its second value: both are a study's mistake, refused rather than renamed.
@@ -25,8 +25,8 @@ void check_extras(const ResultRow& r) {
       throw std::logic_error(text("to_csv: extra column '", kv->first, "' of quantity '", r.quantity,
                                   "' is a fixed column: set the row's field or choose another name"));
     if (std::any_of(r.extra.begin(), kv, [&](const auto& earlier) { return earlier.first == kv->first; }))
-      throw std::logic_error(text("to_csv: extra column '", kv->first, "' given twice in a row of quantity '",
-                                  r.quantity, "'"));
+      throw std::logic_error(
+          text("to_csv: extra column '", kv->first, "' given twice in a row of quantity '", r.quantity, "'"));
   }
 }
 
@@ -55,11 +55,26 @@ std::string to_csv(const std::vector<ResultRow>& rows) {
     const auto& v = r.value;
     const bool ok = v.nonfinite == 0;
     const std::string status = ok ? "ok" : text("nonfinite in ", v.nonfinite, " of ", v.count + v.nonfinite, " trials");
-    const std::string fields[] = {r.study, r.quantity, r.activation, r.convention, r.precision, count(r.N),
-                                  count(r.D), count(r.d), count(r.p), r.k ? r.k->str() : "", number(r.sigma_x), number(r.sigma_t),
-                                  count(r.trials), ok ? number(v.mean) : "", ok ? number(v.se) : "",
-                                  ok ? number(v.ci_lo) : "", ok ? number(v.ci_hi) : "", text(v.count),
-                                  text(v.nonfinite), status};
+    const std::string fields[] = {r.study,
+                                  r.quantity,
+                                  r.activation,
+                                  r.convention,
+                                  r.precision,
+                                  count(r.N),
+                                  count(r.D),
+                                  count(r.d),
+                                  count(r.p),
+                                  r.k ? r.k->str() : "",
+                                  number(r.sigma_x),
+                                  number(r.sigma_t),
+                                  count(r.trials),
+                                  ok ? number(v.mean) : "",
+                                  ok ? number(v.se) : "",
+                                  ok ? number(v.ci_lo) : "",
+                                  ok ? number(v.ci_hi) : "",
+                                  text(v.count),
+                                  text(v.nonfinite),
+                                  status};
     std::string line;
     for (const auto& f : fields) line += (line.empty() ? "" : ",") + csv_field(f);
     for (const auto& e : extras) {
@@ -128,14 +143,16 @@ std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& 
       char* end = nullptr;
       const double x = std::strtod(v.c_str(), &end);
       if (end != v.c_str() + v.size())
-        throw std::runtime_error(text(source, ": line ", line, ": '", excerpt(v), "' in column ", name, " is not a number"));
+        throw std::runtime_error(
+            text(source, ": line ", line, ": '", excerpt(v), "' in column ", name, " is not a number"));
       return x;
     };
     const auto integer = [&](const char* name) -> std::int64_t {
       if (field(name).empty()) return 0;
       const double x = number(name);
       if (!(std::abs(x) < 9e15) || x != std::floor(x))
-        throw std::runtime_error(text(source, ": line ", line, ": '", excerpt(field(name)), "' in column ", name, " is not an integer"));
+        throw std::runtime_error(
+            text(source, ": line ", line, ": '", excerpt(field(name)), "' in column ", name, " is not an integer"));
       return std::int64_t(x);
     };
     const auto k = [&]() -> std::optional<KScale> {
@@ -147,7 +164,8 @@ std::vector<ResultRow> rows_from_csv(const std::string& csv, const std::string& 
         throw std::runtime_error(text(source, ": line ", line, ": ", e.what()));
       }
       if (k.str() != field("k"))  // the tables write k as KScale prints it; another spelling would not write back
-        throw std::runtime_error(text(source, ": line ", line, ": k '", excerpt(field("k")), "' is not written as ", k.str()));
+        throw std::runtime_error(
+            text(source, ": line ", line, ": k '", excerpt(field("k")), "' is not written as ", k.str()));
       return k;
     };
     ResultRow r;
@@ -185,11 +203,26 @@ nlohmann::json to_json(const ResultRow& r) {
   const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(text(v)); };
   auto extra = nlohmann::json::array();
   for (const auto& [name, cell] : r.extra) extra.push_back({name, cell_json(cell)});
-  return {{"study", r.study}, {"quantity", r.quantity}, {"activation", r.activation}, {"convention", r.convention},
-          {"precision", r.precision}, {"N", r.N}, {"D", r.D}, {"d", r.d}, {"p", r.p}, {"k", r.k ? r.k->str() : ""},
-          {"sigma_x", num(r.sigma_x)}, {"sigma_t", num(r.sigma_t)}, {"trials", r.trials},
-          {"count", r.value.count}, {"nonfinite", r.value.nonfinite}, {"mean", num(r.value.mean)},
-          {"se", num(r.value.se)}, {"ci_lo", num(r.value.ci_lo)}, {"ci_hi", num(r.value.ci_hi)}, {"extra", extra}};
+  return {{"study", r.study},
+          {"quantity", r.quantity},
+          {"activation", r.activation},
+          {"convention", r.convention},
+          {"precision", r.precision},
+          {"N", r.N},
+          {"D", r.D},
+          {"d", r.d},
+          {"p", r.p},
+          {"k", r.k ? r.k->str() : ""},
+          {"sigma_x", num(r.sigma_x)},
+          {"sigma_t", num(r.sigma_t)},
+          {"trials", r.trials},
+          {"count", r.value.count},
+          {"nonfinite", r.value.nonfinite},
+          {"mean", num(r.value.mean)},
+          {"se", num(r.value.se)},
+          {"ci_lo", num(r.value.ci_lo)},
+          {"ci_hi", num(r.value.ci_hi)},
+          {"extra", extra}};
 }
 
 ResultRow row_from_json(const nlohmann::json& j) {
@@ -270,8 +303,8 @@ std::string sweep_table(const std::vector<ResultRow>& rows, const std::vector<st
           cells.push_back({"", "", "", "", "", "exponent", sig(fit.value.mean), interval(fit.value)});
     }
     if (cells.size() > 1)
-      out += text(quantity, ": E ", describe_quantity(quantity), " against N (exponent: the power of N fitted to the means)\n",
-                  aligned(cells));
+      out += text(quantity, ": E ", describe_quantity(quantity),
+                  " against N (exponent: the power of N fitted to the means)\n", aligned(cells));
   }
   return out;
 }

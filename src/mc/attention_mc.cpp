@@ -37,7 +37,8 @@ void validate_backend(Backend backend, const std::vector<ActivationSpec>& activa
   for (const auto& a : activations) {
     const auto& info = find_activation(a.name);
     if ((info.row_normalised && info.row != RowNormalised::softmax) || a.transforms != Transforms{} || a.formula)
-      throw std::invalid_argument(text("backend ", to_string(backend), " implements the built-in elementwise activations and softmax without ",
+      throw std::invalid_argument(text("backend ", to_string(backend),
+                                       " implements the built-in elementwise activations and softmax without ",
                                        "transforms, not '", a.label(), "' (use --backend cpu)"));
   }
 }
@@ -100,14 +101,16 @@ std::vector<ControlVariate> control_variates(const AttentionMcConfig& c) {
   if (!c.exact_mean) return controls;
   const auto& table = quantity_table();
   const auto index = [&](const std::string& name) {
-    return std::size_t(std::find_if(table.begin(), table.end(), [&](const Quantity& q) { return q.name == name; }) - table.begin());
+    return std::size_t(std::find_if(table.begin(), table.end(), [&](const Quantity& q) { return q.name == name; }) -
+                       table.begin());
   };
   for (std::size_t a = 0; a < c.activations.size(); ++a) {
     const auto activation = c.activations[a].resolve(c.ensemble.N, c.ensemble.d);
     for (std::size_t q = 0; q < table.size(); ++q) {
       if (table[q].control.empty() || (table[q].gradient && !c.gradients)) continue;
       const double mean = c.exact_mean(c.ensemble, activation, table[q].control);
-      if (std::isfinite(mean)) controls.push_back({a * table.size() + q, a * table.size() + index(table[q].control), mean});
+      if (std::isfinite(mean))
+        controls.push_back({a * table.size() + q, a * table.size() + index(table[q].control), mean});
     }
   }
   return controls;
@@ -147,11 +150,10 @@ std::vector<Estimate> simulate_accelerated(const AttentionMcConfig& c, const Pro
   auto problem = accelerated_problem(c);
   problem.first_trial = std::uint32_t(block.first);
   problem.trials = std::uint32_t(block.last - block.first);
-  const auto norms =
-      problem.trials == 0
-          ? std::vector<AttentionNormsSquared>{}
-          : accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda : accel::Device::thrust_omp, problem,
-                               device_options(), progress);
+  const auto norms = problem.trials == 0 ? std::vector<AttentionNormsSquared>{}
+                                         : accel::trial_norms(c.backend == Backend::cuda ? accel::Device::cuda
+                                                                                         : accel::Device::thrust_omp,
+                                                              problem, device_options(), progress);
   const std::size_t per = attention_quantities().size(), A = c.activations.size();
   return run_trials(
       c.trials, per * A,
@@ -169,7 +171,7 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
   if (c.trials < 1) throw std::invalid_argument("trials must be at least 1");
   for (const auto& a : c.activations) a.validate(c.ensemble.N, c.ensemble.d);
   validate_backend(c.backend, c.activations);
-  const auto estimates = c.backend != Backend::cpu              ? simulate_accelerated(c, progress)
+  const auto estimates = c.backend != Backend::cpu           ? simulate_accelerated(c, progress)
                          : c.precision == Precision::float64 ? simulate<double>(c, progress)
                                                              : simulate<float>(c, progress);
   std::vector<ResultRow> rows;
@@ -194,7 +196,8 @@ std::vector<ResultRow> run_attention_norms(const AttentionMcConfig& c, const Pro
       r.sigma_t = c.ensemble.sigma_t;
       r.trials = c.trials;
       r.value = estimates[a * names.size() + q];
-      if (!std::isnan(r.value.variance_ratio)) r.extra.emplace_back("cv_variance_ratio", text(sig(r.value.variance_ratio, 4)));
+      if (!std::isnan(r.value.variance_ratio))
+        r.extra.emplace_back("cv_variance_ratio", text(sig(r.value.variance_ratio, 4)));
       rows.push_back(std::move(r));
     }
   }
@@ -209,9 +212,16 @@ void refuse_what_device_cannot_fit(const AttentionMcConfig& c) {
 
 accel::Problem accelerated_problem(const AttentionMcConfig& c) {
   const auto& e = c.ensemble;
-  accel::Problem problem{.N = e.N, .D = e.D, .d = e.d, .sigma_x = e.sigma_x, .sigma_t = e.sigma_t, .seed = c.seed,
-                         .configuration = e.configuration_key(), .trials = c.trials,
-                         .single_precision = c.precision == Precision::float32, .activations = {}};
+  accel::Problem problem{.N = e.N,
+                         .D = e.D,
+                         .d = e.d,
+                         .sigma_x = e.sigma_x,
+                         .sigma_t = e.sigma_t,
+                         .seed = c.seed,
+                         .configuration = e.configuration_key(),
+                         .trials = c.trials,
+                         .single_precision = c.precision == Precision::float32,
+                         .activations = {}};
   for (const auto& spec : c.activations) {
     const auto a = spec.resolve(e.N, e.d);
     if (const auto* f = std::get_if<ElementwiseActivation>(&a.fn))

@@ -34,7 +34,8 @@ std::vector<Estimate> run_trials(std::uint32_t trials, std::size_t observables,
   };
   std::vector<Estimate> estimates(observables);
   for (std::size_t o = 0; o < observables; ++o) estimates[o] = estimate(column(o));
-  for (const auto& cv : controls) estimates[cv.target] = estimate_with_control(column(cv.target), column(cv.control), cv.mean);
+  for (const auto& cv : controls)
+    estimates[cv.target] = estimate_with_control(column(cv.target), column(cv.control), cv.mean);
   return estimates;
 }
 

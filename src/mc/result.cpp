@@ -62,8 +62,7 @@ KScale required_k(const ResultRow& r) {
 double extra_number(const ResultRow& r, const std::string& key) {
   const auto v = required_extra(r, key);
   const Cell* cell = find_cell(r, key);
-  if (!cell->is_number())
-    throw std::runtime_error(text(key, " '", v, "' of a ", r.quantity, " row is not a number"));
+  if (!cell->is_number()) throw std::runtime_error(text(key, " '", v, "' of a ", r.quantity, " row is not a number"));
   return cell->number();
 }
 

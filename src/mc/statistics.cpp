@@ -95,10 +95,8 @@ Estimate estimate(std::span<const double> values, double level) {
   Welford w;
   std::int64_t nonfinite = 0;
   for (double v : values) {
-    if (std::isfinite(v))
-      w.add(v);
-    else
-      ++nonfinite;
+    if (std::isfinite(v)) w.add(v);
+    else ++nonfinite;
   }
   return estimate(w, nonfinite, level);
 }
@@ -108,10 +106,8 @@ Estimate estimate_with_control(std::span<const double> y, std::span<const double
   std::vector<double> ys, cs;
   std::int64_t nonfinite = 0;
   for (std::size_t t = 0; t < y.size(); ++t) {
-    if (std::isfinite(y[t]) && std::isfinite(c[t]))
-      ys.push_back(y[t]), cs.push_back(c[t]);
-    else
-      ++nonfinite;
+    if (std::isfinite(y[t]) && std::isfinite(c[t])) ys.push_back(y[t]), cs.push_back(c[t]);
+    else ++nonfinite;
   }
   const auto n = static_cast<double>(ys.size());
   double y_bar = 0, c_bar = 0;
@@ -144,8 +140,8 @@ namespace {
 
 // Least squares of log y on log x with weights w (all 1 without standard errors); `known_errors` says whether the
 // weights are inverse variances (the interval is then never narrower than the model's) or only relative.
-PowerLawFit fit_log_log(std::span<const double> x, std::span<const double> y, std::span<const double> w, bool known_errors,
-                        double level) {
+PowerLawFit fit_log_log(std::span<const double> x, std::span<const double> y, std::span<const double> w,
+                        bool known_errors, double level) {
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   std::vector<double> lx(x.size()), ly(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {

@@ -10,11 +10,17 @@
 
 namespace attnlab {
 std::string describe_quantity(const std::string& quantity) {
-  static const std::map<std::string, std::string> names{
-      {"frob", "||phi(S)||_F"},          {"frob2", "||phi(S)||_F^2"},          {"jac", "||d phi(S)/dS||_F"},
-      {"jac2", "||d phi(S)/dS||_F^2"},   {"qgrad", "||d phi(S)/dQ||_F"},       {"qgrad2", "||d phi(S)/dQ||_F^2"},
-      {"kgrad", "||d phi(S)/dK||_F"},    {"kgrad2", "||d phi(S)/dK||_F^2"},    {"mean_weight", "mean attention weight"},
-      {"row_sum", "row sum of phi(S)"},  {"row_sum2", "squared row sum of phi(S)"}};
+  static const std::map<std::string, std::string> names{{"frob", "||phi(S)||_F"},
+                                                        {"frob2", "||phi(S)||_F^2"},
+                                                        {"jac", "||d phi(S)/dS||_F"},
+                                                        {"jac2", "||d phi(S)/dS||_F^2"},
+                                                        {"qgrad", "||d phi(S)/dQ||_F"},
+                                                        {"qgrad2", "||d phi(S)/dQ||_F^2"},
+                                                        {"kgrad", "||d phi(S)/dK||_F"},
+                                                        {"kgrad2", "||d phi(S)/dK||_F^2"},
+                                                        {"mean_weight", "mean attention weight"},
+                                                        {"row_sum", "row sum of phi(S)"},
+                                                        {"row_sum2", "squared row sum of phi(S)"}};
   const auto it = names.find(quantity);
   return it == names.end() ? quantity : it->second;
 }
@@ -51,9 +57,8 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
         .backend = spec.backend,
         .gradients = std::any_of(spec.quantities.begin(), spec.quantities.end(), is_gradient_quantity),
         .exact_mean = spec.exact_mean};
-    auto rows = cached(cache, cache_key(config), [&] {
-      return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{});
-    });
+    auto rows = cached(cache, cache_key(config),
+                       [&] { return run_attention_norms(config, progress ? progress(e.describe()) : ProgressFn{}); });
     for (auto& r : rows)
       if (std::find(spec.quantities.begin(), spec.quantities.end(), r.quantity) != spec.quantities.end())
         result.rows.push_back(std::move(r));
@@ -75,7 +80,8 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
   for (const auto& [key, members] : groups) {
     const auto& [quantity, activation, D, d, sigma_x, sigma_t] = key;
     const bool shared = settings[quantity].size() == 1;
-    const std::string setting = text("D=", D, ", d=", d, sigma_x == 1 && sigma_t == 1 ? "" : text(", sigma_x=", sigma_x, ", sigma_t=", sigma_t));
+    const std::string setting = text(
+        "D=", D, ", d=", d, sigma_x == 1 && sigma_t == 1 ? "" : text(", sigma_x=", sigma_x, ", sigma_t=", sigma_t));
     Series s{.label = shared ? activation : text(activation, ", ", setting)};
     std::vector<double> se;
     bool finite = true;
@@ -103,8 +109,12 @@ SweepResult run_sweep(const SweepSpec& spec, ResultCache* cache,
         ResultRow row = *members.front();
         row.quantity = quantity + "_exponent";
         row.N = 0;
-        row.value = Estimate{.count = static_cast<std::int64_t>(fit.points), .nonfinite = 0, .mean = fit.exponent,
-                             .se = fit.exponent_se, .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi};
+        row.value = Estimate{.count = static_cast<std::int64_t>(fit.points),
+                             .nonfinite = 0,
+                             .mean = fit.exponent,
+                             .se = fit.exponent_se,
+                             .ci_lo = fit.ci_lo,
+                             .ci_hi = fit.ci_hi};
         row.extra.push_back({"N_range", text(s.x.front(), "-", s.x.back())});
         row.extra.push_back({"prefactor", fit.prefactor});
         fits.push_back(std::move(row));

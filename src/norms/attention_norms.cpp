@@ -22,9 +22,9 @@ namespace {
 template <class T>
 struct Streamed {
   Index N = 0;
-  Matrix<T> U, V;            // XQ, XK (layer-normed with qk-layernorm)
-  PackedColumns<T> columns;  // V packed for the tiles of S
-  VectorD x2, u2, v2;        // ‖x_i‖², ‖u_i‖², ‖v_i‖²
+  Matrix<T> U, V;              // XQ, XK (layer-normed with qk-layernorm)
+  PackedColumns<T> columns;    // V packed for the tiles of S
+  VectorD x2, u2, v2;          // ‖x_i‖², ‖u_i‖², ‖v_i‖²
   VectorD u_isigma, v_isigma;  // qk-layernorm: 1/σ of each raw q_i and k_i
   bool qk_layernorm = false;
 };
@@ -366,7 +366,8 @@ AttentionNormsSquared row_block(const MatrixD& Xd, const MatrixD& Vd, const Matr
       const auto r = normalised_row_norms(*normalised, x.data(), st.N);
       acc.frob2 += r.frob2;
       acc.jac2 += r.jac2;
-      const double row_sum = std::isfinite(r.frob2) ? 1.0 : r.frob2;  // Σs = 1; not finite where the Jacobian path's is not
+      const double row_sum = std::isfinite(r.frob2) ? 1.0
+                                                    : r.frob2;  // Σs = 1; not finite where the Jacobian path's is not
       acc.sum += row_sum;
       acc.row_sum2 += row_sum * row_sum;
       continue;
@@ -410,7 +411,8 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
   partial.assign(static_cast<std::size_t>(blocks), {});
   for_each_in_parallel(blocks, [&](Index b) {
     const Index r0 = b * block_rows;
-    partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0), tile_buffer<T>(block_rows, tile_cols));
+    partial[static_cast<std::size_t>(b)] = block(r0, std::min(block_rows, N - r0),
+                                                 tile_buffer<T>(block_rows, tile_cols));
   });
   AttentionNormsSquared total;  // summed in block order: identical for any thread count
   for (const auto& p : partial) total += p;
@@ -463,7 +465,7 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
         at_max += x < mx ? 0.0 : 1.0;
       }
       double ties = at_max;  // entries equal to the maximum other than the maximum itself (each e = 1)
-      if (mx > row.max) {  // the maximum is in this tile: the previous one joins the others with e = exp(old − new)
+      if (mx > row.max) {    // the maximum is in this tile: the previous one joins the others with e = exp(old − new)
         const double r = std::exp(row.max - mx);
         row.R = (row.R + 1) * r;
         row.A2 = (row.A2 + 1) * r * r;
@@ -515,7 +517,8 @@ AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<
   // checked here: an exception cannot leave the parallel loops
   if (activation.transforms.prenorm && X.rows() < 2)
     throw std::invalid_argument(text("prenorm needs rows of at least 2 entries (got ", X.rows(), ")"));
-  if (Q.cols() < 1) throw std::invalid_argument(text("the logits need an inner size d of at least 1 (got ", Q.cols(), ")"));
+  if (Q.cols() < 1)
+    throw std::invalid_argument(text("the logits need an inner size d of at least 1 (got ", Q.cols(), ")"));
   const auto& st = prepare(X, Q, K, activation.transforms, std::clamp<Index>(X.rows(), 1, tile.cols));
   const auto* elementwise = std::get_if<ElementwiseActivation>(&activation.fn);
   if (elementwise && !activation.transforms.prenorm) return elementwise_norms(st, *elementwise, tile, gradients);
@@ -565,8 +568,8 @@ RowNorms softmax_matrix_norms(const MatrixD& A) {
   return total;
 }
 
-template AttentionNormsSquared attention_norms_streamed(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&,
-                                                        const Activation&, TileShape, bool);
+template AttentionNormsSquared attention_norms_streamed(const Matrix<float>&, const Matrix<float>&,
+                                                        const Matrix<float>&, const Activation&, TileShape, bool);
 template AttentionNormsSquared attention_norms_streamed(const Matrix<double>&, const Matrix<double>&,
                                                         const Matrix<double>&, const Activation&, TileShape, bool);
 

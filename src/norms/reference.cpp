@@ -54,7 +54,8 @@ VectorD activation_row(const ActivationFunction& f, const VectorD& z, MatrixD* j
   }
   const auto& row = std::get<RowActivation>(f);
   for (Index j = 0; j < n; ++j)
-    if (row.fn != RowNormalised::formula) evaluate_row(row.fn, z[j], {.shift = 0.0, .logit_scale = row.logit_scale}, y[j], dy[j]);
+    if (row.fn != RowNormalised::formula)
+      evaluate_row(row.fn, z[j], {.shift = 0.0, .logit_scale = row.logit_scale}, y[j], dy[j]);
     else row.formula->evaluate(&z[j], 1, &y[j], &dy[j]);
   const double G = y.sum();
   if (jacobian) {

@@ -42,7 +42,8 @@ MatrixD gaussian_kernel(const MatrixD& Q, const MatrixD& K) {
   // Blocks of a fixed number of columns (keys): the same arithmetic for any thread count.
   constexpr Index width = 256;
   const Index blocks = (K.rows() + width - 1) / width;
-#pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1 && Q.rows() * K.rows() * Q.cols() > 100000)
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && blocks > 1 && \
+                                              Q.rows() * K.rows() * Q.cols() > 100000)
   for (Index b = 0; b < blocks; ++b) {
     const Index j0 = b * width, cols = std::min(width, K.rows() - j0);
     auto block = S.middleCols(j0, cols);
@@ -90,8 +91,9 @@ void BottleneckSpec::validate(Index n) const {
   const auto side = static_cast<Index>(std::llround(std::sqrt(double(m))));
   if (side * side != m) throw std::invalid_argument(text("m must be a square for the pool sampler (got ", m, ")"));
   if (grid_h * grid_w != n || grid_h < side || grid_w < side)
-    throw std::invalid_argument(text("grid must be grid_h x grid_w = n with sides >= sqrt(m) for the pool sampler (got ",
-                                     grid_h, "x", grid_w, ", n = ", n, ", m = ", m, ")"));
+    throw std::invalid_argument(
+        text("grid must be grid_h x grid_w = n with sides >= sqrt(m) for the pool sampler (got ", grid_h, "x", grid_w,
+             ", n = ", n, ", m = ", m, ")"));
 }
 
 MatrixD bottleneck_tokens(const MatrixD& Q, const BottleneckSpec& spec, std::uint64_t seed) {
@@ -101,8 +103,9 @@ MatrixD bottleneck_tokens(const MatrixD& Q, const BottleneckSpec& spec, std::uin
   MatrixD out(spec.m, Q.cols());
   if (spec.sampler == Sampler::random) {  // the m tokens with the smallest Gaussian keys: a uniform m-subset
     MatrixD keys(1, n);
-    fill_gaussian(keys, GaussianStream(seed, hash_words({hash_string("bottleneck"), std::uint64_t(n)}), 0,
-                                       StreamTag::Search), 1.0);
+    fill_gaussian(keys,
+                  GaussianStream(seed, hash_words({hash_string("bottleneck"), std::uint64_t(n)}), 0, StreamTag::Search),
+                  1.0);
     std::vector<Index> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), Index{0});
     std::partial_sort(order.begin(), order.begin() + spec.m, order.end(),

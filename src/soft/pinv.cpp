@@ -16,8 +16,8 @@ PinvMethod parse_pinv_method(const std::string& s) {
   if (s == "released") return PinvMethod::released;
   if (s == "released-beta") return PinvMethod::released_beta;
   if (s == "nystromformer") return PinvMethod::nystromformer;
-  throw std::invalid_argument(text(
-      "pinv method must be svd, newton, newton-beta, released, released-beta or nystromformer (got '", s, "')"));
+  throw std::invalid_argument(
+      text("pinv method must be svd, newton, newton-beta, released, released-beta or nystromformer (got '", s, "')"));
 }
 
 std::string to_string(PinvMethod m) {
@@ -120,11 +120,13 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
   const bool released = method == PinvMethod::released || method == PinvMethod::released_beta;
   const bool fixed = released && !opt.released_stop_at_tolerance;  // no stopping test
   if ((released || method == PinvMethod::newton_beta) && A.rows() != A.cols())
-    throw std::invalid_argument(text("pinv: ", to_string(method), " needs a square matrix (got ", A.rows(), "x", A.cols(), ")"));
+    throw std::invalid_argument(
+        text("pinv: ", to_string(method), " needs a square matrix (got ", A.rows(), "x", A.cols(), ")"));
   PinvResult out;
   out.shift = method != PinvMethod::released ? 0.0 : opt.float32_shift ? kReleasedShiftFloat32 : kReleasedShift;
   const bool shifted = out.shift != 0;
-  const MatrixD R = shifted ? MatrixD(A + out.shift * MatrixD::Identity(A.rows(), A.cols())) : A;  // the iterated matrix
+  const MatrixD R = shifted ? MatrixD(A + out.shift * MatrixD::Identity(A.rows(), A.cols()))
+                            : A;  // the iterated matrix
 
   RankRevealingPinv reference;
   MatrixD reference_shifted;
@@ -152,7 +154,8 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
     out.inverse = reference.pinv;
     out.converged = true;
     if (opt.trace) record(0, reference.pinv);
-    out.status = text("dense reference (rank ", reference.rank, ": singular values above ", sig(reference.cutoff, 3), ")");
+    out.status = text("dense reference (rank ", reference.rank, ": singular values above ", sig(reference.cutoff, 3),
+                      ")");
     return out;
   }
 
@@ -179,23 +182,24 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
     const std::string norm = paper ? "||I - alpha A||_1" : "||I - alpha A^2||_1";
     const std::string bound = paper ? "1" : "1.01";
     rule_status = out.beta_rule_met ? text("beta rule met at n = ", rule.halvings, " (", norm, " <= ", bound, "); ")
-                                    : text("beta rule unmet after ", rule.halvings, " halvings (", norm, " = ", bound, " + ",
-                                           sig(rule.excess, 3), "), iterating from that alpha; ");
+                                    : text("beta rule unmet after ", rule.halvings, " halvings (", norm, " = ", bound,
+                                           " + ", sig(rule.excess, 3), "), iterating from that alpha; ");
   }
-  if (method != PinvMethod::nystromformer)
-    X = released ? MatrixD(out.alpha * R) : MatrixD(out.alpha * A.transpose());
+  if (method != PinvMethod::nystromformer) X = released ? MatrixD(out.alpha * R) : MatrixD(out.alpha * A.transpose());
 
   const MatrixD I = MatrixD::Identity(A.rows(), A.rows());
-  const bool monitor = opt.trace || (opt.tolerance > 0 && !fixed);  // else only a non-finite iterate counts as divergence
+  const bool monitor = opt.trace ||
+                       (opt.tolerance > 0 && !fixed);  // else only a non-finite iterate counts as divergence
   const auto diverge = [&](int k, const MatrixD& iterate) {
     out.diverged = true;
     out.iterations = k;
     out.inverse = iterate;
     const double limit = newton_alpha_limit(R);
     out.status = rule_status + text("diverged at iteration ", k,
-                                    out.alpha > limit ? text(": alpha = ", sig(out.alpha), " exceeds the convergence limit ",
-                                                             "2/sigma_1^2 = ", sig(limit), shifted ? " of A + sI" : "")
-                                                      : std::string());
+                                    out.alpha > limit
+                                        ? text(": alpha = ", sig(out.alpha), " exceeds the convergence limit ",
+                                               "2/sigma_1^2 = ", sig(limit), shifted ? " of A + sI" : "")
+                                        : std::string());
     return out;
   };
   double residual = !X.allFinite() ? HUGE_VAL : monitor ? record(0, X) : 0.0;
@@ -217,11 +221,12 @@ PinvResult pseudo_inverse(const MatrixD& A, const PinvOptions& opt) {
     out.converged = residual < opt.tolerance;
   }
   out.inverse = X;
-  const std::string measured = monitor || (fixed && opt.tolerance > 0) ? text(" (residual ", residual, ")") : std::string();
-  out.status = rule_status + (fixed              ? text("ran its ", out.iterations, " iterations", measured,
-                                                          out.converged ? ", below the tolerance" : "")
-                             : out.converged ? text("converged in ", out.iterations, " iterations", measured)
-                                             : text("stopped at ", out.iterations, " iterations", measured));
+  const std::string measured = monitor || (fixed && opt.tolerance > 0) ? text(" (residual ", residual, ")")
+                                                                       : std::string();
+  out.status = rule_status + (fixed           ? text("ran its ", out.iterations, " iterations", measured,
+                                           out.converged ? ", below the tolerance" : "")
+                              : out.converged ? text("converged in ", out.iterations, " iterations", measured)
+                                              : text("stopped at ", out.iterations, " iterations", measured));
   return out;
 }
 

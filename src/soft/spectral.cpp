@@ -15,7 +15,8 @@ namespace attnlab {
 SpectralNorm spectral_norm(const LinearMap& apply, const LinearMap& apply_transpose, Index rows, Index cols,
                            const SpectralOptions& options) {
   if (rows < 1 || cols < 1) throw std::invalid_argument("spectral_norm: empty operator");
-  if (!(options.tolerance >= 0)) throw std::invalid_argument(text("tolerance must be >= 0 (got ", options.tolerance, ")"));
+  if (!(options.tolerance >= 0))
+    throw std::invalid_argument(text("tolerance must be >= 0 (got ", options.tolerance, ")"));
   // Lanczos on MᵀM from a Gaussian start, every new vector reorthogonalised against all earlier ones.
   MatrixD start(1, cols);
   fill_gaussian(start, GaussianStream(options.seed, hash_string("lanczos"), 0, StreamTag::Search), 1.0);
@@ -78,8 +79,9 @@ VectorD singular_values(const MatrixD& M) {
 RankRevealingPinv rank_revealing_pinv(const MatrixD& M, double relative_cutoff) {
   if (!(relative_cutoff >= 0) || !std::isfinite(relative_cutoff))
     throw std::invalid_argument(text("rank tolerance must be a finite number >= 0 (got ", relative_cutoff, ")"));
-  const double relative =
-      relative_cutoff > 0 ? relative_cutoff : double(std::max(M.rows(), M.cols())) * std::numeric_limits<double>::epsilon();
+  const double relative = relative_cutoff > 0
+                              ? relative_cutoff
+                              : double(std::max(M.rows(), M.cols())) * std::numeric_limits<double>::epsilon();
   RankRevealingPinv out;
   if (symmetric(M)) {
     const linalg::SymmetricEigen eig = linalg::symmetric_eigen(M);

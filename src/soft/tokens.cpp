@@ -37,7 +37,8 @@ void TokenSpec::validate() const {
   if (kind == TokenEnsemble::low_rank && rank < 1)
     throw std::invalid_argument(text("rank must be at least 1 (got ", rank, ")"));
   if (kind == TokenEnsemble::grid && (grid_h < 1 || grid_w < 1 || grid_h * grid_w != n))
-    throw std::invalid_argument(text("grid must have grid_h x grid_w = n tokens (got ", grid_h, "x", grid_w, " for n = ", n, ")"));
+    throw std::invalid_argument(
+        text("grid must have grid_h x grid_w = n tokens (got ", grid_h, "x", grid_w, " for n = ", n, ")"));
 }
 
 std::uint64_t TokenSpec::key() const {
@@ -83,7 +84,8 @@ MatrixD draw_tokens(const TokenSpec& spec, std::uint64_t seed, std::uint32_t tri
       for (Index h = 0; h < spec.grid_h; ++h)
         for (Index w = 0; w < spec.grid_w; ++w)
           for (int f = 0; f < kFreq * kFreq; ++f) {
-            const double angle = 2 * M_PI * ((f / kFreq) * double(h) / spec.grid_h + (f % kFreq) * double(w) / spec.grid_w) +
+            const double angle = 2 * M_PI *
+                                     ((f / kFreq) * double(h) / spec.grid_h + (f % kFreq) * double(w) / spec.grid_w) +
                                  phase(0, f);
             T.row(h * spec.grid_w + w) += std::cos(angle) * amplitude.row(f);
           }

@@ -37,8 +37,12 @@ std::string file_stem(const std::string& s) {
 ResultRow row_result(const std::string& quantity, const ActivationSpec& spec, Index row, Index n, double value) {
   const double none = std::numeric_limits<double>::quiet_NaN();
   ResultRow r{.study = "activation_rows", .quantity = quantity, .activation = spec.label(), .N = n, .trials = 1};
-  r.value = {.count = std::isfinite(value) ? 1 : 0, .nonfinite = std::isfinite(value) ? 0 : 1, .mean = value,
-             .se = none, .ci_lo = none, .ci_hi = none};
+  r.value = {.count = std::isfinite(value) ? 1 : 0,
+             .nonfinite = std::isfinite(value) ? 0 : 1,
+             .mean = value,
+             .se = none,
+             .ci_lo = none,
+             .ci_hi = none};
   r.extra.push_back({"row", row + 1});
   return r;
 }
@@ -47,10 +51,11 @@ ResultRow row_result(const std::string& quantity, const ActivationSpec& spec, In
 
 study::StudyDefinition activation_rows_study() {
   study::StudyDefinition study{.name = "activation_rows",
-                        .description = "any activation evaluated on rows of your own (CSV in): each row's values, "
-                                       "their sum and norm, and the Frobenius norm of its Jacobian",
-                        .ensemble_flags = false,
-                        .monte_carlo = false};
+                               .description =
+                                   "any activation evaluated on rows of your own (CSV in): each row's values, "
+                                   "their sum and norm, and the Frobenius norm of its Jacobian",
+                               .ensemble_flags = false,
+                               .monte_carlo = false};
   auto input = std::make_shared<RowsInput>();
   study.add_flags = [input](CLI::App& app, bool) {
     std::string names;
@@ -59,9 +64,9 @@ study::StudyDefinition activation_rows_study() {
                    "rows as CSV, one row of at least 2 numbers per line: each is the activation's argument x of "
                    "phi(x) (no 1/sqrt(d) is applied), N its length")
         ->required();
-    study::add_activation_flags(app, input->activations,
-                         "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names,
-                         &input->params);
+    study::add_activation_flags(
+        app, input->activations,
+        "activations by name, each optionally followed by +prenorm or +prenorm-released: " + names, &input->params);
     app.add_option("--p", input->p, "the power of x^p/k activations")->capture_default_str();
     app.add_option("--k", input->k, "the scale k of x^p/k activations: a number or sqrtN (N: the row's length)")
         ->capture_default_str();
@@ -104,7 +109,9 @@ study::StudyDefinition activation_rows_study() {
         out.rows.push_back(row_result("norm", spec, Index(i), n, y.norm()));
         out.rows.push_back(row_result("jac_frob", spec, Index(i), n, std::sqrt(J.frob2())));
         values += logits_line(y) + "\n";
-        if (progress) progress(std::uint32_t(a * input->rows.size() + i + 1), std::uint32_t(input->specs.size() * input->rows.size()));
+        if (progress)
+          progress(std::uint32_t(a * input->rows.size() + i + 1),
+                   std::uint32_t(input->specs.size() * input->rows.size()));
       }
       out.files.push_back({"values_" + file_stem(input->activations[a]) + ".csv", values});
     }
@@ -115,4 +122,4 @@ study::StudyDefinition activation_rows_study() {
   return study;
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::studies

@@ -1,9 +1,9 @@
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
-#include <attnlab/studies/studies.hpp>
 #include <attnlab/io/table.hpp>
 #include <attnlab/soft/pinv.hpp>
 #include <attnlab/soft/spectral.hpp>
+#include <attnlab/studies/studies.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -17,8 +17,8 @@ namespace attnlab::studies {
 namespace {
 
 // The study's methods: the library's, and the released one with the 0.01f shift as a method of its own.
-const std::vector<std::string> kMethods{"svd",           "newton",       "newton-beta", "released", "released-f32",
-                                        "released-beta", "nystromformer"};
+const std::vector<std::string> kMethods{"svd",          "newton",        "newton-beta",  "released",
+                                        "released-f32", "released-beta", "nystromformer"};
 
 // Without --max-iterations, an exploratory run runs every method this far. Algorithm 2 needs k with
 // (1 − 2/κ₂²)^(2^k) ≤ tolerance, about 2 log2 κ₂ + 3 (110 for κ₂ = 1/ε), and an unmet β rule's 64 halvings add 64.
@@ -38,8 +38,10 @@ struct TracedMethod {
 
 TracedMethod traced_method(const std::string& name) {
   if (std::find(kMethods.begin(), kMethods.end(), name) == kMethods.end())
-    throw std::invalid_argument(text("method must be svd, newton, newton-beta, released, released-f32, released-beta or "
-                                     "nystromformer (got '", name, "')"));
+    throw std::invalid_argument(
+        text("method must be svd, newton, newton-beta, released, released-f32, released-beta or "
+             "nystromformer (got '",
+             name, "')"));
   if (name == "released-f32") return {PinvMethod::released, true};
   return {parse_pinv_method(name), false};
 }
@@ -72,7 +74,8 @@ InputShape shape_of(const ClaimContext& ctx, const SoftMatrix& input) {
   if (ctx.soft.matrix.size() > 0)
     return {.matrix = true, .m = input.m, .words = text("your ", input.m, " x ", input.m, " matrix")};
   const bool file = ctx.soft.file_tokens.size() > 0;
-  return {.n = ctx.soft.n, .m = input.m,
+  return {.n = ctx.soft.n,
+          .m = input.m,
           .words = text("m = ", input.m, " landmarks of ", file ? "your " : "", "n = ", ctx.soft.n, " ",
                         file ? "tokens" : input.label + " tokens")};
 }
@@ -88,8 +91,9 @@ Conditioning conditioning(const MatrixD& A, double rank_tolerance) {
   const auto reference = rank_revealing_pinv(A, rank_tolerance);
   return {.kappa = s(0) / s(s.size() - 1),
           .sigma_ratio = s(s.size() - 1) / s(0),
-          .rank_tolerance = rank_tolerance > 0 ? rank_tolerance
-                                               : double(std::max(A.rows(), A.cols())) * std::numeric_limits<double>::epsilon(),
+          .rank_tolerance = rank_tolerance > 0
+                                ? rank_tolerance
+                                : double(std::max(A.rows(), A.cols())) * std::numeric_limits<double>::epsilon(),
           .pinv_norm = spectral_norm_svd(reference.pinv),
           .rank = reference.rank};
 }
@@ -116,15 +120,14 @@ std::string to_tolerance(const PinvResult& r, int reached, int cap, bool dense, 
 Series residual_series(const std::string& label, const std::vector<PinvStep>& trace) {
   Series s{.label = label};
   for (const auto& step : trace)
-    if (std::isfinite(step.residual) && step.residual > 0)
-      s.x.push_back(step.iteration), s.y.push_back(step.residual);
+    if (std::isfinite(step.residual) && step.residual > 0) s.x.push_back(step.iteration), s.y.push_back(step.residual);
   return s;
 }
 
 PinvOptions options_for(const TracedMethod& m, const SoftOptions& soft, const TraceOptions& trace, bool exploratory) {
   const bool newton = m.method == PinvMethod::newton || m.method == PinvMethod::newton_beta;
   const int cap = exploratory ? (trace.max_iterations_given ? soft.max_iterations : kExploratoryCap)
-                           : (newton ? soft.max_iterations : 0);
+                              : (newton ? soft.max_iterations : 0);
   return {.method = m.method,
           .max_iterations = cap,
           .tolerance = soft.tolerance,
@@ -143,8 +146,9 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
     const bool exploratory = out.config.value("exploratory", false);
     const int exploratory_cap = trace->max_iterations_given ? ctx.soft.max_iterations : kExploratoryCap;
     const double tolerance = ctx.soft.tolerance;
-    std::string steps = "input,n,m,method,iteration,alpha,shift,residual,residual_shifted,error,relative_error,"
-                        "error_shifted\n";
+    std::string steps =
+        "input,n,m,method,iteration,alpha,shift,residual,residual_shifted,error,relative_error,"
+        "error_shifted\n";
     std::string runs =
         "input,n,m,method,alpha,shift,iterations,max_iterations,converged,diverged,tolerance,iterations_to_tolerance,"
         "iterations_to_tolerance_shifted,outcome,kappa_2,sigma_min_over_sigma_1,reference_rank,rank_tolerance,"
@@ -156,13 +160,15 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
       const Conditioning c = conditioning(input.A, trace->rank_tolerance);
       Figure figure{.name = text(name, inputs.size() > 1 ? text("_m", input.m) : ""),
                     .title = text(name, " on ", shape.words, ", kappa_2 = ", sig(c.kappa, 4)),
-                    .xlabel = "iteration k", .ylabel = "||A X_k A - A||_2 / ||A||_2", .logy = true};
-      std::string table = text(name, ": ", shape.words, ": kappa_2 = ", sig(c.kappa, 4), ", sigma_min/sigma_1 = ",
-                               sig(c.sigma_ratio, 4), ", numerical rank ", c.rank, " (singular values above ",
-                               sig(c.rank_tolerance, 3), " sigma_1)\n");
+                    .xlabel = "iteration k",
+                    .ylabel = "||A X_k A - A||_2 / ||A||_2",
+                    .logy = true};
+      std::string table = text(name, ": ", shape.words, ": kappa_2 = ", sig(c.kappa, 4),
+                               ", sigma_min/sigma_1 = ", sig(c.sigma_ratio, 4), ", numerical rank ", c.rank,
+                               " (singular values above ", sig(c.rank_tolerance, 3), " sigma_1)\n");
       char line[200];
-      std::snprintf(line, sizeof line, "  %-14s %-44s %-11s %s\n", "method", text("iterations to ", sig(tolerance, 3)).c_str(),
-                    "residual", "rel. error");
+      std::snprintf(line, sizeof line, "  %-14s %-44s %-11s %s\n", "method",
+                    text("iterations to ", sig(tolerance, 3)).c_str(), "residual", "rel. error");
       table += line;
       int last_iteration = 0;
       std::string left_out;  // warnings, printed after the table
@@ -176,27 +182,28 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
         const int cap = options.max_iterations > 0 ? options.max_iterations : r.iterations;
         const std::string answer = to_tolerance(r, reached, cap, dense, false);
         const std::string outcome = reached >= 0 ? "reached" : r.diverged ? "diverged" : "not_reached";
-        const std::string head = text(io::csv_field(input.label), ",", shape.matrix ? "" : text(shape.n), ",", input.m, ",",
-                                      method_name, ",");
+        const std::string head = text(io::csv_field(input.label), ",", shape.matrix ? "" : text(shape.n), ",", input.m,
+                                      ",", method_name, ",");
         for (const auto& s : r.trace)
           steps += head + text(s.iteration, ",", exact(r.alpha), ",", exact(r.shift), ",", exact(s.residual), ",",
                                exact(s.residual_shifted), ",", exact(s.error), ",", exact(s.error / c.pinv_norm), ",",
                                exact(s.error_shifted), "\n");
         // A run that diverged before its first step has no numbers (empty fields, "-" in the table).
-        const PinvStep last = r.trace.empty() ? PinvStep{.residual = PinvStep::none, .error = PinvStep::none} : r.trace.back();
+        const PinvStep last = r.trace.empty() ? PinvStep{.residual = PinvStep::none, .error = PinvStep::none}
+                                              : r.trace.back();
         const bool rule = r.beta_halvings >= 0;
         runs += head + text(exact(r.alpha), ",", exact(r.shift), ",", r.iterations, ",", dense ? "" : text(cap), ",",
-                            r.converged ? "true" : "false", ",", r.diverged ? "true" : "false", ",", exact(tolerance), ",",
-                            reached >= 0 ? text(reached) : "", ",", reached_shifted >= 0 ? text(reached_shifted) : "", ",",
-                            outcome, ",", exact(c.kappa), ",", exact(c.sigma_ratio), ",", c.rank, ",",
-                            exact(c.rank_tolerance), ",", rule ? text(r.beta_halvings) : "", ",",
-                            rule ? (r.beta_rule_met ? "true" : "false") : "", ",", exact(r.beta_rule_excess), ",",
-                            exact(last.residual), ",", exact(last.residual_shifted), ",", exact(last.error), ",",
-                            exact(last.error / c.pinv_norm), ",", exact(last.error_shifted), ",", io::csv_field(r.status),
-                            "\n");
+                            r.converged ? "true" : "false", ",", r.diverged ? "true" : "false", ",", exact(tolerance),
+                            ",", reached >= 0 ? text(reached) : "", ",",
+                            reached_shifted >= 0 ? text(reached_shifted) : "", ",", outcome, ",", exact(c.kappa), ",",
+                            exact(c.sigma_ratio), ",", c.rank, ",", exact(c.rank_tolerance), ",",
+                            rule ? text(r.beta_halvings) : "", ",", rule ? (r.beta_rule_met ? "true" : "false") : "",
+                            ",", exact(r.beta_rule_excess), ",", exact(last.residual), ",",
+                            exact(last.residual_shifted), ",", exact(last.error), ",", exact(last.error / c.pinv_norm),
+                            ",", exact(last.error_shifted), ",", io::csv_field(r.status), "\n");
         if (trace->save_iterate)
-          out.files.push_back({text(name, "_iterate_", method_name, "_", input.label, "_m", input.m, ".csv"),
-                               matrix_csv(r.inverse)});
+          out.files.push_back(
+              {text(name, "_iterate_", method_name, "_", input.label, "_m", input.m, ".csv"), matrix_csv(r.inverse)});
         if (!exploratory) continue;
         const auto number = [](double v) { return std::isnan(v) ? std::string("-") : sig(v, 3); };
         std::snprintf(line, sizeof line, "  %-14s %-44s %-11s %s\n", method_name.c_str(), answer.c_str(),
@@ -204,7 +211,8 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
         table += line;
         auto series = residual_series(text(method_name, ": ", to_tolerance(r, reached, cap, dense, true)), r.trace);
         if (series.x.empty()) {
-          const bool zero = std::any_of(r.trace.begin(), r.trace.end(), [](const PinvStep& step) { return step.residual == 0; });
+          const bool zero = std::any_of(r.trace.begin(), r.trace.end(),
+                                        [](const PinvStep& step) { return step.residual == 0; });
           left_out += text(name, ": warning: ", method_name, " left out of ", figure.name, ".png: ",
                            zero ? "its residual is exactly 0, which a log scale cannot show"
                                 : text("no finite residual (", r.status, ")"),
@@ -217,7 +225,8 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
       if (!exploratory) continue;
       if (tolerance > 0)
         figure.series.push_back({.label = text("tolerance ", sig(tolerance, 3)),
-                                 .x = {0.0, double(std::max(last_iteration, 1))}, .y = {tolerance, tolerance}});
+                                 .x = {0.0, double(std::max(last_iteration, 1))},
+                                 .y = {tolerance, tolerance}});
       out.figures.push_back(std::move(figure));
       out.summary += table;
       if (distributed::root()) std::fputs(left_out.c_str(), stderr);
@@ -231,25 +240,28 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
                                 {"tolerance", tolerance}};
   };
   auto study = study::claims_study({.name = std::move(name),
-                             .description = std::move(description),
-                             .patterns = std::move(patterns),
-                             .soft_flags = true,
-                             .exploratory_on_user_input = true,
-                             .extend = write_traces});
+                                    .description = std::move(description),
+                                    .patterns = std::move(patterns),
+                                    .soft_flags = true,
+                                    .exploratory_on_user_input = true,
+                                    .extend = write_traces});
   study.add_flags = [claim_flags = study.add_flags, trace](CLI::App& app, bool quick) {
     claim_flags(app, quick);
     for (const char* input : {"--matrix", "--tokens-file"}) {
       auto* option = app.get_option(input);
-      option->description(option->get_description() +
-                          "; without --claims an exploratory run: every --method's iterations to --tolerance, no verdicts");
+      option->description(
+          option->get_description() +
+          "; without --claims an exploratory run: every --method's iterations to --tolerance, no verdicts");
     }
     app.get_option("--tolerance")
-        ->description("Newton-Schulz stopping residual (>= 0); in an exploratory run, the ||A X A - A||_2/||A||_2 that "
-                      "every method is asked to reach");
+        ->description(
+            "Newton-Schulz stopping residual (>= 0); in an exploratory run, the ||A X A - A||_2/||A||_2 that "
+            "every method is asked to reach");
     app.get_option("--max-iterations")
         ->description(text("iteration cap: the claims' Newton-Schulz runs, and the traces of newton and newton-beta "
                            "(default 200); in an exploratory run (--matrix or --tokens-file without --claims) every "
-                           "method's trace (default ", kExploratoryCap, ")"));
+                           "method's trace (default ",
+                           kExploratoryCap, ")"));
     app.add_option("--method", trace->methods,
                    "pseudo-inverses to trace: svd, newton, newton-beta, released, released-f32 (the released one "
                    "shifted by 0.01f = 0.009999999776482582, what its float32 identity adds), released-beta, "
@@ -269,10 +281,11 @@ study::StudyDefinition pinv_trace_study(std::string name, std::string descriptio
     if (trace->methods.empty()) throw std::invalid_argument("method must list at least one pseudo-inverse");
     for (const auto& m : trace->methods) traced_method(m);
     if (!(trace->rank_tolerance >= 0) || !std::isfinite(trace->rank_tolerance))
-      throw std::invalid_argument(text("rank-tolerance must be a finite number >= 0 (got ", trace->rank_tolerance, ")"));
+      throw std::invalid_argument(
+          text("rank-tolerance must be a finite number >= 0 (got ", trace->rank_tolerance, ")"));
     trace->max_iterations_given = o.was_given("--max-iterations");
   };
   return study;
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::studies

@@ -15,34 +15,37 @@ namespace {
 
 // E‖ϕ(S)‖_F (and its square) over a grid of N, D, d for x^p/k and softmax (POLY Thm 4.2, Cor 4.1).
 study::StudyDefinition poly_frobenius() {
-  return study::ensemble_sweep_study("poly_frobenius",
-                              "Frobenius norm of scaled x^p attention and softmax, and of its logit Jacobian, over N",
-                              study::poly_grid({"frob", "frob2", "jac", "jac2"}, {"frob", "jac"}));
+  return study::ensemble_sweep_study(
+      "poly_frobenius", "Frobenius norm of scaled x^p attention and softmax, and of its logit Jacobian, over N",
+      study::poly_grid({"frob", "frob2", "jac", "jac2"}, {"frob", "jac"}));
 }
 
 // E‖∂ϕ(S)/∂Q‖_F and E‖∂ϕ(S)/∂K‖_F of the N×N×D×d Jacobians over a grid (POLY Thm 4.3, Cor 4.2).
 study::StudyDefinition poly_gradient() {
   auto grid = study::poly_grid({"qgrad", "qgrad2", "kgrad", "kgrad2"}, {"qgrad", "kgrad"});
   grid.defaults.convention = "outside";  // Thm 4.3 differentiates (XQK^TX^T)^p/sqrt(d)
-  return study::ensemble_sweep_study("poly_gradient", "Q- and K-gradient norms of scaled x^p attention and softmax over N", grid);
+  return study::ensemble_sweep_study("poly_gradient",
+                                     "Q- and K-gradient norms of scaled x^p attention and softmax over N", grid);
 }
 
 // ‖softmax(A)‖_F and ‖∇softmax(A)‖_F against POLY Thm 4.1 on Gaussian logits and adversarial rows.
 study::StudyDefinition softmax_bounds() {
   auto grid = study::poly_grid({"frob", "frob2", "jac", "jac2"}, {"frob", "jac"});
   grid.defaults.activations = {"softmax"};
-  return study::claims_study({.name = "softmax_bounds",
-                       .description = "softmax Frobenius and Jacobian norms against sqrt(N) and 2 sqrt(N); --logits-file "
-                                      "replays rows; grid flags (--N, --sigma-t, ...) explore a grid of your own instead",
-                       .patterns = {"poly.softmax_fro_bound", "poly.softmax_jac_bound"},
-                       .logits_flag = true,
-                       .grid = grid});
+  return study::claims_study(
+      {.name = "softmax_bounds",
+       .description = "softmax Frobenius and Jacobian norms against sqrt(N) and 2 sqrt(N); --logits-file "
+                      "replays rows; grid flags (--N, --sigma-t, ...) explore a grid of your own instead",
+       .patterns = {"poly.softmax_fro_bound", "poly.softmax_jac_bound"},
+       .logits_flag = true,
+       .grid = grid});
 }
 
 // h(S)/N^alpha at initialisation: mean weights, row sums and Frobenius growth (RELU §3, against POLY's 1/sqrt(N)),
 // their constants under the exact law of the logits, the Gaussian-logit model and softmax's level.
 study::StudyDefinition relu_scaling() {
-  study::GridSweep grid{.quantities = {"mean_weight", "row_sum", "frob", "frob2"}, .fitted = {"mean_weight", "row_sum", "frob"}};
+  study::GridSweep grid{.quantities = {"mean_weight", "row_sum", "frob", "frob2"},
+                        .fitted = {"mean_weight", "row_sum", "frob"}};
   grid.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
   grid.defaults.D = {64};
   grid.defaults.d = {64};
@@ -51,32 +54,35 @@ study::StudyDefinition relu_scaling() {
   grid.defaults.sigma_t = {1 / std::sqrt(64.0)};  // RELU's O(1) entries of q = xQ at initialisation
   grid.quick_defaults = grid.defaults;
   grid.quick_defaults.N = {8, 16, 32, 64};
-  return study::claims_study({.name = "relu_scaling",
-                       .description = "attention weights, row sums and Frobenius norms of h(S)/N^alpha over N, their "
-                                      "constants against the exact law of the logits, the Gaussian-logit model and "
-                                      "softmax's Frobenius level; grid flags (--N, --activation, --alpha, ...) explore a "
-                                      "grid of your own instead",
-                       .patterns = {"relu."},
-                       .grid = grid});
+  return study::claims_study(
+      {.name = "relu_scaling",
+       .description = "attention weights, row sums and Frobenius norms of h(S)/N^alpha over N, their "
+                      "constants against the exact law of the logits, the Gaussian-logit model and "
+                      "softmax's Frobenius level; grid flags (--N, --activation, --alpha, ...) explore a "
+                      "grid of your own instead",
+       .patterns = {"relu."},
+       .grid = grid});
 }
 
 // The PERIODIC paper's properties of softmax and its periodic alternatives, measured, with the property table.
 study::StudyDefinition periodic_properties() {
-  return study::claims_study({.name = "periodic_properties",
-                       .description = "saturation, submergence, poles, prenorm, value stability and the five-property "
-                                      "table, from data; --logits-file replays saved rows",
-                       .patterns = {"periodic."},
-                       .logits_flag = true});
+  return study::claims_study(
+      {.name = "periodic_properties",
+       .description = "saturation, submergence, poles, prenorm, value stability and the five-property "
+                      "table, from data; --logits-file replays saved rows",
+       .patterns = {"periodic."},
+       .logits_flag = true});
 }
 
 // SOFT's spectral propositions: eigenvalues of softmax and Gaussian-kernel attention, the growth of the
 // bottleneck pseudo-inverse with and without normalisation (Fig 6), eq 15 and Lemmas 1–2.
 study::StudyDefinition soft_spectral() {
-  return study::claims_study({.name = "soft_spectral",
-                       .description = "spectral norms and eigenvalues of SOFT's attention and bottleneck matrices",
-                       .patterns = {"soft.prop3.", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized",
-                                    "soft.eq15", "soft.lemma1", "soft.lemma2", "soft.fig6_spectral"},
-                       .soft_flags = true});
+  return study::claims_study(
+      {.name = "soft_spectral",
+       .description = "spectral norms and eigenvalues of SOFT's attention and bottleneck matrices",
+       .patterns = {"soft.prop3.", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized",
+                    "soft.eq15", "soft.lemma1", "soft.lemma2", "soft.fig6_spectral"},
+       .soft_flags = true});
 }
 
 // Newton–Raphson pseudo-inverses of SOFT's bottleneck matrix: convergence (each reading of Prop 1), monotonicity,
@@ -94,16 +100,16 @@ study::StudyDefinition newton_pinv() {
 // reconstruction error of each bottleneck sampler over m.
 study::StudyDefinition soft_complexity() {
   return study::claims_study({.name = "soft_complexity",
-                       .description = "time, memory and reconstruction error of Nystrom attention",
-                       .patterns = {"soft.complexity", "soft.nystrom_error"},
-                       .soft_flags = true});
+                              .description = "time, memory and reconstruction error of Nystrom attention",
+                              .patterns = {"soft.complexity", "soft.nystrom_error"},
+                              .soft_flags = true});
 }
 
 // Every registered claim with its verdict: claims.csv, report.md, verify.csv and the figures.
 study::StudyDefinition verify() {
   return study::claims_study({.name = "verify",
-                       .description = "check every claim of CLAIMS.md and write claims.csv and report.md",
-                       .retrain = sweeps::retrain_sweep});
+                              .description = "check every claim of CLAIMS.md and write claims.csv and report.md",
+                              .retrain = sweeps::retrain_sweep});
 }
 
 const std::map<std::string, std::function<study::StudyDefinition()>>& catalogue() {
@@ -121,7 +127,8 @@ const std::map<std::string, std::function<study::StudyDefinition()>>& catalogue(
       {"characterise", characterise_study},
       {"train", sweeps::train_study},
       {training_rows::sweep::k, [] { return sweeps::training_sweep_study(training_rows::sweep::k); }},
-      {training_rows::sweep::activation_table, [] { return sweeps::training_sweep_study(training_rows::sweep::activation_table); }},
+      {training_rows::sweep::activation_table,
+       [] { return sweeps::training_sweep_study(training_rows::sweep::activation_table); }},
       {training_rows::sweep::norms, [] { return sweeps::training_sweep_study(training_rows::sweep::norms); }},
       {training_rows::sweep::alpha, [] { return sweeps::training_sweep_study(training_rows::sweep::alpha); }},
   };
@@ -151,4 +158,4 @@ study::StudyDefinition find_study(const std::string& name) {
 
 int study_main(int argc, char** argv, const char* name) { return study::run_study(argc, argv, find_study(name)); }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::studies

@@ -48,7 +48,8 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
   auto soft_files = std::make_shared<SoftFiles>();
   const auto takes_logits = [](const std::string& id) { return claim_registry().find(id).judges_logits; };
   const bool retrains = static_cast<bool>(spec.retrain);
-  study.add_flags = [ids, soft, soft_files, soft_flags, training, training_flags, retrains, logits, logits_flag, matches](CLI::App& app, bool) {
+  study.add_flags = [ids, soft, soft_files, soft_flags, training, training_flags, retrains, logits, logits_flag,
+                     matches](CLI::App& app, bool) {
     app.add_option("--claims", *ids, "claim ids to check (default: every claim of this study)")->delimiter(',');
     if (logits_flag) {
       std::string row_claims;
@@ -57,7 +58,8 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       app.add_option("--logits-file", logits->file,
                      "rows of logits as CSV, one row of at least 2 entries per line, judged in place of the claims' "
                      "own inputs (replays a worst case from the logits column of the evidence); only these claims "
-                     "take it, and they are the default with it: " + row_claims);
+                     "take it, and they are the default with it: " +
+                         row_claims);
     }
     if (training_flags)
       app.add_option("--training-results", training->results,
@@ -85,24 +87,29 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
                    "ensemble and structured extreme of the claims that draw tokens (landmarks sampled at random); "
                    "evidence rows label them tokens_file");
   };
-  study.validate = [ids, soft, soft_files, matches, logits, takes_logits, exploring = spec.grid.has_value()](const StudyOptions& o) {
+  study.validate = [ids, soft, soft_files, matches, logits, takes_logits,
+                    exploring = spec.grid.has_value()](const StudyOptions& o) {
     if (exploring && grid_flag_given(o) && !ids->empty())
-      throw std::invalid_argument("claims: each claim is checked on its own grid; grid flags (--N, --activation, ...) "
-                                  "explore instead, without --claims");
+      throw std::invalid_argument(
+          "claims: each claim is checked on its own grid; grid flags (--N, --activation, ...) "
+          "explore instead, without --claims");
     for (const auto& id : *ids)
       if (!matches(claim_registry().find(id).id))
         throw std::invalid_argument(text("claims: '", id, "' is not checked by this study"));
-    if (!soft_files->matrix.empty()) soft->set_matrix(parse_number_rows(io::read_numbers_file(soft_files->matrix, "matrix"), "matrix"));
+    if (!soft_files->matrix.empty())
+      soft->set_matrix(parse_number_rows(io::read_numbers_file(soft_files->matrix, "matrix"), "matrix"));
     const Index n_flag = soft->n, d_flag = soft->d;
     if (!soft_files->tokens.empty()) {
       if (!soft_files->matrix.empty())
-        throw std::invalid_argument("tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
+        throw std::invalid_argument(
+            "tokens-file: cannot be combined with --matrix (each replaces the generated inputs)");
       soft->set_tokens(parse_number_rows(io::read_numbers_file(soft_files->tokens, "tokens-file"), "tokens-file"));
     }
     const auto agrees_with_file = [&](const std::string& flag, Index given, Index read, const std::string& what) {
       if (!soft_files->tokens.empty() && o.was_given("--" + flag) && given != read)
         throw std::invalid_argument(text(flag, ": --", flag, " ", given, " disagrees with the ", read, " ", what,
-                                         " of tokens-file '", soft_files->tokens, "' (leave --", flag, " out: the file sets it)"));
+                                         " of tokens-file '", soft_files->tokens, "' (leave --", flag,
+                                         " out: the file sets it)"));
     };
     agrees_with_file("n", n_flag, soft->n, "tokens");
     agrees_with_file("d", d_flag, soft->d, "entries per token");
@@ -128,19 +135,19 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
       if (const auto it = sweeps.find(sweep); it != sweeps.end()) return it->second;
       const auto csv = training->results / (sweep + ".csv");
       auto& rows = sweeps[sweep];
-      if (training->retrain)
-        rows = spec.retrain(sweep, o, ctx);
-      else if (std::filesystem::exists(csv))
-        rows = io::rows_from_csv(io::read_file(csv), csv.string());
+      if (training->retrain) rows = spec.retrain(sweep, o, ctx);
+      else if (std::filesystem::exists(csv)) rows = io::rows_from_csv(io::read_file(csv), csv.string());
       return rows;
     };
     // A question about the user's own input, not about the papers: no claim is checked unless --claims names it.
-    if (spec.exploratory_on_user_input && ids->empty() && (!soft_files->matrix.empty() || !soft_files->tokens.empty())) {
+    if (spec.exploratory_on_user_input && ids->empty() &&
+        (!soft_files->matrix.empty() || !soft_files->tokens.empty())) {
       StudyOutput out;
       out.config["exploratory"] = true;
       if (distributed::root())
-        std::fprintf(stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
-                     name.c_str(), soft_files->matrix.empty() ? soft_files->tokens.c_str() : soft_files->matrix.c_str());
+        std::fprintf(
+            stderr, "%s: exploratory run on %s: no claims checked, no verdicts (--claims id judges a claim on it)\n",
+            name.c_str(), soft_files->matrix.empty() ? soft_files->tokens.c_str() : soft_files->matrix.c_str());
       if (spec.extend) spec.extend(claims, out);
       return out;
     }
@@ -177,5 +184,4 @@ StudyDefinition claims_study(ClaimsStudySpec spec) {
   return study;
 }
 
-
-}  // namespace attnlab::io
+}  // namespace attnlab::study

@@ -10,9 +10,9 @@ namespace attnlab::study {
 namespace {
 
 // The flags that set the swept grid: giving one makes a claims study explore it instead of checking claims.
-constexpr const char* kGridFlags[] = {"--N",       "--D",       "--d",          "--p",          "--k",
-                                      "--alpha",   "--sigma-x", "--sigma-t",    "--activation", "--convention",
-                                      "--precision", "--reference-slope"};
+constexpr const char* kGridFlags[] = {"--N",          "--D",          "--d",         "--p",
+                                      "--k",          "--alpha",      "--sigma-x",   "--sigma-t",
+                                      "--activation", "--convention", "--precision", "--reference-slope"};
 
 }  // namespace
 
@@ -57,7 +57,6 @@ StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const S
   return out;
 }
 
-
 GridSweep poly_grid(std::vector<std::string> quantities, std::vector<std::string> fitted) {
   GridSweep grid{.quantities = std::move(quantities), .fitted = std::move(fitted)};
   grid.defaults.N = {16, 32, 64, 128, 256, 512, 1024};
@@ -81,4 +80,4 @@ StudyDefinition ensemble_sweep_study(std::string name, std::string description, 
   return study;
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::study

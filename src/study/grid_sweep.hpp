@@ -11,4 +11,4 @@ bool grid_flag_given(const StudyOptions& o);
 // The sweep of `grid` over the options' ensembles and activations: rows, figures, the fitted table as summary.
 StudyOutput sweep_output(const std::string& name, const GridSweep& grid, const StudyOptions& o, StudyContext& ctx);
 
-}  // namespace attnlab::io
+}  // namespace attnlab::study

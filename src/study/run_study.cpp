@@ -47,7 +47,9 @@ namespace {
 
 // `word` as one shell word: quoted when it holds anything but plain characters.
 std::string shell_word(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+^") == std::string::npos)
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+^") ==
+          std::string::npos)
     return word;
   std::string quoted = "'";
   for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -73,8 +75,13 @@ std::filesystem::path default_out(const std::string& study, const std::vector<st
 }
 
 nlohmann::json resolved_config(const StudyOptions& o) {
-  nlohmann::json config{{"out", o.out.string()}, {"seed", o.seed}, {"trials", o.trials}, {"threads", omp_get_max_threads()},
-                        {"quick", o.quick}, {"config", o.config}, {"backend", to_string(o.backend)}};
+  nlohmann::json config{{"out", o.out.string()},
+                        {"seed", o.seed},
+                        {"trials", o.trials},
+                        {"threads", omp_get_max_threads()},
+                        {"quick", o.quick},
+                        {"config", o.config},
+                        {"backend", to_string(o.backend)}};
   if (o.backend == Backend::cuda) config["device"] = accel::cuda_device_description();
   return config;
 }
@@ -110,8 +117,9 @@ void refuse_unknown_flags(const CLI::App& app, const std::vector<std::string>& a
 
 void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& study) {
   const bool ensemble = study.ensemble_flags;
-  app.add_option("--out", o.out,
-                 "output directory (default: runs/<study>-<hash of the other arguments>; rerunning the command resumes it)");
+  app.add_option(
+      "--out", o.out,
+      "output directory (default: runs/<study>-<hash of the other arguments>; rerunning the command resumes it)");
   // CLI11 would wrap a negative seed to 2^64 - 1 silently.
   const CLI::Validator non_negative(
       [](std::string& v) { return v.rfind('-', 0) == 0 ? "must be at least 0 (got " + v + ")" : std::string(); }, "",
@@ -126,8 +134,9 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_flag("--quick", o.quick, "small grids and few trials (CI)");
   app.add_option("--config", o.config, "TOML file whose keys are these flags' names (the command line wins)");
   if (study.accelerated)
-    app.add_option_function<std::string>("--backend", [&o](const std::string& s) { o.backend = parse_backend(s); },
-                                         "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU)")
+    app.add_option_function<std::string>(
+           "--backend", [&o](const std::string& s) { o.backend = parse_backend(s); },
+           "cpu; thrust (the Thrust engine on OpenMP) or cuda (on a GPU)")
         ->default_str(to_string(o.backend));
   if (!ensemble) return;
   app.add_option("--N", o.N, "sequence lengths, comma-separated")->delimiter(',')->capture_default_str();
@@ -146,15 +155,15 @@ void add_common_flags(CLI::App& app, StudyOptions& o, const StudyDefinition& stu
   app.add_option("--alpha", o.alpha, "exponents alpha of h(S)/N^alpha activations (>= 0)")
       ->delimiter(',')
       ->capture_default_str();
-  add_activation_flags(app, o.activations,
-                       "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " +
-                           names,
-                       &o.params);
+  add_activation_flags(
+      app, o.activations,
+      "activations by name, each optionally followed by +prenorm (or +prenorm-released) and/or +qkln: " + names,
+      &o.params);
   app.add_option("--convention", o.convention,
                  "where 1/sqrt(d) goes for x^p: inside (Thm 4.2), outside (Thm 4.3) or none")
       ->capture_default_str();
-  app.add_option_function<std::string>("--precision", [&o](const std::string& s) { o.precision = parse_precision(s); },
-                                       "float or double")
+  app.add_option_function<std::string>(
+         "--precision", [&o](const std::string& s) { o.precision = parse_precision(s); }, "float or double")
       ->default_str(to_string(o.precision));
   app.add_option("--reference-slope", o.reference_slopes,
                  "slopes s drawn as dashed N^s guide lines on the figures, e.g. 0.5,1")
@@ -172,7 +181,8 @@ void refuse_what_cannot_fit(const EnsembleSpec& e, int threads) {
   if (bytes > memory)
     throw std::invalid_argument(text("N: ", e.N, " (with D = ", e.D, ", d = ", e.d, ", ", threads, " threads",
                                      ranks > 1 ? text(" on each of ", ranks, " ranks") : "", ") needs about ",
-                                     sig(bytes / 1e9, 3), " GB, more than this machine's ", sig(memory / 1e9, 3), " GB"));
+                                     sig(bytes / 1e9, 3), " GB, more than this machine's ", sig(memory / 1e9, 3),
+                                     " GB"));
 }
 
 void validate_common(const StudyOptions& o, const StudyDefinition& study) {
@@ -192,7 +202,8 @@ void validate_common(const StudyOptions& o, const StudyDefinition& study) {
   non_empty("activation", o.activations.size());
   // Checked whether or not an activation reads it: a value outside the documented range is a typo either way.
   for (double a : o.alpha)
-    if (!(a >= 0) || !std::isfinite(a)) throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", a, ")"));
+    if (!(a >= 0) || !std::isfinite(a))
+      throw std::invalid_argument(text("alpha must be a finite number >= 0 (got ", a, ")"));
   for (double s : o.reference_slopes)
     if (!std::isfinite(s)) throw std::invalid_argument(text("reference-slope must be a finite number (got ", s, ")"));
   for (const auto& e : o.ensembles()) {
@@ -266,12 +277,9 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
   };
   auto app_bound = bind_flags(false);
   const auto fail = [&](const std::string& message, int code) {
-    if (hooks)
-      hooks->error = message;
-    else if (root)
-      std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
-    else
-      std::fprintf(stderr, "%s: error on rank %d: %s\n", study.name.c_str(), distributed::rank(), message.c_str());
+    if (hooks) hooks->error = message;
+    else if (root) std::fprintf(stderr, "%s: error: %s\n", study.name.c_str(), message.c_str());
+    else std::fprintf(stderr, "%s: error on rank %d: %s\n", study.name.c_str(), distributed::rank(), message.c_str());
     return code;
   };
   int stop_code = -1;  // this rank's exit code where validation stops it
@@ -336,7 +344,7 @@ int run_study_with(const StudyDefinition& study, const std::vector<std::string>&
     RootDecidedCache cache(root ? &*checkpoint : nullptr);
     const bool quiet = hooks && hooks->quiet;
     io::ProgressBar progress(study.name, std::chrono::seconds(10), root && !quiet && !(hooks && hooks->progress),
-                         hooks ? hooks->progress : io::ProgressListener{});
+                             hooks ? hooks->progress : io::ProgressListener{});
     StudyContext ctx{&cache, &progress, {}};
     const auto output = study.run(options, ctx);
     if (!root) return 0;
@@ -397,4 +405,4 @@ int run_study(const StudyDefinition& study, std::vector<std::string> args, Study
   return run_study_with(study, std::move(args), &hooks);
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::study

@@ -57,4 +57,4 @@ ClaimContext claim_context(const StudyOptions& o, StudyContext& ctx) {
   return claims;
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::study

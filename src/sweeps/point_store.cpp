@@ -50,4 +50,4 @@ fs::path PointStore::file(const std::string& key, const char* suffix) const {
   return dir_ / (std::string(name) + suffix);
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

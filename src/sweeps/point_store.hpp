@@ -27,4 +27,4 @@ class PointStore {
   std::filesystem::path dir_;
 };
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -20,7 +20,8 @@ using namespace training_rows;
 ActivationSpec table_activation(const std::string& s) {
   const auto bad = [&] {
     return std::invalid_argument(
-        text("activation: '", s, "' is not softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned or h/L^a (e.g. relu/L)"));
+        text("activation: '", s,
+             "' is not softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned or h/L^a (e.g. relu/L)"));
   };
   if (s.starts_with("x")) {
     std::size_t at = 1;
@@ -113,7 +114,8 @@ KScale k_at(double log10_k) {
 
 std::vector<KScale> log_grid(double lo, double hi, int points) {
   std::vector<KScale> grid;
-  for (int i = 0; i < points; ++i) grid.push_back(k_at(std::log10(lo) + (std::log10(hi) - std::log10(lo)) * i / (points - 1)));
+  for (int i = 0; i < points; ++i)
+    grid.push_back(k_at(std::log10(lo) + (std::log10(hi) - std::log10(lo)) * i / (points - 1)));
   return grid;
 }
 
@@ -127,12 +129,12 @@ std::string init_of(const ResultRow& r) {
 // the first stage's rows, all inits), the points at x + each offset, with seeds --seed … --seed + refine_seeds − 1.
 // The same seeds give the same initialisation and data order at every x (paired); the first stage's points recur
 // with the same keys and are not trained again. `curve` names a row's curve (without its init), `x_of` reads its
-// coordinate, and `point` builds the point at a coordinate from one of the curve's rows (none where it returns nothing).
-std::vector<Point> refine_around_best(const Grid& g, std::uint64_t seed, const std::vector<ResultRow>& rows,
-                                      const std::vector<double>& offsets,
-                                      const std::function<std::string(const ResultRow&)>& curve,
-                                      const std::function<double(const ResultRow&)>& x_of,
-                                      const std::function<std::optional<Point>(const ResultRow&, double x, std::uint64_t seed)>& point) {
+// coordinate, and `point` builds the point at a coordinate from one of the curve's rows (none where it returns
+// nothing).
+std::vector<Point> refine_around_best(
+    const Grid& g, std::uint64_t seed, const std::vector<ResultRow>& rows, const std::vector<double>& offsets,
+    const std::function<std::string(const ResultRow&)>& curve, const std::function<double(const ResultRow&)>& x_of,
+    const std::function<std::optional<Point>(const ResultRow&, double x, std::uint64_t seed)>& point) {
   struct Curve {
     const ResultRow* example = nullptr;
     std::map<double, std::pair<double, int>> by_x;  // x → (Σ accuracy, seeds)
@@ -207,7 +209,8 @@ TrainRun sweep_run(bool quick) {
 
 std::pair<Index, Index> patch_for(Index N) {
   if (N < 2 || N > 1024 || (N & (N - 1)) != 0)
-    throw std::invalid_argument(text("N must be a power of two from 2 to 1024 (patches of the 32x32 image; got ", N, ")"));
+    throw std::invalid_argument(
+        text("N must be a power of two from 2 to 1024 (patches of the 32x32 image; got ", N, ")"));
   int e = 0;
   while ((Index{1} << e) < N) ++e;
   return {32 >> ((e + 1) / 2), 32 >> (e / 2)};
@@ -222,7 +225,11 @@ const std::vector<Sweep>& sweeps() {
     // 1e-5 and short runs at small N were best at or under 1e-3); the refinement adds half and quarter decades.
     k.full.k = log_grid(1e-5, 1e3, 9);
     k.full.controls = {"softmax", "uniform", "off"};
-    k.quick = {.N = {8, 16}, .k = {{false, 0.1}, {false, 1}, {false, 10}}, .seeds = 2, .refine_seeds = 3, .run = sweep_run(true)};
+    k.quick = {.N = {8, 16},
+               .k = {{false, 0.1}, {false, 1}, {false, 10}},
+               .seeds = 2,
+               .refine_seeds = 3,
+               .run = sweep_run(true)};
     // ViT-Tiny's (issue 15 item 4): POLY's Fig 1 model at N in {8, 16} under timm's init, one epoch (900 steps, the
     // budget of its training_norms: a point costs 4.1 min on one thread at N = 8, 7.5 min at N = 16). Its quick grid
     // has no second stage, as a ViT-Tiny step costs more (the small model's quick grid tests the refinement).
@@ -238,17 +245,17 @@ const std::vector<Sweep>& sweeps() {
       std::vector<Point> points;
       for (std::uint64_t s : seeds(g, seed))
         for (Index n : g.N)
-          for (const auto& kv : g.k)
-            points.push_back({base_config(g, n, {"poly", 3, kv, Convention::inside}, s), {}});
+          for (const auto& kv : g.k) points.push_back({base_config(g, n, {"poly", 3, kv, Convention::inside}, s), {}});
       return points;
     };
     s.push_back(k);
 
-    Sweep table{training_rows::sweep::activation_table, "accuracy of every activation of POLY Table 1/2/5 at N = 64 and 256"};
+    Sweep table{training_rows::sweep::activation_table,
+                "accuracy of every activation of POLY Table 1/2/5 at N = 64 and 256"};
     table.full = {.N = {64, 256}, .seeds = 3, .run = sweep_run(false)};
-    table.full.activations = {"softmax",   "x^3/sqrtN", "x^3",       "x/sqrtN",   "x",          "x^2/sqrtN",
-                              "x^4/sqrtN", "x^5/sqrtN", "x^6/sqrtN", "x*learned", "x^2*learned", "x^3*learned",
-                              "x^4*learned", "x^5*learned", "relu/L"};
+    table.full.activations = {"softmax",     "x^3/sqrtN",   "x^3",         "x/sqrtN",     "x",
+                              "x^2/sqrtN",   "x^4/sqrtN",   "x^5/sqrtN",   "x^6/sqrtN",   "x*learned",
+                              "x^2*learned", "x^3*learned", "x^4*learned", "x^5*learned", "relu/L"};
     table.full.controls = {"uniform", "off"};
     table.quick = {.N = {16},
                    .activations = {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x", "x^4/sqrtN", "x^3*learned"},
@@ -264,9 +271,13 @@ const std::vector<Sweep>& sweeps() {
     };
     s.push_back(table);
 
-    Sweep norms{training_rows::sweep::norms, "per-layer attention norms through training for softmax, x^3/sqrtN and x^3 (POLY Fig 2/3)"};
+    Sweep norms{training_rows::sweep::norms,
+                "per-layer attention norms through training for softmax, x^3/sqrtN and x^3 (POLY Fig 2/3)"};
     // Issue 15's campaign: every N under both regimes, about 4 epochs (the learning curves' budget).
-    norms.full = {.N = {8, 16, 64, 256}, .activations = {"softmax", "x^3/sqrtN", "x^3"}, .inits = {"timm", "unit"}, .seeds = 4,
+    norms.full = {.N = {8, 16, 64, 256},
+                  .activations = {"softmax", "x^3/sqrtN", "x^3"},
+                  .inits = {"timm", "unit"},
+                  .seeds = 4,
                   .run = sweep_run(false)};
     norms.full.run.config.model.depth = 6, norms.full.run.config.steps = 3600, norms.full.run.config.warmup = 40;
     norms.quick = {.N = {16}, .activations = {"softmax", "x^3/sqrtN", "x^3"}, .seeds = 1, .run = sweep_run(true)};
@@ -282,7 +293,8 @@ const std::vector<Sweep>& sweeps() {
     norms.points = table.points;
     s.push_back(norms);
 
-    Sweep alpha{training_rows::sweep::alpha, "L^-alpha h attention over alpha in [0, 2] for five h at two N (RELU Fig 2)"};
+    Sweep alpha{training_rows::sweep::alpha,
+                "L^-alpha h attention over alpha in [0, 2] for five h at two N (RELU Fig 2)"};
     alpha.full = {.N = {16, 64},
                   .h = {"relu", "relu2", "gelu", "softplus", "identity"},
                   .alpha = {0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2},
@@ -349,4 +361,4 @@ std::string point_key(const Sweep& sweep, const Grid& g, const Point& p) {
   return text(sweep.name, "|", run_key({.config = p.config, .data = g.run.data}), ":norms=", sweep.norms);
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -24,7 +24,7 @@ struct Grid {
   // ignore content).
   std::vector<std::string> controls{};
   int seeds = 2;
-  int refine_seeds = 0;  // seeds of the refinement around each curve's best grid point (0: none)
+  int refine_seeds = 0;        // seeds of the refinement around each curve's best grid point (0: none)
   bool finished_only = false;  // train nothing: the rows of the points already finished
   TrainRun run{};
 };
@@ -63,10 +63,11 @@ std::pair<Index, Index> patch_for(Index N);
 // The layers whose norms a sweep with norms keeps: POLY's layers 2, 7 and 12 of ViT-Tiny's 12 as fractions of `depth`,
 // rounded down, the middle one past the first (depth 3: 1, 2, 3; depth 6: 1, 3, 6; depth 12: 2, 7, 12).
 std::vector<Index> norm_layers(Index depth);
-// The preset (training_rows::model) whose folder of results/ holds a run of this shape, whose claims judge it: "vit-tiny"
-// (trained with --model vit-tiny --out results/vit-tiny), or "" for every other shape (the sweeps' own, in results/).
+// The preset (training_rows::model) whose folder of results/ holds a run of this shape, whose claims judge it:
+// "vit-tiny" (trained with --model vit-tiny --out results/vit-tiny), or "" for every other shape (the sweeps' own, in
+// results/).
 std::string preset_of(const train::VitConfig& model);
 // Everything that makes a point's numbers: the sweep, the run and its data.
 std::string point_key(const Sweep& sweep, const Grid& g, const Point& p);
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -1,5 +1,5 @@
-#include "point_store.hpp"
 #include "sweep_points.hpp"
+#include "point_store.hpp"
 
 #include <attnlab/core/distributed.hpp>
 #include <attnlab/core/text.hpp>
@@ -39,8 +39,8 @@ io::PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, c
   }
   const auto eval = trainer.evaluate();
   const double train_loss = trainer.records().empty() ? std::nan("") : trainer.records().back().loss;
-  result.measurements = {{quantity::val_accuracy, eval.accuracy}, {quantity::val_loss, eval.loss},
-                         {quantity::train_loss, train_loss}};
+  result.measurements = {
+      {quantity::val_accuracy, eval.accuracy}, {quantity::val_loss, eval.loss}, {quantity::train_loss, train_loss}};
   if (sweep.norms)
     for (const auto& rec : trainer.records())
       for (Index l : norm_layers(p.config.model.depth))
@@ -54,10 +54,10 @@ io::PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, c
   return result;
 }
 
-// The norms a point's rows keep (its file keeps every logged step): at most kNormRowsPerRun + 1 steps evenly spaced over
-// the configured budget, the same for every run of it (a diverged run keeps the others' steps), with its last step;
-// and per layer only the largest of the per-matrix maxima, at the step where it occurred. A campaign's CSV stays a few
-// MB; every logged matrix still enters the bounds' check through its maximum.
+// The norms a point's rows keep (its file keeps every logged step): at most kNormRowsPerRun + 1 steps evenly spaced
+// over the configured budget, the same for every run of it (a diverged run keeps the others' steps), with its last
+// step; and per layer only the largest of the per-matrix maxima, at the step where it occurred. A campaign's CSV stays
+// a few MB; every logged matrix still enters the bounds' check through its maximum.
 constexpr long kNormRowsPerRun = 72;
 std::vector<io::Measurement> kept_measurements(const io::PointResult& result, long steps, long log_every) {
   long last = 0;
@@ -96,15 +96,19 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
     r.trials = 1;
     const bool finite = std::isfinite(m.value);
     r.value = {finite ? 1 : 0, finite ? 0 : 1, m.value, 0, m.value, m.value};
-    r.extra = {{column::seed, c.seed}, {column::validation, g.run.data.validation},
-               {column::steps, c.steps}, {column::batch, c.batch}, {column::depth, c.model.depth},
+    r.extra = {{column::seed, c.seed},
+               {column::validation, g.run.data.validation},
+               {column::steps, c.steps},
+               {column::batch, c.batch},
+               {column::depth, c.model.depth},
                {column::function, c.model.activation.name},
                {column::init, train::to_string(c.model.qk_init)}};
     if (info.uses_alpha) r.extra.push_back({column::alpha, c.model.activation.alpha});
     for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
       if (extra_value(r, label.first).empty()) r.extra.push_back(label);
     if (m.layer > 0)
-      r.extra.insert(r.extra.end(), {{column::step, m.step}, {column::layer, m.layer},
+      r.extra.insert(r.extra.end(), {{column::step, m.step},
+                                     {column::layer, m.layer},
                                      {column::tokens, c.model.tokens()},
                                      {column::weight_std, c.model.qk_weight_std()}});
     r.extra.push_back({column::diverged_at, result.diverged_at < 0 ? Cell() : Cell(result.diverged_at)});
@@ -143,7 +147,8 @@ void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& poi
       if (lock < 0) return false;
       results[i] = store.load(key);  // finished by its last holder while this process waited for the lock
       if (!results[i]) {
-        if (!images && g.run.data.name != "recall") images = std::make_unique<train::Dataset>(load_images(g.run.data, false));
+        if (!images && g.run.data.name != "recall")
+          images = std::make_unique<train::Dataset>(load_images(g.run.data, false));
         results[i] = train_point(sweep, g, points[i], images.get());
         store.store(key, *results[i]);
         ++trained;
@@ -156,8 +161,8 @@ void run_points(const Sweep& sweep, const Grid& g, const std::vector<Point>& poi
   };
   if (g.finished_only) {
     for (std::size_t i = 0; i < points.size(); ++i) settle(i);
-    std::fprintf(stderr, "%s: %zu of %zu %s not finished yet, left out (--finished-only)\n", sweep.name.c_str(), missing,
-                 points.size(), stage.c_str());
+    std::fprintf(stderr, "%s: %zu of %zu %s not finished yet, left out (--finished-only)\n", sweep.name.c_str(),
+                 missing, points.size(), stage.c_str());
   } else {
     // The ranks of an MPI job take points from one queue, so a slow point holds up only its rank; then each rank
     // reads the points the others settled (and waits for those another job holds).
@@ -201,4 +206,4 @@ SweepRows run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const
   return result;
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

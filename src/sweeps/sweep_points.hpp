@@ -27,4 +27,4 @@ struct SweepRows {
 SweepRows run_sweep(const Sweep& sweep, const Grid& g, std::uint64_t seed, const std::filesystem::path& out,
                     io::ProgressBar& progress_bar);
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -31,7 +31,10 @@ std::string preset_help() {
   std::string help;
   for (std::size_t i = 0; i < train::kModelPresets.size(); ++i) {
     const auto& p = train::kModelPresets[i];
-    help += text(i == 0 ? "" : i + 1 == train::kModelPresets.size() ? " or " : ", ", p.name,
+    help += text(i == 0                                 ? ""
+                 : i + 1 == train::kModelPresets.size() ? " or "
+                                                        : ", ",
+                 p.name,
                  i == 0 ? text(" (D ", p.dim, ", depth ", p.depth, ", ", p.heads, " heads, MLP ", p.mlp_hidden, ")")
                         : text(" (", p.dim, ", ", p.depth, ", ", p.heads, ", ", p.mlp_hidden, ")"));
   }
@@ -53,8 +56,7 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
   auto& data = run.data;
   // CLI11 runs the options' callbacks in the order they are added: the preset first, so --dim and the rest override it.
   app.add_option_function<std::string>(
-         "--model",
-         [&m](const std::string& name) { set_preset_shape(m, name); },
+         "--model", [&m](const std::string& name) { set_preset_shape(m, name); },
          preset_help() + ": sets --dim, --depth, --heads and --mlp")
       ->check(CLI::IsMember(preset_names()));
   app.add_option("--dim", m.dim, "embedding dimension D")->capture_default_str();
@@ -82,15 +84,16 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
            "expr:x^3/sqrt(N), rowexpr:exp(x))")
         ->default_str(a.name);
     app.add_option_function<std::vector<std::string>>(
-        "--param",
-        [&a](const std::vector<std::string>& assignments) {
-          for (const auto& s : assignments) parse_formula_parameter(s, a.params);
-        },
-        "values of a formula's parameters, NAME=NUMBER (comma-separated, repeatable)")
+           "--param",
+           [&a](const std::vector<std::string>& assignments) {
+             for (const auto& s : assignments) parse_formula_parameter(s, a.params);
+           },
+           "values of a formula's parameters, NAME=NUMBER (comma-separated, repeatable)")
         ->delimiter(',');
     app.add_option("--p", a.p, "power p of poly activations")->capture_default_str();
-    app.add_option_function<std::string>("--k", [&a](const std::string& k) { a.k = KScale::parse(k); },
-                                         "scale k of x^p/k: a number or sqrtN (N = patches)")
+    app.add_option_function<std::string>(
+           "--k", [&a](const std::string& k) { a.k = KScale::parse(k); },
+           "scale k of x^p/k: a number or sqrtN (N = patches)")
         ->default_str(a.k.str());
     app.add_option("--alpha", a.alpha, "exponent alpha of h(S)/N^alpha activations")->capture_default_str();
     app.add_option_function<std::string>(
@@ -104,8 +107,10 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
       ->check(CLI::IsMember({"fashion-mnist", "cifar10", "recall"}))
       ->capture_default_str();
   app.add_option("--data-dir", data.dir, "folder of the dataset's files")->capture_default_str();
-  app.add_option("--train-limit", data.train_limit, "use only the first K training images (0: all)")->capture_default_str();
-  app.add_option("--validation", data.validation, "images split off the training set for validation")->capture_default_str();
+  app.add_option("--train-limit", data.train_limit, "use only the first K training images (0: all)")
+      ->capture_default_str();
+  app.add_option("--validation", data.validation, "images split off the training set for validation")
+      ->capture_default_str();
   app.add_option("--steps", c.steps, "optimisation steps")->capture_default_str();
   app.add_option("--batch", c.batch, "batch size")->capture_default_str();
   app.add_option("--lr", c.lr, "peak learning rate")->capture_default_str();
@@ -122,12 +127,27 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
 nlohmann::json to_json(const TrainRun& run) {
   const auto& c = run.config;
   const auto& m = c.model;
-  return {{"model", {{"dim", m.dim}, {"depth", m.depth}, {"heads", m.heads}, {"mlp", m.mlp_hidden},
-                     {"init", train::to_string(m.qk_init)}, {"matmul", to_string(m.matmul)}}},
-          {"batch", c.batch}, {"steps", c.steps}, {"warmup", c.warmup}, {"lr", c.lr}, {"min_lr", c.min_lr},
-          {"weight_decay", c.weight_decay}, {"clip", c.clip}, {"label_smoothing", c.label_smoothing},
-          {"crop", c.augment.random_crop}, {"flip", c.augment.flip}, {"log_every", c.log_every},
-          {"optimizer", "AdamW, cosine schedule"}, {"data", run.data.name}, {"validation_images", run.data.validation},
+  return {{"model",
+           {{"dim", m.dim},
+            {"depth", m.depth},
+            {"heads", m.heads},
+            {"mlp", m.mlp_hidden},
+            {"init", train::to_string(m.qk_init)},
+            {"matmul", to_string(m.matmul)}}},
+          {"batch", c.batch},
+          {"steps", c.steps},
+          {"warmup", c.warmup},
+          {"lr", c.lr},
+          {"min_lr", c.min_lr},
+          {"weight_decay", c.weight_decay},
+          {"clip", c.clip},
+          {"label_smoothing", c.label_smoothing},
+          {"crop", c.augment.random_crop},
+          {"flip", c.augment.flip},
+          {"log_every", c.log_every},
+          {"optimizer", "AdamW, cosine schedule"},
+          {"data", run.data.name},
+          {"validation_images", run.data.validation},
           {"train_limit", run.data.train_limit}};
 }
 
@@ -171,13 +191,15 @@ train::Dataset load_images(const TrainData& data, bool test) {
     images = train::read_cifar10({data.dir / train::kCifar10Files.back()});
   } else {
     std::vector<std::filesystem::path> batches;
-    for (std::size_t b = 0; b + 1 < train::kCifar10Files.size(); ++b) batches.push_back(data.dir / train::kCifar10Files[b]);
+    for (std::size_t b = 0; b + 1 < train::kCifar10Files.size(); ++b)
+      batches.push_back(data.dir / train::kCifar10Files[b]);
     images = train::read_cifar10(batches);
   }
   return train::first(std::move(images), test ? data.test_limit : data.train_limit);
 }
 
-RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed, const train::Dataset* images) {
+RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed,
+                 const train::Dataset* images) {
   if (data.name == "recall") {
     using train::RecallSplit;
     const Index tokens = model.patches();
@@ -211,4 +233,4 @@ TrainSplits load_splits(const TrainData& data, const train::VitConfig& model, st
   return {std::move(train_part), std::move(validation_part), load_images(data, true)};
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -1,8 +1,8 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/io/files.hpp>
+#include <attnlab/mc/statistics.hpp>
 #include <attnlab/sweeps/train_run.hpp>
 #include <attnlab/sweeps/train_study.hpp>
-#include <attnlab/mc/statistics.hpp>
 #include <attnlab/train/trainer.hpp>
 
 #include <algorithm>
@@ -41,11 +41,13 @@ TrainStudy defaults(bool quick) {
 
 void validate(const TrainStudy& s) {
   const auto& data = s.run.data;
-  if (s.schedule.eval_every < 1) throw std::invalid_argument(text("eval-every must be at least 1 (got ", s.schedule.eval_every, ")"));
+  if (s.schedule.eval_every < 1)
+    throw std::invalid_argument(text("eval-every must be at least 1 (got ", s.schedule.eval_every, ")"));
   if (s.schedule.checkpoint_every < 1)
     throw std::invalid_argument(text("checkpoint-every must be at least 1 (got ", s.schedule.checkpoint_every, ")"));
   if (data.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", data.train_limit, ")"));
-  if (data.validation < 1) throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
+  if (data.validation < 1)
+    throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
   require_data_files(data.dir, data_files(data));
   auto c = s.run.config;
   fit_model_to_data(c.model, data);
@@ -54,11 +56,11 @@ void validate(const TrainStudy& s) {
       throw std::invalid_argument("crop and flip move pixels: --data recall's tokens take neither");
     if (data.validation >= training_examples(data))
       throw std::invalid_argument(text("validation (", data.validation, ") must be smaller than the ",
-                                       training_examples(data), " training examples (train-limit ", data.train_limit, ")"));
+                                       training_examples(data), " training examples (train-limit ", data.train_limit,
+                                       ")"));
   }
   c.validate();
 }
-
 
 std::string percent_text(double accuracy) { return sig(100 * accuracy, 3); }
 
@@ -79,13 +81,15 @@ ResultRow row(const train::TrainConfig& c, const std::string& quantity, long ste
 
 study::StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c, const train::Evaluation& test) {
   study::StudyOutput out;
-  Figure loss{.name = "train_loss", .title = "training and validation loss", .xlabel = "step",
-              .ylabel = "cross-entropy"};
-  Figure accuracy{.name = "train_accuracy", .title = "training and validation accuracy", .xlabel = "step",
-                  .ylabel = "accuracy"};
+  Figure loss{
+      .name = "train_loss", .title = "training and validation loss", .xlabel = "step", .ylabel = "cross-entropy"};
+  Figure accuracy{
+      .name = "train_accuracy", .title = "training and validation accuracy", .xlabel = "step", .ylabel = "accuracy"};
   Figure norms{.name = "train_norms",
                .title = "per-layer ||phi(S)||_F and ||d phi/d S||_F (mean over images and heads)",
-               .xlabel = "step", .ylabel = "norm", .logy = true};
+               .xlabel = "step",
+               .ylabel = "norm",
+               .logy = true};
   Series train_loss{.label = "train"}, train_accuracy{.label = "train"};
   std::vector<Series> phi(std::size_t(c.model.depth)), jacobian(std::size_t(c.model.depth));
   for (Index l = 0; l < c.model.depth; ++l) {
@@ -116,13 +120,17 @@ study::StudyOutput outputs(const train::Trainer& t, const train::TrainConfig& c,
   // Issue #15's budget rule: the validation accuracy on a plateau, within 1 point over the last fifth of the steps.
   const auto flat = train::plateau(t.validations(), c.steps);
   out.rows.push_back(row(c, "plateau_spread", c.steps, flat.spread,
-                         {{"from_step", flat.from_step}, {"evaluations", flat.evaluations},
-                          {"gain", flat.gain}, {"plateau", flat.reached ? "yes" : "no"}}));
-  out.summary = text("validation accuracy ", percent_text(t.validations().empty() ? 0 : t.validations().back().accuracy),
-                     "; over the last fifth of the steps (", flat.evaluations, " evaluations from step ", flat.from_step,
-                     ") it spans ", percent_text(flat.spread), " points and gains ", percent_text(flat.gain), ": ",
-                     flat.reached ? "on a plateau (within 1 point)" : "not on a plateau (more than 1 point, or fewer than two evaluations)",
-                     "\n");
+                         {{"from_step", flat.from_step},
+                          {"evaluations", flat.evaluations},
+                          {"gain", flat.gain},
+                          {"plateau", flat.reached ? "yes" : "no"}}));
+  out.summary = text(
+      "validation accuracy ", percent_text(t.validations().empty() ? 0 : t.validations().back().accuracy),
+      "; over the last fifth of the steps (", flat.evaluations, " evaluations from step ", flat.from_step,
+      ") it spans ", percent_text(flat.spread), " points and gains ", percent_text(flat.gain), ": ",
+      flat.reached ? "on a plateau (within 1 point)"
+                   : "not on a plateau (more than 1 point, or fewer than two evaluations)",
+      "\n");
   out.rows.push_back(row(c, "loss", test.step, test.loss, {{"split", "test"}}));
   out.rows.push_back(row(c, "accuracy", test.step, test.accuracy, {{"split", "test"}}));
   loss.series = {train_loss, validation_loss};
@@ -148,15 +156,18 @@ study::StudyDefinition train_study() {
     // The recall task has a budget of its own unless given; the warm-up follows --steps unless given: a tenth of the
     // steps, at most 100.
     auto* steps = app.get_option("--steps");
-    steps->description(text("optimisation steps (default ", study->run.config.steps, "; ", kRecallSteps, " with --data recall)"));
+    steps->description(
+        text("optimisation steps (default ", study->run.config.steps, "; ", kRecallSteps, " with --data recall)"));
     auto* warmup = app.get_option("--warmup");
     warmup->description("linear warm-up steps (default: a tenth of --steps, at most 100)");
     app.final_callback([steps, warmup, quick, &run = study->run] {
       if (run.data.name == "recall" && steps->count() == 0 && !quick) run.config.steps = kRecallSteps;
       if (warmup->count() == 0) run.config.warmup = std::min(100L, run.config.steps / 10);
     });
-    app.add_option("--eval-every", study->schedule.eval_every, "steps between validation passes")->capture_default_str();
-    app.add_option("--checkpoint-every", study->schedule.checkpoint_every, "steps between checkpoints")->capture_default_str();
+    app.add_option("--eval-every", study->schedule.eval_every, "steps between validation passes")
+        ->capture_default_str();
+    app.add_option("--checkpoint-every", study->schedule.checkpoint_every, "steps between checkpoints")
+        ->capture_default_str();
   };
   s.validate = [study](const study::StudyOptions&) { validate(*study); };
   s.run = [study](const study::StudyOptions& o, study::StudyContext& ctx) {
@@ -188,10 +199,14 @@ study::StudyDefinition train_study() {
       if (progress) progress(std::uint32_t(trainer.step()), std::uint32_t(config.steps));
     }
     auto out = outputs(trainer, config, trainer.evaluate(data.test));
-    out.config = {{"run", train::fingerprint(config)}, {"data", study->run.data.name},
-                  {"data_dir", study->run.data.dir.string()}, {"train_examples", data.train.size()},
-                  {"validation_examples", data.validation.size()}, {"test_examples", data.test.size()},
-                  {"eval_every", schedule.eval_every}, {"checkpoint_every", schedule.checkpoint_every},
+    out.config = {{"run", train::fingerprint(config)},
+                  {"data", study->run.data.name},
+                  {"data_dir", study->run.data.dir.string()},
+                  {"train_examples", data.train.size()},
+                  {"validation_examples", data.validation.size()},
+                  {"test_examples", data.test.size()},
+                  {"eval_every", schedule.eval_every},
+                  {"checkpoint_every", schedule.checkpoint_every},
                   {"parameters", trainer.model().parameters().size()}};
     std::filesystem::remove(state);
     return out;
@@ -199,4 +214,4 @@ study::StudyDefinition train_study() {
   return s;
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

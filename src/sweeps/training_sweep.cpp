@@ -16,8 +16,10 @@ struct Judged {
   ClaimOutcome outcome;
 };
 
-// Every registered claim that reads the sweep `name` (a preset model's as "vit-tiny/training_norms"), judged from its rows.
-std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>& rows, const study::StudyOptions& o, study::StudyContext& ctx) {
+// Every registered claim that reads the sweep `name` (a preset model's as "vit-tiny/training_norms"), judged from its
+// rows.
+std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>& rows, const study::StudyOptions& o,
+                          study::StudyContext& ctx) {
   auto claims = study::claim_context(o, ctx);
   claims.training_rows = [&](const std::string& wanted) { return wanted == name ? rows : std::vector<ResultRow>{}; };
   std::vector<Judged> judged;
@@ -35,9 +37,9 @@ nlohmann::json budget_json(const Grid& g) {
 
 std::string summary_markdown(const Sweep& sweep, const study::StudyOptions& o, const Grid& g, const SweepRows& swept,
                              const std::vector<Judged>& judged) {
-  std::string md = text("# ", sweep.name, "\n\n", sweep.description, ".\n\nProduced by `", o.command, "`", o.quick ? " (quick budget)" : "",
-                        ".\n\nRun per point: ", budget_json(g).dump(), "; Q/K init ", nlohmann::json(g.inits).dump(), "; ", g.seeds,
-                        " seed(s) from ", o.seed, ".\n",
+  std::string md = text("# ", sweep.name, "\n\n", sweep.description, ".\n\nProduced by `", o.command, "`",
+                        o.quick ? " (quick budget)" : "", ".\n\nRun per point: ", budget_json(g).dump(), "; Q/K init ",
+                        nlohmann::json(g.inits).dump(), "; ", g.seeds, " seed(s) from ", o.seed, ".\n",
                         swept.left_out ? text("\n**Partial:** ", swept.left_out, " of the ", swept.points,
                                               " points are not finished yet and are left out (--finished-only).\n")
                                        : "");
@@ -48,7 +50,8 @@ std::string summary_markdown(const Sweep& sweep, const study::StudyOptions& o, c
   return md;
 }
 
-study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o, const Grid& g, study::StudyContext& ctx) {
+study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o, const Grid& g,
+                                study::StudyContext& ctx) {
   study::StudyOutput out;
   auto swept = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
   out.rows = std::move(swept.rows);
@@ -67,9 +70,16 @@ study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o
   out.files.push_back({sweep.name + ".md", summary_markdown(sweep, o, g, swept, judged)});
   if (judged.empty())  // a preset model's sweep that no claim of its own reads (alpha_sweep --model vit-tiny)
     out.summary += text(sweep.name, ": no claim reads ", name, ": rows and figures only, no verdicts\n");
-  out.config = {{"budget", budget_json(g)}, {"seeds", g.seeds}, {"N", g.N}, {"init", g.inits}, {"refine_seeds", g.refine_seeds},
-                {"points", swept.points}, {"points_left_out", swept.left_out}, {"verdicts", verdicts},
-                {"command", o.command}, {"data_dir", g.run.data.dir.string()}};
+  out.config = {{"budget", budget_json(g)},
+                {"seeds", g.seeds},
+                {"N", g.N},
+                {"init", g.inits},
+                {"refine_seeds", g.refine_seeds},
+                {"points", swept.points},
+                {"points_left_out", swept.left_out},
+                {"verdicts", verdicts},
+                {"command", o.command},
+                {"data_dir", g.run.data.dir.string()}};
   for (const auto& k : g.k) out.config["k"].push_back(k.str());
   if (!g.activations.empty()) out.config["activations"] = g.activations;
   if (!g.controls.empty()) out.config["controls"] = g.controls;
@@ -83,7 +93,8 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   if (g.N.empty()) throw std::invalid_argument("N must list at least one sequence length");
   for (Index n : g.N) patch_for(n);
   const auto& data = g.run.data;
-  if (data.validation < 1) throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
+  if (data.validation < 1)
+    throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
   if (data.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", data.train_limit, ")"));
   const Index images = training_examples(data);
   if (data.name == "recall" && (g.run.config.augment.random_crop || g.run.config.augment.flip))
@@ -101,7 +112,8 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   }
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
-    throw std::invalid_argument("the grid lists a configuration twice (a repeated N, k, activation, h, alpha, init or control)");
+    throw std::invalid_argument(
+        "the grid lists a configuration twice (a repeated N, k, activation, h, alpha, init or control)");
   if (g.finished_only) return;  // reads points, never the images
   auto files = data_files(data);
   if (data.name == "fashion-mnist") files.resize(2);  // the training split only
@@ -131,8 +143,12 @@ study::StudyDefinition training_sweep_study(const std::string& name) {
   s.add_flags = [&sweep, grid](CLI::App& app, bool quick) {
     auto& g = *grid;
     g = quick ? sweep.quick : sweep.full;
-    const auto has = [&](const char* f) { return std::find(sweep.grid_flags.begin(), sweep.grid_flags.end(), f) != sweep.grid_flags.end(); };
-    app.add_option("--N", g.N, "sequence lengths (patches of the 32x32 image: powers of two, 8 = 8x16 patches; --data recall: tokens)")
+    const auto has = [&](const char* f) {
+      return std::find(sweep.grid_flags.begin(), sweep.grid_flags.end(), f) != sweep.grid_flags.end();
+    };
+    app.add_option(
+           "--N", g.N,
+           "sequence lengths (patches of the 32x32 image: powers of two, 8 = 8x16 patches; --data recall: tokens)")
         ->delimiter(',')
         ->capture_default_str();
     if (has("k")) {
@@ -149,7 +165,8 @@ study::StudyDefinition training_sweep_study(const std::string& name) {
           ->default_str(defaults);
     }
     if (has("activation"))
-      study::add_activation_flags(app, g.activations, "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
+      study::add_activation_flags(app, g.activations,
+                                  "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
     app.add_option("--controls", g.controls,
@@ -157,25 +174,32 @@ study::StudyDefinition training_sweep_study(const std::string& name) {
                    "off ignore content): the baselines the grid is read against")
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--init", g.inits, "initial Q and K weights, each a grid axis: timm (N(0, 0.02^2)), xavier (variance 1/D) or unit (logits of unit variance)")
+    app.add_option(
+           "--init", g.inits,
+           "initial Q and K weights, each a grid axis: timm (N(0, 0.02^2)), xavier (variance 1/D) or unit (logits of unit variance)")
         ->delimiter(',')
         ->check(CLI::IsMember({"timm", "xavier", "unit"}))
         ->capture_default_str();
-    app.add_option("--seeds", g.seeds, "training seeds per configuration (--seed, --seed + 1, ...)")->capture_default_str();
+    app.add_option("--seeds", g.seeds, "training seeds per configuration (--seed, --seed + 1, ...)")
+        ->capture_default_str();
     if (has("refine-seeds"))
       app.add_option("--refine-seeds", g.refine_seeds,
                      "seeds of the second stage: " + sweep.refine_points + " (0: none)")
           ->capture_default_str();
-    app.add_flag("--finished-only", g.finished_only,
-                 "train nothing: write the outputs from the points already finished under --out, naming how many are missing");
+    app.add_flag(
+        "--finished-only", g.finished_only,
+        "train nothing: write the outputs from the points already finished under --out, naming how many are missing");
     add_train_flags(app, g.run, TrainFlags::budget);
   };
   s.validate = [&sweep, grid](const study::StudyOptions&) { validate_grid(sweep, *grid); };
-  s.run = [&sweep, grid](const study::StudyOptions& o, study::StudyContext& ctx) { return sweep_output(sweep, o, *grid, ctx); };
+  s.run = [&sweep, grid](const study::StudyOptions& o, study::StudyContext& ctx) {
+    return sweep_output(sweep, o, *grid, ctx);
+  };
   return s;
 }
 
-std::vector<ResultRow> retrain_sweep(const std::string& name, const study::StudyOptions& options, study::StudyContext& ctx) {
+std::vector<ResultRow> retrain_sweep(const std::string& name, const study::StudyOptions& options,
+                                     study::StudyContext& ctx) {
   const auto slash = name.find('/');
   if (slash == std::string::npos) {
     const Sweep& sweep = find_sweep(name);
@@ -194,4 +218,4 @@ std::vector<ResultRow> retrain_sweep(const std::string& name, const study::Study
   throw std::logic_error("unknown training sweep " + name);
 }
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -19,7 +19,8 @@ const std::vector<LeftOutClaim>& left_out_claims() {
        "the paper's training setup is not reproduced; the functions' properties are judged without training"},
       {"SOFT Tables 1-7", "ImageNet-1k accuracy, FLOPs and memory of SOFT models; COCO and ADE20K downstream tasks",
        "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity)"},
-      {"SOFT Tables 8-10", "symmetric against asymmetric kernels, bottleneck length m and sampling method: top-1, memory, "
+      {"SOFT Tables 8-10",
+       "symmetric against asymmetric kernels, bottleneck length m and sampling method: top-1, memory, "
        "FLOPs and parameters of whole SOFT models",
        "every column needs ImageNet training or the full SOFT architecture (stages, widths, convolutions), which the "
        "toolkit does not build; the samplers' reconstruction error is judged instead (soft.nystrom_error, its ranking "

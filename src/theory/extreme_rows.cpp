@@ -1,5 +1,5 @@
-#include <attnlab/core/rng.hpp>
 #include <attnlab/core/csv_number.hpp>
+#include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/theory/extreme_rows.hpp>
 

@@ -60,19 +60,24 @@ Moments homogeneous_moments(const Homogeneous& h, const std::function<double(dou
 }
 
 // E|Z|^k = 2^{k/2} Γ((k+1)/2)/√π
-double normal_abs_moment(double k) { return std::exp(0.5 * k * std::log(2.0) + std::lgamma(0.5 * (k + 1)) - 0.5 * std::log(M_PI)); }
+double normal_abs_moment(double k) {
+  return std::exp(0.5 * k * std::log(2.0) + std::lgamma(0.5 * (k + 1)) - 0.5 * std::log(M_PI));
+}
 // E (χ²_n/n)^s = (2/n)^s Γ(n/2 + s)/Γ(n/2)
-double scaled_chi2_moment(double n, double s) { return std::exp(s * std::log(2.0 / n) + std::lgamma(n / 2 + s) - std::lgamma(n / 2)); }
+double scaled_chi2_moment(double n, double s) {
+  return std::exp(s * std::log(2.0 / n) + std::lgamma(n / 2 + s) - std::lgamma(n / 2));
+}
 // qk-layernorm: S = √d t with t² ~ Beta(1/2, (d−2)/2), E|t|^k = Γ((k+1)/2)Γ((d−1)/2)/(Γ(1/2)Γ((d−1+k)/2)).
 double qkln_abs_moment(double d, double k) {
-  return std::exp(0.5 * k * std::log(d) + std::lgamma(0.5 * (k + 1)) + std::lgamma(0.5 * (d - 1)) - 0.5 * std::log(M_PI) -
-                  std::lgamma(0.5 * (d - 1 + k)));
+  return std::exp(0.5 * k * std::log(d) + std::lgamma(0.5 * (k + 1)) + std::lgamma(0.5 * (d - 1)) -
+                  0.5 * std::log(M_PI) - std::lgamma(0.5 * (d - 1 + k)));
 }
 
 void check_ensemble(const EnsembleSpec& e, bool qk_layernorm) {
   if (!(e.D >= 1)) throw std::invalid_argument(text("D must be at least 1 (got ", e.D, ")"));
   if (!(e.d >= (qk_layernorm ? 2 : 1)))
-    throw std::invalid_argument(text("d must be at least ", qk_layernorm ? "2 for qk-layernorm" : "1", " (got ", e.d, ")"));
+    throw std::invalid_argument(
+        text("d must be at least ", qk_layernorm ? "2 for qk-layernorm" : "1", " (got ", e.d, ")"));
   check_sigma(e.sigma_x);
   check_sigma(e.sigma_t);
   if (qk_layernorm && !(e.sigma_x > 0 && e.sigma_t > 0))  // LayerNorm of q = 0 is 0, not a sphere point
@@ -207,7 +212,8 @@ double logit_scale_expectation(const std::function<double(double)>& f, const Ens
   return sum;
 }
 
-double logit_expectation(const std::function<double(double)>& f, const EnsembleSpec& e, bool qk_layernorm, bool diagonal) {
+double logit_expectation(const std::function<double(double)>& f, const EnsembleSpec& e, bool qk_layernorm,
+                         bool diagonal) {
   check_ensemble(e, qk_layernorm);
   if (qk_layernorm) return qkln_expectation(f, double(e.d));
   return logit_scale_expectation([&](double tau) { return gaussian_expectation(f, tau); }, e, diagonal);
@@ -248,7 +254,9 @@ WeightLevels weight_levels(const EntryMoments& m, double N, double alpha) {
   return {mean_weight, N * mean_weight, scale * scale * N * ((N - 1) * m.off_diagonal.second + m.diagonal.second)};
 }
 
-WeightLevels weight_limits(const EntryMoments& m) { return {m.off_diagonal.mean, m.off_diagonal.mean, m.off_diagonal.second}; }
+WeightLevels weight_limits(const EntryMoments& m) {
+  return {m.off_diagonal.mean, m.off_diagonal.mean, m.off_diagonal.second};
+}
 
 double softmax_row_norm2(double N, double sigma) {
   if (!(N >= 1 && std::isfinite(N))) throw std::invalid_argument(text("N must be at least 1 (got ", N, ")"));

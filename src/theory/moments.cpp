@@ -32,8 +32,8 @@ double token_pairs(const Ensemble& e, int p) {
 }  // namespace
 
 double frobenius2_exact(const Ensemble& e, int p) {
-  return double_factorial(2 * p - 1) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) *
-         std::pow(e.sigma_t, 4 * p) * token_pairs(e, p);
+  return double_factorial(2 * p - 1) * rising_by_two(e.d, p) * std::pow(e.sigma_x, 4 * p) * std::pow(e.sigma_t, 4 * p) *
+         token_pairs(e, p);
 }
 
 double frobenius2_independent_exact(const Ensemble& e, int p) {

@@ -56,7 +56,8 @@ std::vector<std::uint32_t> idx_header(const std::vector<std::uint8_t>& b, std::u
   const std::size_t header = 4 + 4 * std::size_t(dims);
   if (b.size() < header) throw std::runtime_error(text(path.string(), ": truncated IDX header"));
   if (big_endian(b, 0) != magic)
-    throw std::runtime_error(text(path.string(), ": wrong magic ", big_endian(b, 0), " (expected ", magic, ", idx", dims == 3 ? "3 images" : "1 labels", ")"));
+    throw std::runtime_error(text(path.string(), ": wrong magic ", big_endian(b, 0), " (expected ", magic, ", idx",
+                                  dims == 3 ? "3 images" : "1 labels", ")"));
   std::vector<std::uint32_t> sizes;
   std::size_t expected = 1;
   bool overflow = false;
@@ -66,7 +67,8 @@ std::vector<std::uint32_t> idx_header(const std::vector<std::uint8_t>& b, std::u
   }
   if (overflow) throw std::runtime_error(text(path.string(), ": header sizes whose product overflows 64 bits"));
   if (b.size() != header + expected)
-    throw std::runtime_error(text(path.string(), ": truncated or oversized (", b.size() - header, " data bytes, header says ", expected, ")"));
+    throw std::runtime_error(text(path.string(), ": truncated or oversized (", b.size() - header,
+                                  " data bytes, header says ", expected, ")"));
   return sizes;
 }
 
@@ -77,9 +79,11 @@ Dataset read_idx(const std::filesystem::path& images, const std::filesystem::pat
   const auto is = idx_header(ib, 0x803, 3, images), ls = idx_header(lb, 0x801, 1, labels);
   if (is[0] == 0) throw std::runtime_error(text(images.string(), ": holds no images"));
   if (is[1] == 0 || is[2] == 0 || is[1] > kMaxSide || is[2] > kMaxSide)
-    throw std::runtime_error(text(images.string(), ": images of ", is[1], "x", is[2], " pixels (each side must be 1 to ", kMaxSide, ")"));
+    throw std::runtime_error(
+        text(images.string(), ": images of ", is[1], "x", is[2], " pixels (each side must be 1 to ", kMaxSide, ")"));
   if (is[0] != ls[0])
-    throw std::runtime_error(text(images.string(), " has ", is[0], " images but ", labels.string(), " has ", ls[0], " labels"));
+    throw std::runtime_error(
+        text(images.string(), " has ", is[0], " images but ", labels.string(), " has ", ls[0], " labels"));
   Dataset d;
   d.height = is[1], d.width = is[2];
   d.pixels.assign(ib.begin() + 16, ib.end());
@@ -101,7 +105,8 @@ Dataset read_cifar10(const std::vector<std::filesystem::path>& files) {
   for (const auto& path : files) {
     const auto b = read_bytes(path);
     if (b.empty() || b.size() % record != 0)
-      throw std::runtime_error(text(path.string(), ": ", b.size(), " bytes is not a whole number of 3,073-byte CIFAR-10 records"));
+      throw std::runtime_error(
+          text(path.string(), ": ", b.size(), " bytes is not a whole number of 3,073-byte CIFAR-10 records"));
     for (std::size_t at = 0; at < b.size(); at += record) {
       if (b[at] >= 10) throw std::runtime_error(text(path.string(), ": label ", int(b[at]), " outside [0, 10)"));
       d.labels.push_back(b[at]);
@@ -117,9 +122,10 @@ const std::vector<std::uint32_t>& recall_codebook() {
     const std::uint64_t key = hash_string("attnlab recall codebook");
     std::vector<std::uint32_t> accepted;
     for (std::uint32_t draw = 0; accepted.size() < std::size_t(kRecallCodes); ++draw) {
-      const std::uint32_t code =
-          philox::generate(draw, 0, 0, 0, std::uint32_t(key), std::uint32_t(key >> 32)).v[0] & ((1u << kRecallKeyBits) - 1);
-      if (std::all_of(accepted.begin(), accepted.end(), [&](std::uint32_t c) { return std::popcount(c ^ code) >= kMinDistance; }))
+      const std::uint32_t code = philox::generate(draw, 0, 0, 0, std::uint32_t(key), std::uint32_t(key >> 32)).v[0] &
+                                 ((1u << kRecallKeyBits) - 1);
+      if (std::all_of(accepted.begin(), accepted.end(),
+                      [&](std::uint32_t c) { return std::popcount(c ^ code) >= kMinDistance; }))
         accepted.push_back(code);
     }
     return accepted;
@@ -171,7 +177,8 @@ Dataset recall_dataset(const RecallStream& stream, Index count) {
 
 int recall_example(const RecallStream& s, Index n, std::span<std::uint8_t> pixels) {
   const Index N = s.tokens, W = kRecallWidth;
-  if (Index(pixels.size()) != N * W) throw std::invalid_argument(text("recall example: ", pixels.size(), " bytes for ", N, " tokens"));
+  if (Index(pixels.size()) != N * W)
+    throw std::invalid_argument(text("recall example: ", pixels.size(), " bytes for ", N, " tokens"));
   const auto& codes = recall_codebook();
   thread_local std::vector<std::uint32_t> order;  // a partial Fisher–Yates shuffle of the codebook: distinct keys
   order.resize(std::size_t(kRecallCodes));
@@ -201,7 +208,8 @@ Dataset first(Dataset data, Index count) {
 
 Dataset pad(const Dataset& data, Index height, Index width) {
   if (height < data.height || width < data.width)
-    throw std::invalid_argument(text("pad: ", data.height, "x", data.width, " images do not fit in ", height, "x", width));
+    throw std::invalid_argument(
+        text("pad: ", data.height, "x", data.width, " images do not fit in ", height, "x", width));
   Dataset out = data;
   out.height = height, out.width = width;
   out.pixels.assign(std::size_t(data.size() * out.image_size()), 0);
@@ -226,7 +234,8 @@ std::vector<Index> epoch_order(Index n, std::uint64_t seed, long epoch) {
 }
 
 std::pair<Dataset, Dataset> split(const Dataset& data, Index validation, std::uint64_t seed) {
-  if (data.recall) throw std::logic_error("split: a generated set's validation examples come from a stream of their own");
+  if (data.recall)
+    throw std::logic_error("split: a generated set's validation examples come from a stream of their own");
   if (validation < 0 || validation >= data.size())
     throw std::invalid_argument(text("validation size must be in [0, ", data.size(), ") (got ", validation, ")"));
   const auto order = epoch_order(data.size(), seed, -1);
@@ -270,7 +279,8 @@ Normalisation Normalisation::of(const Dataset& data) {
 
 template <class T>
 void make_batch(const Dataset& data, std::span<const Index> indices, const Normalisation& norm,
-                const Augmentation& augment, std::uint64_t seed, long step, Matrix<T>& images, std::vector<int>& labels) {
+                const Augmentation& augment, std::uint64_t seed, long step, Matrix<T>& images,
+                std::vector<int>& labels) {
   const Index B = static_cast<Index>(indices.size()), C = data.channels, H = data.height, W = data.width;
   images.resize(B, C * H * W);
   labels.resize(std::size_t(B));
@@ -282,10 +292,11 @@ void make_batch(const Dataset& data, std::span<const Index> indices, const Norma
     Index dy = 0, dx = 0;
     bool mirror = false;
     if (augment.random_crop || augment.flip) {
-      const auto block = philox::generate(std::uint32_t(step), std::uint32_t(std::uint64_t(step) >> 32), std::uint32_t(b), 0,
-                                          std::uint32_t(seed), std::uint32_t(seed >> 32));
+      const auto block = philox::generate(std::uint32_t(step), std::uint32_t(std::uint64_t(step) >> 32),
+                                          std::uint32_t(b), 0, std::uint32_t(seed), std::uint32_t(seed >> 32));
       const Index span = 2 * augment.crop_padding + 1;
-      if (augment.random_crop) dy = Index(block.v[0] % span) - augment.crop_padding, dx = Index(block.v[1] % span) - augment.crop_padding;
+      if (augment.random_crop)
+        dy = Index(block.v[0] % span) - augment.crop_padding, dx = Index(block.v[1] % span) - augment.crop_padding;
       mirror = augment.flip && (block.v[2] & 1);
     }
     for (Index c = 0; c < C; ++c)

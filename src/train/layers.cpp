@@ -68,8 +68,9 @@ void layernorm_forward(const Matrix<T>& x, const T* w, const T* b, double eps, M
 #pragma omp parallel for schedule(static) if (!omp_in_parallel() && R * C > 16384)
   for (Index r = 0; r < R; ++r) {
     std::tie(mean(r), rstd(r)) = standardise<T>(x.row(r), eps, y.row(r));
-    if (w) y.row(r).array() = y.row(r).array() * Eigen::Map<const RowVector<T>>(w, C).array() +
-                              Eigen::Map<const RowVector<T>>(b, C).array();
+    if (w)
+      y.row(r).array() = y.row(r).array() * Eigen::Map<const RowVector<T>>(w, C).array() +
+                         Eigen::Map<const RowVector<T>>(b, C).array();
   }
 }
 
@@ -121,7 +122,8 @@ void gelu_gradients(const T* __restrict x, const T* __restrict dy, Index n, T* _
 #pragma omp simd
   for (Index i = 0; i < n; ++i) {
     const double v = x[i];
-    const double cdf = 0.5 * vmath::erfc(-v * 0.70710678118654752), pdf = 0.39894228040143268 * vmath::exp(-0.5 * v * v);
+    const double cdf = 0.5 * vmath::erfc(-v * 0.70710678118654752),
+                 pdf = 0.39894228040143268 * vmath::exp(-0.5 * v * v);
     dx[i] = T(double(dy[i]) * (cdf + v * pdf));
   }
 }
@@ -149,13 +151,16 @@ namespace {
 // Below this many multiply-adds per pass a thread team costs more than it saves (and, on a loaded machine,
 // a time slice per region).
 bool worth_threads(const AttentionShape& s) {
-  return !omp_in_parallel() && s.batch > 1 && double(s.batch) * double(s.tokens) * double(s.tokens) * double(s.dim) > 2e5;
+  return !omp_in_parallel() && s.batch > 1 &&
+         double(s.batch) * double(s.tokens) * double(s.tokens) * double(s.dim) > 2e5;
 }
 
 void check_attention_shape(const AttentionShape& s, Index rows, Index cols, const char* what) {
-  if (s.dim % s.heads != 0) throw std::invalid_argument(text("attention: dim ", s.dim, " is not divisible by ", s.heads, " heads"));
+  if (s.dim % s.heads != 0)
+    throw std::invalid_argument(text("attention: dim ", s.dim, " is not divisible by ", s.heads, " heads"));
   if (rows != s.batch * s.tokens || cols != 3 * s.dim)
-    throw std::invalid_argument(text("attention: ", what, " is ", rows, "x", cols, ", expected ", s.batch * s.tokens, "x", 3 * s.dim));
+    throw std::invalid_argument(
+        text("attention: ", what, " is ", rows, "x", cols, ", expected ", s.batch * s.tokens, "x", 3 * s.dim));
 }
 
 }  // namespace
@@ -178,7 +183,8 @@ void attention_logits(T scale, const QRows& q_rows, const K& k, Matrix<T>& phi) 
 // `each_row(i, J, h)` (h: the learned scale's h(argument), when `h_value` is wanted). Prenorm and the recorded
 // norms take this path.
 template <class T, class EachRow>
-void activation_by_rows(const Activation& activation, Matrix<T>& phi, RowJacobian* J, bool h_value, EachRow&& each_row) {
+void activation_by_rows(const Activation& activation, Matrix<T>& phi, RowJacobian* J, bool h_value,
+                        EachRow&& each_row) {
   thread_local VectorD x, y, h;
   const Index N = phi.cols();
   x.resize(N), y.resize(N), h.resize(N);
@@ -190,8 +196,8 @@ void activation_by_rows(const Activation& activation, Matrix<T>& phi, RowJacobia
   }
 }
 
-// The same without prenorm in vector loops over each row (in double, softmax in T): the logits in `phi` become ϕ, and with
-// `grad` (dϕ on entry) each row of it becomes Jᵀ dϕ, the gradient of the logits; `dtheta` gathers Σ dϕ∘h for a
+// The same without prenorm in vector loops over each row (in double, softmax in T): the logits in `phi` become ϕ, and
+// with `grad` (dϕ on entry) each row of it becomes Jᵀ dϕ, the gradient of the logits; `dtheta` gathers Σ dϕ∘h for a
 // learned scale. Jᵀt is r∘t for elementwise ϕ (r = ϕ') and r∘(t − s·t) for ϕ = s = g/Σg (r = g'/Σg).
 template <class T>
 void activation_in_place(const Activation& activation, Matrix<T>& phi, Matrix<T>* grad, double* dtheta);
@@ -244,10 +250,8 @@ void activation_in_place(const Activation& activation, Matrix<T>& phi, Matrix<T>
   // Separate loops with and without the gradient, so that each vectorises (through libmvec's exp, sin, cos).
   const auto each_row = [&](auto&& forward, auto&& backward) {
     for (Index i = 0; i < rows; ++i)
-      if (grad)
-        backward(phi.row(i).data(), grad->row(i).data());
-      else
-        forward(phi.row(i).data());
+      if (grad) backward(phi.row(i).data(), grad->row(i).data());
+      else forward(phi.row(i).data());
   };
   if (const auto* e = std::get_if<ElementwiseActivation>(&activation.fn); e && e->fn == Elementwise::formula) {
     formula_in_place(*e, phi, grad, dtheta);
@@ -392,10 +396,10 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
         const Index rows = std::min(kRowBlock, N - i0);
         attention_logits(scale, std::as_const(cache.q).block(b * N + i0, h * dh, rows, dh), k, phi);
         if (norms || activation.transforms.prenorm)
-          activation_by_rows(activation, phi, norms ? &J : nullptr, false,
-                             [&](Index, const RowJacobian& row_jacobian, const VectorD&) { jacobian2 += row_jacobian.frob2(); });
-        else
-          activation_in_place(activation, phi, static_cast<Matrix<T>*>(nullptr), nullptr);
+          activation_by_rows(
+              activation, phi, norms ? &J : nullptr, false,
+              [&](Index, const RowJacobian& row_jacobian, const VectorD&) { jacobian2 += row_jacobian.frob2(); });
+        else activation_in_place(activation, phi, static_cast<Matrix<T>*>(nullptr), nullptr);
         if (norms) phi2 += phi.template cast<double>().squaredNorm();
         out.block(b * N + i0, h * dh, rows, dh).noalias() = phi * v;
       }
@@ -451,8 +455,7 @@ void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const Atten
                                dphi.row(i) = g.transpose().template cast<T>();
                                if (image_dtheta) *image_dtheta += t.dot(h_value);
                              });
-        else
-          activation_in_place(activation, phi, &dphi, image_dtheta);
+        else activation_in_place(activation, phi, &dphi, image_dtheta);
         dv.noalias() += phi.transpose() * d_out;
         dphi *= scale;
         dqkv.block(b * N + i0, h * dh, rows, dh).noalias() = dphi * k;
@@ -484,7 +487,8 @@ double cross_entropy_forward(const Matrix<T>& logits, std::span<const int> label
   double total = 0;
   for (Index b = 0; b < B; ++b) {
     const int label = labels[static_cast<std::size_t>(b)];
-    if (label < 0 || label >= C) throw std::invalid_argument(text("cross entropy: label ", label, " outside [0, ", C, ")"));
+    if (label < 0 || label >= C)
+      throw std::invalid_argument(text("cross entropy: label ", label, " outside [0, ", C, ")"));
     const T top = logits.row(b).maxCoeff();
     const Eigen::Array<double, 1, Eigen::Dynamic> shifted = (logits.row(b).array() - top).template cast<double>();
     const double log_sum = std::log(shifted.exp().sum());
@@ -504,21 +508,21 @@ void cross_entropy_backward(const Matrix<T>& probabilities, std::span<const int>
   dlogits /= T(B);
 }
 
-#define ATTNLAB_INSTANTIATE_LAYERS(T)                                                                              \
-  template void linear_forward<T>(const Matrix<T>&, const T*, const T*, Index, Matrix<T>&, ProductPrecision);      \
-  template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*,               \
-                                   ProductPrecision);                                                              \
-  template void layernorm_forward<T>(const Matrix<T>&, const T*, const T*, double, Matrix<T>&, Vector<T>&,         \
-                                     Vector<T>&);                                                                  \
-  template void layernorm_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, const Vector<T>&,              \
-                                      const Vector<T>&, Matrix<T>&, T*, T*);                                       \
-  template void gelu_forward<T>(const Matrix<T>&, Matrix<T>&);                                                     \
-  template void gelu_backward<T>(const Matrix<T>&, const Matrix<T>&, Matrix<T>&);                                  \
-  template void attention_forward<T>(const Matrix<T>&, const AttentionShape&, const Activation&, Matrix<T>&,       \
-                                     AttentionCache<T>&, AttentionNormSums*);                                      \
+#define ATTNLAB_INSTANTIATE_LAYERS(T)                                                                               \
+  template void linear_forward<T>(const Matrix<T>&, const T*, const T*, Index, Matrix<T>&, ProductPrecision);       \
+  template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*,                \
+                                   ProductPrecision);                                                               \
+  template void layernorm_forward<T>(const Matrix<T>&, const T*, const T*, double, Matrix<T>&, Vector<T>&,          \
+                                     Vector<T>&);                                                                   \
+  template void layernorm_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, const Vector<T>&,               \
+                                      const Vector<T>&, Matrix<T>&, T*, T*);                                        \
+  template void gelu_forward<T>(const Matrix<T>&, Matrix<T>&);                                                      \
+  template void gelu_backward<T>(const Matrix<T>&, const Matrix<T>&, Matrix<T>&);                                   \
+  template void attention_forward<T>(const Matrix<T>&, const AttentionShape&, const Activation&, Matrix<T>&,        \
+                                     AttentionCache<T>&, AttentionNormSums*);                                       \
   template void attention_backward<T>(const Matrix<T>&, const Matrix<T>&, const AttentionShape&, const Activation&, \
-                                      const AttentionCache<T>&, Matrix<T>&, double*);                              \
-  template double cross_entropy_forward<T>(const Matrix<T>&, std::span<const int>, double, Matrix<T>&);            \
+                                      const AttentionCache<T>&, Matrix<T>&, double*);                               \
+  template double cross_entropy_forward<T>(const Matrix<T>&, std::span<const int>, double, Matrix<T>&);             \
   template void cross_entropy_backward<T>(const Matrix<T>&, std::span<const int>, double, Matrix<T>&);
 
 ATTNLAB_INSTANTIATE_LAYERS(float)

@@ -24,11 +24,14 @@ std::vector<bool> weight_decay_mask(const std::vector<TensorInfo>& tensors, Inde
 
 template <class T>
 AdamW<T>::AdamW(Index parameter_count, std::vector<bool> decays, const AdamWOptions& options)
-    : options_(options), decays_(std::move(decays)),
-      m_(static_cast<std::size_t>(parameter_count), T(0)), v_(static_cast<std::size_t>(parameter_count), T(0)) {
+    : options_(options),
+      decays_(std::move(decays)),
+      m_(static_cast<std::size_t>(parameter_count), T(0)),
+      v_(static_cast<std::size_t>(parameter_count), T(0)) {
   options_.validate();
   if (static_cast<Index>(decays_.size()) != parameter_count)
-    throw std::invalid_argument(text("adamw: weight-decay mask of ", decays_.size(), " for ", parameter_count, " parameters"));
+    throw std::invalid_argument(
+        text("adamw: weight-decay mask of ", decays_.size(), " for ", parameter_count, " parameters"));
 }
 
 template <class T>

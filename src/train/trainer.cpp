@@ -15,7 +15,8 @@ void TrainConfig::validate() const {
   if (!(clip >= 0)) throw std::invalid_argument(text("clip must be >= 0 (got ", clip, ")"));
   if (!(label_smoothing >= 0 && label_smoothing < 1))
     throw std::invalid_argument(text("label smoothing must be in [0, 1) (got ", label_smoothing, ")"));
-  if (augment.crop_padding < 0) throw std::invalid_argument(text("crop padding must be >= 0 (got ", augment.crop_padding, ")"));
+  if (augment.crop_padding < 0)
+    throw std::invalid_argument(text("crop padding must be >= 0 (got ", augment.crop_padding, ")"));
   CosineSchedule{.base_lr = lr, .min_lr = min_lr, .warmup_steps = warmup, .total_steps = steps}.validate();
   adamw_options(*this).validate();
 }
@@ -27,12 +28,12 @@ AdamWOptions adamw_options(const TrainConfig& c) {
 std::string fingerprint(const TrainConfig& c) {
   const VitConfig& m = c.model;
   return text("vit:", m.image_h, "x", m.image_w, "x", m.channels, ":classes=", m.classes, ":patch=", m.patch_h, "x",
-              m.patch_w, ":dim=", m.dim, ":depth=", m.depth, ":heads=", m.heads, ":mlp=", m.mlp_hidden, ":qkvbias=",
-              m.qkv_bias, ":lneps=", m.ln_eps, ":act=", m.activation.key(), "|batch=", c.batch, ":steps=", c.steps,
-              ":warmup=", c.warmup, ":lr=", c.lr, ":minlr=", c.min_lr, ":wd=", c.weight_decay, ":clip=", c.clip,
-              ":smoothing=", c.label_smoothing, ":betas=", c.beta1, ",", c.beta2, ":crop=", c.augment.random_crop, ",",
-              c.augment.crop_padding, ":flip=", c.augment.flip, ":seed=", c.seed, ":logevery=", c.log_every,
-              m.qk_init == QkInit::timm ? "" : ":init=" + to_string(m.qk_init),
+              m.patch_w, ":dim=", m.dim, ":depth=", m.depth, ":heads=", m.heads, ":mlp=", m.mlp_hidden,
+              ":qkvbias=", m.qkv_bias, ":lneps=", m.ln_eps, ":act=", m.activation.key(), "|batch=", c.batch,
+              ":steps=", c.steps, ":warmup=", c.warmup, ":lr=", c.lr, ":minlr=", c.min_lr, ":wd=", c.weight_decay,
+              ":clip=", c.clip, ":smoothing=", c.label_smoothing, ":betas=", c.beta1, ",", c.beta2,
+              ":crop=", c.augment.random_crop, ",", c.augment.crop_padding, ":flip=", c.augment.flip, ":seed=", c.seed,
+              ":logevery=", c.log_every, m.qk_init == QkInit::timm ? "" : ":init=" + to_string(m.qk_init),
               m.matmul == ProductPrecision::native ? "" : ":matmul=" + to_string(m.matmul));
 }
 
@@ -55,15 +56,16 @@ Trainer::Trainer(const TrainConfig& config, Dataset train, Dataset validation)
       optimiser_(static_cast<Index>(model_.parameters().size()),
                  weight_decay_mask(model_.tensors(), static_cast<Index>(model_.parameters().size())),
                  adamw_options(config)),
-      schedule_{.base_lr = config.lr, .min_lr = config.min_lr, .warmup_steps = config.warmup,
-                .total_steps = config.steps} {
+      schedule_{
+          .base_lr = config.lr, .min_lr = config.min_lr, .warmup_steps = config.warmup, .total_steps = config.steps} {
   const VitConfig& m = config_.model;
   for (const Dataset* d : {&train_, &validation_})
     if (d->channels != m.channels || d->height != m.image_h || d->width != m.image_w)
       throw std::invalid_argument(text("data: ", d->channels, "x", d->height, "x", d->width, " images for a model of ",
                                        m.channels, "x", m.image_h, "x", m.image_w));
   if (train_.size() < config_.batch)
-    throw std::invalid_argument(text("batch ", config_.batch, " is larger than the ", train_.size(), " training examples"));
+    throw std::invalid_argument(
+        text("batch ", config_.batch, " is larger than the ", train_.size(), " training examples"));
   if (train_.classes > m.classes)
     throw std::invalid_argument(text("data has ", train_.classes, " classes, the model ", m.classes));
   model_.init(config_.seed);
@@ -92,12 +94,14 @@ StepRecord Trainer::train_step() {
   const bool record = step_ % config_.log_every == 0 || step_ + 1 == config_.steps;
   const double loss = model_.forward(images_, std::span<const int>(labels_), config_.label_smoothing, record);
   if (!std::isfinite(loss))
-    throw NonFiniteError(text("step ", step_, ": the loss is ", loss, "; the parameters are those after step ", step_ - 1));
+    throw NonFiniteError(
+        text("step ", step_, ": the loss is ", loss, "; the parameters are those after step ", step_ - 1));
   model_.zero_grad();
   model_.backward();
   const double grad_norm = clip_gradient_norm(model_.gradients(), config_.clip);
   if (!std::isfinite(grad_norm))
-    throw NonFiniteError(text("step ", step_, ": the gradient norm is ", grad_norm, "; the parameters are those after step ", step_ - 1));
+    throw NonFiniteError(text("step ", step_, ": the gradient norm is ", grad_norm,
+                              "; the parameters are those after step ", step_ - 1));
   const double lr = schedule_.at(step_);
   optimiser_.step(model_.parameters(), model_.gradients(), lr);
   StepRecord r{step_, lr, loss, accuracy_of(model_.logits(), labels_), grad_norm, {}};
@@ -122,7 +126,8 @@ Plateau plateau(const std::vector<Evaluation>& validations, long steps, double w
 }
 
 Evaluation Trainer::evaluate(const Dataset& data, Index batch) {
-  if (data.channels != config_.model.channels || data.height != config_.model.image_h || data.width != config_.model.image_w)
+  if (data.channels != config_.model.channels || data.height != config_.model.image_h ||
+      data.width != config_.model.image_w)
     throw std::invalid_argument("evaluate: the data's image shape differs from the model's");
   Evaluation e{step_, 0, 0};
   std::vector<Index> indices;
@@ -130,7 +135,8 @@ Evaluation Trainer::evaluate(const Dataset& data, Index batch) {
     const Index count = std::min(batch, data.size() - start);
     indices.resize(std::size_t(count));
     for (Index i = 0; i < count; ++i) indices[std::size_t(i)] = start + i;
-    make_batch(data, std::span<const Index>(indices), normalisation_, Augmentation{}, config_.seed, 0, images_, labels_);
+    make_batch(data, std::span<const Index>(indices), normalisation_, Augmentation{}, config_.seed, 0, images_,
+               labels_);
     e.loss += model_.forward(images_, std::span<const int>(labels_), 0.0) * double(count);
     e.accuracy += accuracy_of(model_.logits(), labels_) * double(count);
   }
@@ -236,7 +242,8 @@ void Trainer::restore(const std::string& sealed_bytes) {
   std::memcpy(&checksum, sealed_bytes.data() + bytes.size(), kChecksum);
   if (checksum != hash_string(bytes)) throw CorruptStateError("checkpoint: checksum mismatch (truncated or damaged)");
   Reader r{bytes};
-  if (r.get<std::uint64_t>() != kStateMagic) throw std::runtime_error("checkpoint: not a ViT training state (wrong magic)");
+  if (r.get<std::uint64_t>() != kStateMagic)
+    throw std::runtime_error("checkpoint: not a ViT training state (wrong magic)");
   if (const auto v = r.get<std::uint32_t>(); v != kStateVersion)
     throw std::runtime_error(text("checkpoint: version ", v, ", this build reads ", kStateVersion));
   if (r.get_string() != run_identity(config_, train_, validation_))
@@ -250,10 +257,12 @@ void Trainer::restore(const std::string& sealed_bytes) {
   std::vector<StepRecord> records(r.count(5 * sizeof(double) + sizeof(std::uint64_t)));
   for (auto& rec : records) {
     rec.step = r.get<std::int64_t>();
-    rec.lr = r.get<double>(), rec.loss = r.get<double>(), rec.accuracy = r.get<double>(), rec.grad_norm = r.get<double>();
+    rec.lr = r.get<double>(), rec.loss = r.get<double>(), rec.accuracy = r.get<double>(),
+    rec.grad_norm = r.get<double>();
     rec.norms.resize(r.count(4 * sizeof(double)));
     for (auto& n : rec.norms)
-      n.phi = r.get<double>(), n.jacobian = r.get<double>(), n.phi_max = r.get<double>(), n.jacobian_max = r.get<double>();
+      n.phi = r.get<double>(), n.jacobian = r.get<double>(), n.phi_max = r.get<double>(),
+      n.jacobian_max = r.get<double>();
   }
   std::vector<Evaluation> validations(r.count(3 * sizeof(double)));
   for (auto& e : validations) e.step = r.get<std::int64_t>(), e.loss = r.get<double>(), e.accuracy = r.get<double>();

@@ -74,7 +74,8 @@ void VitConfig::validate() const {
   positive(mlp_hidden, "mlp hidden size");
   if (classes < 2) throw std::invalid_argument(text("classes must be at least 2 (got ", classes, ")"));
   if (image_h % patch_h != 0 || image_w % patch_w != 0)
-    throw std::invalid_argument(text("patch ", patch_h, "x", patch_w, " does not tile the ", image_h, "x", image_w, " image"));
+    throw std::invalid_argument(
+        text("patch ", patch_h, "x", patch_w, " does not tile the ", image_h, "x", image_w, " image"));
   if (dim % heads != 0) throw std::invalid_argument(text("dim ", dim, " is not divisible by ", heads, " heads"));
   if (!(ln_eps > 0)) throw std::invalid_argument(text("layernorm eps must be positive (got ", ln_eps, ")"));
   activation.validate(patches(), head_dim());
@@ -223,14 +224,15 @@ Matrix<T> extract_patches(const Matrix<T>& images, const VitConfig& c) {
       for (Index ch = 0; ch < c.channels; ++ch)
         for (Index i = 0; i < c.patch_h; ++i)
           for (Index j = 0; j < c.patch_w; ++j)
-            out(b * P + p, (ch * c.patch_h + i) * c.patch_w + j) =
-                images(b, (ch * c.image_h + a * c.patch_h + i) * c.image_w + col * c.patch_w + j);
+            out(b * P + p, (ch * c.patch_h + i) * c.patch_w + j) = images(
+                b, (ch * c.image_h + a * c.patch_h + i) * c.image_w + col * c.patch_w + j);
     }
   return out;
 }
 
 template <class T>
-double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, double label_smoothing, bool record_norms) {
+double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, double label_smoothing,
+                       bool record_norms) {
   const VitConfig& c = config_;
   const Index B = images.rows(), N = c.tokens(), P = c.patches(), D = c.dim;
   if (images.cols() != c.pixels())
@@ -259,10 +261,11 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
     layernorm_forward(k.input, w.ln1_w, w.ln1_b, c.ln_eps, k.ln1, k.ln1_mean, k.ln1_rstd);
     linear_forward(k.ln1, w.qkv_w, w.qkv_b, 3 * D, k.qkv, c.matmul);
     AttentionNormSums sums;
-    attention_forward(k.qkv, shape, block_activation(l), k.attention, k.attention_cache, record_norms ? &sums : nullptr);
+    attention_forward(k.qkv, shape, block_activation(l), k.attention, k.attention_cache,
+                      record_norms ? &sums : nullptr);
     if (record_norms)
       layer_norms_[static_cast<std::size_t>(l)] = {sums.phi / double(sums.count), sums.jacobian / double(sums.count),
-                                                    sums.phi_max, sums.jacobian_max};
+                                                   sums.phi_max, sums.jacobian_max};
     linear_forward(k.attention, w.proj_w, w.proj_b, D, k.mid, c.matmul);
     k.mid += k.input;
     layernorm_forward(k.mid, w.ln2_w, w.ln2_b, c.ln_eps, k.ln2, k.ln2_mean, k.ln2_rstd);
@@ -285,7 +288,8 @@ void Vit<T>::backward() {
   const VitConfig& c = config_;
   const Index B = logits_.rows(), N = c.tokens(), P = c.patches(), D = c.dim;
   if (B == 0) throw std::logic_error("backward before forward");
-  auto& [dlogits, dnormed, dfinal, dx, dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput, dpatch] = backward_scratch_;
+  auto& [dlogits, dnormed, dfinal, dx, dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput,
+         dpatch] = backward_scratch_;
   cross_entropy_backward(probabilities_, std::span<const int>(labels_), label_smoothing_, dlogits);
   linear_backward(dlogits, final_normed_, p_.head_w, &dnormed, g_.head_w, g_.head_b, c.matmul);
   layernorm_backward(dnormed, final_input_, p_.norm_w, final_mean_, final_rstd_, dfinal, g_.norm_w, g_.norm_b);
@@ -306,7 +310,8 @@ void Vit<T>::backward() {
     // mid = input + proj(attention(qkv(ln1(input))))
     linear_backward(dmid, k.attention, w.proj_w, &dattention, gw.proj_w, gw.proj_b, c.matmul);
     double dtheta = 0;
-    attention_backward(dattention, k.qkv, shape, block_activation(l), k.attention_cache, dqkv, gw.scale ? &dtheta : nullptr);
+    attention_backward(dattention, k.qkv, shape, block_activation(l), k.attention_cache, dqkv,
+                       gw.scale ? &dtheta : nullptr);
     if (gw.scale) *gw.scale += T(dtheta);
     linear_backward(dqkv, k.ln1, w.qkv_w, &dln1, gw.qkv_w, gw.qkv_b, c.matmul);
     layernorm_backward(dln1, k.input, w.ln1_w, k.ln1_mean, k.ln1_rstd, dinput, gw.ln1_w, gw.ln1_b);

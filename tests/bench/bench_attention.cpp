@@ -2,9 +2,9 @@
 // Eigen's dgemm, the roofline it is judged against. Run with --benchmark_format=json; the FLOP/s
 // counters count 2N²d + 4NDd flops per trial (U = XQ, V = XK, S = UVᵀ).
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/tile_product.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
-#include <attnlab/core/tile_product.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -26,8 +26,8 @@ double flops_per_trial(Index N) { return 2.0 * N * N * kd + 4.0 * N * kD * kd; }
 
 void report(benchmark::State& state, double flops_per_item, double items_per_iteration) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items_per_iteration));
-  state.counters["FLOP/s"] =
-      benchmark::Counter(flops_per_item * items_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] = benchmark::Counter(flops_per_item * items_per_iteration,
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_attention_norms_trial(benchmark::State& state) {
@@ -73,10 +73,14 @@ void BM_fused_kernel_float_norms_only(benchmark::State& state) { fused_kernel<fl
 void BM_cube_sqrtN_builtin(benchmark::State& state) { fused_kernel<double>(state, true, kCubeSqrtN); }
 void BM_cube_sqrtN_formula(benchmark::State& state) { fused_kernel<double>(state, true, kCubeSqrtNFormula); }
 void BM_cube_sqrtN_builtin_norms_only(benchmark::State& state) { fused_kernel<double>(state, false, kCubeSqrtN); }
-void BM_cube_sqrtN_formula_norms_only(benchmark::State& state) { fused_kernel<double>(state, false, kCubeSqrtNFormula); }
+void BM_cube_sqrtN_formula_norms_only(benchmark::State& state) {
+  fused_kernel<double>(state, false, kCubeSqrtNFormula);
+}
 
 // Enough trials per run that dynamic scheduling keeps both threads busy at N ≤ 256.
-std::uint32_t trials_per_run(Index N) { return static_cast<std::uint32_t>(std::max<Index>(4, (Index{1} << 20) / (N * N))); }
+std::uint32_t trials_per_run(Index N) {
+  return static_cast<std::uint32_t>(std::max<Index>(4, (Index{1} << 20) / (N * N)));
+}
 
 void mc_run(benchmark::State& state, bool gradients) {
   AttentionMcConfig config;

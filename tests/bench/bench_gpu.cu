@@ -1,8 +1,8 @@
 // GPU throughput of the Monte-Carlo engine (--backend cuda): trials/s against N up to 65,536, and the
 // achieved FLOP/s as a fraction of this device's GEMM peak, measured by cuBLAS in the same run.
 // Timed by CUDA events (manual time). Run: build/tests/bench_gpu [--benchmark_filter=...]
-#include <attnlab/core/rng.hpp>
 #include <attnlab/accel/engine.hpp>
+#include <attnlab/core/rng.hpp>
 
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -50,7 +50,8 @@ void check(cublasStatus_t s) {
 // Uniform entries in [−1, 1): a GEMM on zeros draws less power and would overstate the peak.
 template <class T>
 __global__ void fill_uniform(T* out, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
     std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
     h ^= h >> 16, h *= 0x85ebca6bu, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
     out[i] = T(h) * T(2.0 / 4294967296.0) - T(1);
@@ -67,10 +68,8 @@ void BM_GemmPeak(benchmark::State& state) {
   check(cudaMalloc(&B, bytes));
   check(cudaMalloc(&C, bytes));
   for (auto [m, seed] : {std::pair{A, 1u}, std::pair{B, 2u}}) {
-    if (single)
-      fill_uniform<<<1024, 256>>>(static_cast<float*>(m), entries, seed);
-    else
-      fill_uniform<<<1024, 256>>>(static_cast<double*>(m), entries, seed);
+    if (single) fill_uniform<<<1024, 256>>>(static_cast<float*>(m), entries, seed);
+    else fill_uniform<<<1024, 256>>>(static_cast<double*>(m), entries, seed);
   }
   check(cudaGetLastError());
   cublasHandle_t h;
@@ -81,11 +80,11 @@ void BM_GemmPeak(benchmark::State& state) {
   for (auto _ : state) {
     const double seconds = gpu_seconds([&] {
       if (single)
-        check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &onef, static_cast<float*>(A), n, static_cast<float*>(B), n,
-                          &zerof, static_cast<float*>(C), n));
+        check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &onef, static_cast<float*>(A), n,
+                          static_cast<float*>(B), n, &zerof, static_cast<float*>(C), n));
       else
-        check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<double*>(A), n, static_cast<double*>(B), n,
-                          &zero, static_cast<double*>(C), n));
+        check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<double*>(A), n,
+                          static_cast<double*>(B), n, &zero, static_cast<double*>(C), n));
     });
     state.SetIterationTime(seconds);
     total += seconds;
@@ -106,8 +105,9 @@ void BM_Engine(benchmark::State& state) {
   const bool softmax = state.range(1) == 1, single = state.range(2) == 1;
   const std::int64_t D = 64, d = 64;
   Problem p{N, D, d, 1.0, 1.0, 1, attnlab::hash_string("bench_gpu"), 1, single, {}};
-  p.activations.push_back(softmax ? ActivationParams{true, attnlab::Elementwise::identity, 1, 0.125, 1.0}
-                                  : ActivationParams{false, attnlab::Elementwise::power, 3, 0.125, 1.0 / std::sqrt(double(N))});
+  p.activations.push_back(
+      softmax ? ActivationParams{true, attnlab::Elementwise::identity, 1, 0.125, 1.0}
+              : ActivationParams{false, attnlab::Elementwise::power, 3, 0.125, 1.0 / std::sqrt(double(N))});
   // Enough trials per call that launch overheads are amortised.
   p.trials = static_cast<std::uint32_t>(std::max<std::int64_t>(1, (std::int64_t{1} << 28) / (N * N)));
   // One engine for every call: its cuBLAS handle and buffers are made by the warm-up, not timed.

@@ -1,9 +1,10 @@
 // One ViT training step (forward, backward, gradient clipping, AdamW) in float on a fixed synthetic batch:
 //   BM_train_step/config:0   D = 64, depth 2, 2 heads, MLP 256, 32×32×1 images, 4×4 patches (N = 64), batch 64
 //   BM_train_step/config:1   vit-tiny (D = 192, depth 12, 3 heads, MLP 768), 4×4 patches, batch 32
-//   BM_train_step/config:2   the training sweeps' model (D = 32, depth 2, 2 heads, MLP 128), 4×4 patches (N = 64), batch 64
-//   BM_train_step/config:3   the same with 2×2 patches (N = 256), batch 64
-// softmax attention (BM_train_step_cube_*: x^3/sqrtN built in and as a formula); items/s = images/s. scripts/bench-train-vs-torch runs configs 0 and 1 in PyTorch.
+//   BM_train_step/config:2   the training sweeps' model (D = 32, depth 2, 2 heads, MLP 128), 4×4 patches (N = 64),
+//   batch 64 BM_train_step/config:3   the same with 2×2 patches (N = 256), batch 64
+// softmax attention (BM_train_step_cube_*: x^3/sqrtN built in and as a formula); items/s = images/s.
+// scripts/bench-train-vs-torch runs configs 0 and 1 in PyTorch.
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/train/optim.hpp>
 #include <attnlab/train/vit.hpp>
@@ -58,10 +59,20 @@ void BM_train_step(benchmark::State& state) { train_step(state, ActivationSpec::
 void BM_train_step_cube_builtin(benchmark::State& state) {
   train_step(state, ActivationSpec{"poly", 3, KScale::parse("sqrtN"), Convention::inside});
 }
-void BM_train_step_cube_formula(benchmark::State& state) { train_step(state, ActivationSpec::parse("expr:x^3/sqrt(N)")); }
+void BM_train_step_cube_formula(benchmark::State& state) {
+  train_step(state, ActivationSpec::parse("expr:x^3/sqrt(N)"));
+}
 BENCHMARK(BM_train_step)->ArgName("config")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_train_step_cube_builtin)->ArgName("config")->DenseRange(2, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_train_step_cube_formula)->ArgName("config")->DenseRange(2, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_train_step_cube_builtin)
+    ->ArgName("config")
+    ->DenseRange(2, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_train_step_cube_formula)
+    ->ArgName("config")
+    ->DenseRange(2, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

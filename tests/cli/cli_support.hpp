@@ -194,7 +194,8 @@ inline Eigen::MatrixXd read_matrix(const fs::path& file) {
 }
 
 // The rows of `csv` whose `column` equals `value` for every (column, value).
-inline std::vector<std::size_t> rows_where(const Csv& csv, const std::vector<std::pair<std::string, std::string>>& match) {
+inline std::vector<std::size_t> rows_where(const Csv& csv,
+                                           const std::vector<std::pair<std::string, std::string>>& match) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < csv.rows.size(); ++i) {
     bool all = true;
@@ -222,7 +223,9 @@ inline std::string matrix_csv(const Eigen::MatrixXd& M) {
   return csv;
 }
 
-inline bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+inline bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 inline Csv read_csv(const fs::path& file) {
   Csv csv;
@@ -236,10 +239,33 @@ inline Csv read_csv(const fs::path& file) {
 
 // The columns of the outputs that hold numbers: the long-format contract, claims.csv and newton_pinv's traces.
 inline const std::set<std::string>& numeric_columns() {
-  static const std::set<std::string> names{
-      "N", "D", "d", "p", "sigma_x", "sigma_t", "trials", "mean", "se", "ci_lo", "ci_hi", "count", "nonfinite",
-      "measured", "claimed", "m", "iteration", "alpha", "shift", "residual", "residual_shifted", "error",
-      "error_shifted", "iterations", "beta_halvings", "beta_rule_excess", "reference_rank"};
+  static const std::set<std::string> names{"N",
+                                           "D",
+                                           "d",
+                                           "p",
+                                           "sigma_x",
+                                           "sigma_t",
+                                           "trials",
+                                           "mean",
+                                           "se",
+                                           "ci_lo",
+                                           "ci_hi",
+                                           "count",
+                                           "nonfinite",
+                                           "measured",
+                                           "claimed",
+                                           "m",
+                                           "iteration",
+                                           "alpha",
+                                           "shift",
+                                           "residual",
+                                           "residual_shifted",
+                                           "error",
+                                           "error_shifted",
+                                           "iterations",
+                                           "beta_halvings",
+                                           "beta_rule_excess",
+                                           "reference_rank"};
   return names;
 }
 
@@ -261,7 +287,9 @@ inline std::vector<std::string> strict_csv_problems(const std::string& csv) {
   std::vector<std::string> fields(1);
   std::size_t line = 1;
   bool quoted = false, closed = false;  // inside quotes; just past a closing quote
-  const auto problem = [&](const std::string& what) { problems.push_back("line " + std::to_string(line) + ": " + what); };
+  const auto problem = [&](const std::string& what) {
+    problems.push_back("line " + std::to_string(line) + ": " + what);
+  };
   for (std::size_t i = 0; i < csv.size(); ++i) {
     const char c = csv[i];
     if (quoted) {
@@ -292,15 +320,16 @@ inline std::vector<std::string> strict_csv_problems(const std::string& csv) {
   for (std::size_t r = 0; r < records.size(); ++r) {
     const auto& rec = records[r];
     if (rec.size() != first.size())
-      problems.push_back("record " + std::to_string(r + 1) + " has " + std::to_string(rec.size()) + " fields, the first " +
-                         std::to_string(first.size()));
+      problems.push_back("record " + std::to_string(r + 1) + " has " + std::to_string(rec.size()) +
+                         " fields, the first " + std::to_string(first.size()));
     if (header && r == 0) continue;
     for (std::size_t c = 0; c < rec.size() && c < first.size(); ++c) {
       const bool numeric = !header || numeric_columns().count(first[c]) > 0;
       if (numeric && !rec[c].empty() && !is_number(rec[c]))
         problems.push_back("record " + std::to_string(r + 1) + ": '" + rec[c] + "' in numeric column " +
                            (header ? first[c] : std::to_string(c + 1)));
-      if (!header && rec[c].empty()) problems.push_back("record " + std::to_string(r + 1) + ": an empty field in numeric data");
+      if (!header && rec[c].empty())
+        problems.push_back("record " + std::to_string(r + 1) + ": an empty field in numeric data");
     }
   }
   return problems;

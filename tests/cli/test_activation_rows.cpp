@@ -17,7 +17,8 @@ std::vector<double> numbers(const std::string& line) {
 // The CSV value of `quantity` for input row `row` (1-based) of activation `label`.
 double value_of(const Csv& csv, const std::string& label, const std::string& quantity, int row) {
   for (std::size_t i = 0; i < csv.rows.size(); ++i)
-    if (csv.at(i, "activation") == label && csv.at(i, "quantity") == quantity && csv.at(i, "row") == std::to_string(row))
+    if (csv.at(i, "activation") == label && csv.at(i, "quantity") == quantity &&
+        csv.at(i, "row") == std::to_string(row))
       return std::stod(csv.at(i, "mean"));
   throw std::runtime_error("no " + quantity + " of " + label + " row " + std::to_string(row));
 }
@@ -66,11 +67,13 @@ TEST(ActivationRows, ValuesAndJacobianNormsFollowTheDefinitions) {
     // The long-format CSV carries ten significant digits (the output contract), the values files seventeen.
     EXPECT_TRUE(attnlab::test::close(value_of(csv, "softmax", "sum", row), 1, 1e-9, 0));
     EXPECT_TRUE(attnlab::test::close(value_of(csv, "softmax", "norm", row), std::sqrt(s2), 1e-9, 0));
-    EXPECT_TRUE(attnlab::test::close(value_of(csv, "softmax", "jac_frob", row), std::sqrt(s2 - 2 * s3 + s2 * s2), 1e-9, 0));
+    EXPECT_TRUE(
+        attnlab::test::close(value_of(csv, "softmax", "jac_frob", row), std::sqrt(s2 - 2 * s3 + s2 * s2), 1e-9, 0));
     EXPECT_TRUE(attnlab::test::close(value_of(csv, "x^3/sqrtN (inside)", "norm", row), std::sqrt(cube2), 1e-9, 0));
     EXPECT_TRUE(attnlab::test::close(value_of(csv, "x^3/sqrtN (inside)", "jac_frob", row), std::sqrt(dcube2), 1e-9, 0));
   }
-  for (std::size_t i = 0; i < csv.rows.size(); ++i) EXPECT_EQ(csv.at(i, "N"), std::to_string(rows[std::stoi(csv.at(i, "row")) - 1].size()));
+  for (std::size_t i = 0; i < csv.rows.size(); ++i)
+    EXPECT_EQ(csv.at(i, "N"), std::to_string(rows[std::stoi(csv.at(i, "row")) - 1].size()));
 }
 
 TEST(ActivationRows, BadRowsAndActivationsAreRefusedInOneLineBeforeAnyOutput) {

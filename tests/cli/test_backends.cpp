@@ -11,8 +11,8 @@ using namespace attnlab::test::cli;
 
 namespace {
 
-// The engines' trials agree to 1e-9 relative in double (property.Accelerated.PerTrialNormsEqualTheCpuEngines); a mean or
-// standard error of such trials moves by at most that times |mean| + sd (the mean of |x_t|), its control variate's
+// The engines' trials agree to 1e-9 relative in double (property.Accelerated.PerTrialNormsEqualTheCpuEngines); a mean
+// or standard error of such trials moves by at most that times |mean| + sd (the mean of |x_t|), its control variate's
 // correction (as large at most) as much again, and the CSV's 10 significant digits round each by 5e-10 relative.
 constexpr double kPerTrialAgreement = 1e-9, kPrinted = 5e-10;
 
@@ -34,7 +34,8 @@ void expect_same_table(const std::string& backend) {
     const double scale = std::abs(mean) + se * std::sqrt(std::stod(a.at(i, "count")));
     for (const char* column : {"mean", "se"}) {
       const double cpu_value = std::stod(a.at(i, column));
-      EXPECT_NEAR(std::stod(b.at(i, column)), cpu_value, 2 * kPerTrialAgreement * scale + 2 * kPrinted * std::abs(cpu_value))
+      EXPECT_NEAR(std::stod(b.at(i, column)), cpu_value,
+                  2 * kPerTrialAgreement * scale + 2 * kPrinted * std::abs(cpu_value))
           << column;
     }
   }

@@ -2,9 +2,9 @@
 // before anything is written to --out.
 #include "cli_support.hpp"
 
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/machine.hpp>
-#include <attnlab/accel/engine.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -17,19 +17,25 @@ namespace {
 
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
 // Studies without Monte-Carlo trials: they take no --trials.
-const std::vector<std::string> training_studies{"train", "k_sweep", "activation_table", "training_norms", "alpha_sweep"};
-const std::vector<std::string> all_studies{"poly_frobenius", "poly_gradient", "softmax_bounds",   "relu_scaling",
-                                           "periodic_properties", "soft_spectral", "newton_pinv", "soft_complexity",
-                                           "verify", "train", "k_sweep", "activation_table", "training_norms",
-                                           "alpha_sweep"};
+const std::vector<std::string> training_studies{"train", "k_sweep", "activation_table", "training_norms",
+                                                "alpha_sweep"};
+const std::vector<std::string> all_studies{
+    "poly_frobenius", "poly_gradient",    "softmax_bounds",  "relu_scaling", "periodic_properties",
+    "soft_spectral",  "newton_pinv",      "soft_complexity", "verify",       "train",
+    "k_sweep",        "activation_table", "training_norms",  "alpha_sweep"};
 
 // --matrix, --tokens-file or --logits-file @name stands for a scratch CSV with this content.
-const std::map<std::string, std::string> matrix_files{
-    {"@nonfinite", "1,2\n3,nan\n"},   {"@ragged", "1,2,3\n4,5\n"},   {"@zero", "0,0\n0,0\n"},
-    {"@logits_inf", "1,2\n\n3,inf\n"}, {"@logits_short", "1,2\n3\n"},
-    {"@logits_text", "0.5,zero\n"},   {"@logits_ok", "0.1,-0.2,3\n"},
-    {"@square", "2,1\n1,2\n"},       {"@blank", "\n \n"},          {"@trailing_comma", "1,2\n3,4,\n"},
-    {"@tokens_ok", "0.1,0.2\n0.3,-0.4\n0.5,0.6\n"}};
+const std::map<std::string, std::string> matrix_files{{"@nonfinite", "1,2\n3,nan\n"},
+                                                      {"@ragged", "1,2,3\n4,5\n"},
+                                                      {"@zero", "0,0\n0,0\n"},
+                                                      {"@logits_inf", "1,2\n\n3,inf\n"},
+                                                      {"@logits_short", "1,2\n3\n"},
+                                                      {"@logits_text", "0.5,zero\n"},
+                                                      {"@logits_ok", "0.1,-0.2,3\n"},
+                                                      {"@square", "2,1\n1,2\n"},
+                                                      {"@blank", "\n \n"},
+                                                      {"@trailing_comma", "1,2\n3,4,\n"},
+                                                      {"@tokens_ok", "0.1,0.2\n0.3,-0.4\n0.5,0.6\n"}};
 
 struct BadInput {
   std::string study;
@@ -81,7 +87,7 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--precision", "half"}, {"precision"}},
         {s, {"--backend", "gpu"}, {"backend", "gpu"}},
         {s, {"--activation", "softmax", "--alpha", "-1"}, {"alpha"}},  // checked though softmax reads no alpha
-        {s, {"--N", "99999999999"}, {"N", "GB"}},                    // refused before any allocation
+        {s, {"--N", "99999999999"}, {"N", "GB"}},                      // refused before any allocation
         {s, {"--N", "50000000", "--trials", "1"}, {"N", "GB"}},
         {s, {"--trails", "10"}, {"--trails", "--trials"}},
         {s, {"--backend", "thrust", "--activation", "sinmax"}, {"backend", "thrust", "sinmax", "cpu"}},
@@ -103,8 +109,8 @@ std::vector<BadInput> bad_inputs() {
         {s, {"--frobnicate"}, {"--frobnicate"}},
         {s, {"--seeed", "3"}, {"--seeed", "--seed"}},  // the closest flag is named
         {s, {"--config", "/nonexistent/attnlab.toml"}, {"config"}},
-        {s, {}, {"config"}, "trials = [1\n"},                       // malformed TOML
-        {s, {}, {"config", "frobnicate"}, "frobnicate = 1\n"},      // unknown key
+        {s, {}, {"config"}, "trials = [1\n"},                   // malformed TOML
+        {s, {}, {"config", "frobnicate"}, "frobnicate = 1\n"},  // unknown key
         {s, {}, {"trials"}, "trials = 0\n"},
     };
     cases.insert(cases.end(), common.begin(), common.end());
@@ -145,7 +151,8 @@ std::vector<BadInput> bad_inputs() {
       {"periodic_properties", {"--logits-file", "@logits_inf"}, {"logits-file", "inf", "3"}},
       {"periodic_properties", {"--logits-file", "@logits_short"}, {"logits-file", "2"}},
       {"periodic_properties", {"--logits-file", "@logits_text"}, {"logits-file", "zero", "1"}},
-      {"periodic_properties", {"--logits-file", "@logits_ok", "--claims", "periodic.saturation"},
+      {"periodic_properties",
+       {"--logits-file", "@logits_ok", "--claims", "periodic.saturation"},
        {"logits-file", "periodic.saturation"}},
   };
   cases.insert(cases.end(), logits.begin(), logits.end());
@@ -292,22 +299,21 @@ TEST(BadInput, UnwritableOutExitsTwoNamingOut) {
 TEST(BadInput, BackendsAStudyCannotUseAreAClearError) {
   const bool gpu = attnlab::accel::cuda_unavailable_reason().empty();
   for (const auto& study : all_studies) {
-    const bool accelerated = std::find(ensemble_studies.begin(), ensemble_studies.end(), study) != ensemble_studies.end();
+    const bool accelerated = std::find(ensemble_studies.begin(), ensemble_studies.end(), study) !=
+                             ensemble_studies.end();
     if (accelerated && gpu) continue;
     const ScratchDir dir("cuda_backend");
     const auto r = run(study, {"--quick", "--backend", "cuda", "--out", (dir / "out").string()});
-    if (accelerated)
-      expect_one_line_naming(r, study, {"backend", "cuda", "cpu"});
-    else
-      expect_one_line_naming(r, study, {"unknown", "--backend"});
+    if (accelerated) expect_one_line_naming(r, study, {"backend", "cuda", "cpu"});
+    else expect_one_line_naming(r, study, {"unknown", "--backend"});
     EXPECT_FALSE(fs::exists(dir / "out"));
   }
 }
 
 TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
   const std::vector<std::string> common{"--out", "--seed", "--threads", "--quick", "--config"};
-  const std::vector<std::string> ensemble{"--N", "--D", "--d", "--p", "--k", "--sigma-x", "--sigma-t", "--activation",
-                                          "--convention", "--precision"};
+  const std::vector<std::string> ensemble{"--N",       "--D",       "--d",          "--p",          "--k",
+                                          "--sigma-x", "--sigma-t", "--activation", "--convention", "--precision"};
   for (const auto& study : all_studies) {
     SCOPED_TRACE(study);
     const ScratchDir dir("help");
@@ -315,8 +321,8 @@ TEST(BadInput, HelpExitsZeroDocumentsEveryFlagAndWritesNothing) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     auto flags = common;
-    const bool monte_carlo =
-        std::find(training_studies.begin(), training_studies.end(), study) == training_studies.end();
+    const bool monte_carlo = std::find(training_studies.begin(), training_studies.end(), study) ==
+                             training_studies.end();
     EXPECT_EQ(names(r.out, "--trials"), monte_carlo) << "--trials listed only by the Monte-Carlo studies:\n" << r.out;
     const bool sweeps = study == "poly_frobenius" || study == "poly_gradient";
     if (sweeps || study == "relu_scaling" || study == "softmax_bounds") {

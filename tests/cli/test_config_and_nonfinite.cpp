@@ -50,11 +50,11 @@ TEST(Config, CommandLineOverridesTheConfig) {
   const auto csv = read_csv(dir / "out" / "poly_frobenius.csv");
   ASSERT_EQ(csv.rows.size(), 4u);
   for (std::size_t i = 0; i < csv.rows.size(); ++i) {
-    EXPECT_EQ(csv.at(i, "N"), "32");        // command line
-    EXPECT_EQ(csv.at(i, "sigma_x"), "2");   // command line, --flag=value form
-    EXPECT_EQ(csv.at(i, "trials"), "5");    // command line
-    EXPECT_EQ(csv.at(i, "D"), "4");         // config
-    EXPECT_EQ(csv.at(i, "p"), "2");         // config
+    EXPECT_EQ(csv.at(i, "N"), "32");       // command line
+    EXPECT_EQ(csv.at(i, "sigma_x"), "2");  // command line, --flag=value form
+    EXPECT_EQ(csv.at(i, "trials"), "5");   // command line
+    EXPECT_EQ(csv.at(i, "D"), "4");        // config
+    EXPECT_EQ(csv.at(i, "p"), "2");        // config
   }
 }
 
@@ -88,9 +88,9 @@ TEST(NonFinite, HugeSigmaAndPowerMarkEveryRowAndWarn) {
 // One grid, three kinds of configuration: only the overflowing one is marked.
 TEST(NonFinite, ReportedPerConfigurationNeverAveragedIn) {
   const ScratchDir dir("nonfinite_mixed");
-  const auto r = run("poly_frobenius", {"--N", "8", "--D", "4", "--d", "4", "--p", "1,40", "--k", "1", "--sigma-x",
-                                        "1e20", "--activation", "poly,softmax", "--trials", "3", "--out",
-                                        (dir / "out").string()});
+  const auto r = run("poly_frobenius",
+                     {"--N", "8", "--D", "4", "--d", "4", "--p", "1,40", "--k", "1", "--sigma-x", "1e20",
+                      "--activation", "poly,softmax", "--trials", "3", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto csv = read_csv(dir / "out" / "poly_frobenius.csv");
   std::size_t marked = 0, clean = 0;

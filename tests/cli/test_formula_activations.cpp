@@ -25,10 +25,11 @@ std::map<std::pair<std::string, std::string>, double> means_of(const Csv& csv, c
 // Plain means: the built-in x^p/k also has exact moments as control variates, which a formula does not.
 TEST(FormulaActivations, PolyFrobeniusGivesTheBuiltInsNumbers) {
   const ScratchDir dir("formula_poly");
-  const std::vector<std::string> common{"--N", "16,64", "--D", "8", "--d", "8", "--trials", "24", "--seed", "5",
-                                        "--plain-means"};
+  const std::vector<std::string> common{"--N",      "16,64", "--D",    "8", "--d",          "8",
+                                        "--trials", "24",    "--seed", "5", "--plain-means"};
   auto builtin_args = common, formula_args = common;
-  builtin_args.insert(builtin_args.end(), {"--activation", "poly", "--p", "3", "--k", "sqrtN", "--out", (dir / "b").string()});
+  builtin_args.insert(builtin_args.end(),
+                      {"--activation", "poly", "--p", "3", "--k", "sqrtN", "--out", (dir / "b").string()});
   formula_args.insert(formula_args.end(), {"--activation", "expr: x^3 / sqrt(N)", "--out", (dir / "f").string()});
   const auto b = run("poly_frobenius", builtin_args), f = run("poly_frobenius", formula_args);
   ASSERT_EQ(b.code, 0) << b.err;
@@ -62,8 +63,9 @@ TEST(FormulaActivations, MalformedFormulasAreRefusedInOneLine) {
 
 TEST(FormulaActivations, TrainAndATrainingSweepTakeAFormula) {
   const ScratchDir dir("formula_train");
-  const auto t = run("train", {"--quick", "--model", "micro", "--data", "recall", "--patch", "8x8", "--steps", "4",
-                               "--activation", "expr:a*max(x,0)^2/N", "--param", "a=0.5", "--out", (dir / "t").string()});
+  const auto t = run(
+      "train", {"--quick", "--model", "micro", "--data", "recall", "--patch", "8x8", "--steps", "4", "--activation",
+                "expr:a*max(x,0)^2/N", "--param", "a=0.5", "--out", (dir / "t").string()});
   ASSERT_EQ(t.code, 0) << t.err;
   EXPECT_NE(slurp(dir / "t" / "train.json").find("expr:a*max(x,0)^2/N (a=0.5)"), std::string::npos);
   const auto s = run("activation_table", {"--quick", "--N", "16", "--activation", "rowexpr:exp(x),expr:x/(1+exp(-x))/N",
@@ -76,13 +78,14 @@ TEST(FormulaActivations, TrainAndATrainingSweepTakeAFormula) {
 
 TEST(FormulaActivations, CharacteriseWritesTheCardBesideSoftmax) {
   const ScratchDir dir("formula_card");
-  const auto r = run("characterise", {"--quick", "--activation", "expr:1/(1+exp(-(x - log(N))))", "--out",
-                                      (dir / "out").string()});
+  const auto r = run("characterise",
+                     {"--quick", "--activation", "expr:1/(1+exp(-(x - log(N))))", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto card = slurp(dir / "out" / "card.md");
-  for (const char* label : {"| softmax |", "| expr:1/(1+exp(-(x-log(N)))) |"}) EXPECT_NE(card.find(label), std::string::npos) << label;
-  for (const char* quantity : {"frob_exponent", "jac_exponent", "qgrad_exponent", "max_jac_over_sqrtN", "saturated_share",
-                               "positive_share", "accuracy_gap_recall"})
+  for (const char* label : {"| softmax |", "| expr:1/(1+exp(-(x-log(N)))) |"})
+    EXPECT_NE(card.find(label), std::string::npos) << label;
+  for (const char* quantity : {"frob_exponent", "jac_exponent", "qgrad_exponent", "max_jac_over_sqrtN",
+                               "saturated_share", "positive_share", "accuracy_gap_recall"})
     EXPECT_NE(slurp(dir / "out" / "characterise.csv").find(quantity), std::string::npos) << quantity;
   EXPECT_NE(r.out.find("activation card"), std::string::npos) << r.out;
   const auto bad = run("characterise", {"--quick", "--tasks", "imagenet", "--out", (dir / "bad").string()});

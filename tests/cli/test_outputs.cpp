@@ -14,7 +14,10 @@ TEST(StudyOutputs, PolyFrobeniusWritesTheContract) {
   const auto r = run("poly_frobenius", {"--quick", "--out", dir.path.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto csv = slurp(dir / "poly_frobenius.csv");
-  EXPECT_EQ(csv.rfind("study,quantity,activation,convention,precision,N,D,d,p,k,sigma_x,sigma_t,trials,mean,se,ci_lo,ci_hi", 0), 0u);
+  EXPECT_EQ(
+      csv.rfind("study,quantity,activation,convention,precision,N,D,d,p,k,sigma_x,sigma_t,trials,mean,se,ci_lo,ci_hi",
+                0),
+      0u);
   EXPECT_NE(csv.find(",frob,"), std::string::npos);
   EXPECT_NE(csv.find(",frob2,"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "poly_frobenius.json"));
@@ -48,8 +51,8 @@ TEST(StudyOutputs, DefaultOutputFolderIsNamedByTheArguments) {
 
 TEST(StudyOutputs, GridFlagsAreListsAndEachCurveGetsItsOwnFit) {
   const ScratchDir dir("grid");
-  const auto r = run("poly_frobenius", {"--quick", "--activation", "poly", "--p", "1", "--k", "1", "--sigma-x",
-                                        "2,0.5", "--N", "64,8,16,8", "--out", dir.path.string()});
+  const auto r = run("poly_frobenius", {"--quick", "--activation", "poly", "--p", "1", "--k", "1", "--sigma-x", "2,0.5",
+                                        "--N", "64,8,16,8", "--out", dir.path.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto csv = read_csv(dir / "poly_frobenius.csv");
   std::vector<std::string> fitted_sigmas, frob_n;
@@ -64,8 +67,8 @@ TEST(StudyOutputs, GridFlagsAreListsAndEachCurveGetsItsOwnFit) {
 // The claim studies of the RELU and PERIODIC families: their own claims only, the property table
 // printed beside the paper's with its disagreements, and one figure per claim.
 TEST(StudyOutputs, ClaimFamilyStudiesWriteTheirClaimsAndTheTable) {
-  for (const auto& [study, prefix, figure] :
-       {std::tuple{"relu_scaling", "relu.", "relu_frob.png"}, {"periodic_properties", "periodic.", "periodic_saturation.png"}}) {
+  for (const auto& [study, prefix, figure] : {std::tuple{"relu_scaling", "relu.", "relu_frob.png"},
+                                              {"periodic_properties", "periodic.", "periodic_saturation.png"}}) {
     const ScratchDir dir(study);
     const auto r = run(study, {"--quick", "--out", dir.path.string()});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -79,7 +82,9 @@ TEST(StudyOutputs, ClaimFamilyStudiesWriteTheirClaimsAndTheTable) {
     expect_strict_csvs(dir.path);
   }
   const ScratchDir dir("table");
-  ASSERT_EQ(run("periodic_properties", {"--quick", "--claims", "periodic.property_table", "--out", dir.path.string()}).code, 0);
+  ASSERT_EQ(
+      run("periodic_properties", {"--quick", "--claims", "periodic.property_table", "--out", dir.path.string()}).code,
+      0);
   const auto report = slurp(dir / "report.md");
   EXPECT_NE(report.find("| sirenmax+prenorm |"), std::string::npos);
   EXPECT_NE(report.find("(paper ✘/✓)"), std::string::npos);
@@ -94,7 +99,9 @@ TEST(StudyOutputs, PeriodicWorstRowReplaysFromItsFile) {
   const ScratchDir dir("replay");
   for (const char* threads : {"1", "2"})
     ASSERT_EQ(run("periodic_properties", {"--quick", "--claims", "periodic.sinsoftmax_ratio", "--threads", threads,
-                                          "--out", (dir / threads).string()}).code, 0);
+                                          "--out", (dir / threads).string()})
+                  .code,
+              0);
   const auto saved = dir / "2" / "worst_inputs" / "periodic.sinsoftmax_ratio.csv";
   EXPECT_EQ(slurp(saved), slurp(dir / "1" / "worst_inputs" / "periodic.sinsoftmax_ratio.csv"));
   const auto evidence = read_csv(dir / "2" / "periodic_properties.csv");

@@ -21,8 +21,8 @@ namespace {
 
 using Matrix = Eigen::MatrixXd;
 
-const std::vector<std::string> kMethods{"svd",           "newton",       "newton-beta", "released", "released-f32",
-                                        "released-beta", "nystromformer"};
+const std::vector<std::string> kMethods{"svd",          "newton",        "newton-beta",  "released",
+                                        "released-f32", "released-beta", "nystromformer"};
 
 // K_ij = exp(−(i − j)²/(2s²)): a Gaussian kernel of distinct points, so symmetric positive definite.
 Matrix kernel_matrix(Eigen::Index m, double s) {
@@ -46,7 +46,8 @@ std::string table_line(const Run& r, const std::string& method) {
 }
 
 // Every run row agrees with its method's trace: the iterations to tolerance are the first traced iteration whose
-// residual against A is <= the tolerance (none: "not reached" or "diverged"), and the last traced numbers are the run's.
+// residual against A is <= the tolerance (none: "not reached" or "diverged"), and the last traced numbers are the
+// run's.
 void expect_runs_match_traces(const Csv& runs, const Csv& trace, double tolerance) {
   for (std::size_t row = 0; row < runs.rows.size(); ++row) {
     const std::string method = runs.at(row, "method");
@@ -103,7 +104,8 @@ TEST(PinvQuestion, EveryMethodAnswersOnAUsersKernelMatrix) {
     EXPECT_EQ(runs.at(row, "max_iterations"), method == "svd" ? "" : "1000");
     EXPECT_FALSE(table_line(r, method).empty()) << r.err;
     if (runs.at(row, "outcome") == "reached") {
-      EXPECT_TRUE(contains(table_line(r, method), " " + runs.at(row, "iterations_to_tolerance") + " ")) << table_line(r, method);
+      EXPECT_TRUE(contains(table_line(r, method), " " + runs.at(row, "iterations_to_tolerance") + " "))
+          << table_line(r, method);
     }
   }
   expect_runs_match_traces(runs, trace, tolerance);
@@ -116,7 +118,8 @@ TEST(PinvQuestion, EveryMethodAnswersOnAUsersKernelMatrix) {
     const auto row = rows_where(runs, "method", method).at(0);
     int first = -1;
     for (const auto i : rows_where(trace, "method", method))
-      if (first < 0 && std::stod(trace.at(i, "residual_shifted")) <= tolerance) first = std::stoi(trace.at(i, "iteration"));
+      if (first < 0 && std::stod(trace.at(i, "residual_shifted")) <= tolerance)
+        first = std::stoi(trace.at(i, "iteration"));
     ASSERT_GE(first, 0);
     EXPECT_EQ(runs.at(row, "iterations"), std::to_string(first));
     EXPECT_EQ(runs.at(row, "iterations_to_tolerance_shifted"), std::to_string(first));
@@ -126,7 +129,8 @@ TEST(PinvQuestion, EveryMethodAnswersOnAUsersKernelMatrix) {
   ASSERT_EQ(runs.at(newton[0], "outcome"), "reached");
   EXPECT_GT(std::stoi(runs.at(newton[0], "iterations_to_tolerance")), 20);
   // ‖X − A⁻¹‖₂ ≤ κ‖A⁻¹‖₂ · residual for X a polynomial in A (X − A⁻¹ = A⁻¹(AXA − A)A⁻¹).
-  EXPECT_LE(std::stod(runs.at(newton[0], "relative_error")), kappa * std::stod(runs.at(newton[0], "residual")) * (1 + 1e-6));
+  EXPECT_LE(std::stod(runs.at(newton[0], "relative_error")),
+            kappa * std::stod(runs.at(newton[0], "residual")) * (1 + 1e-6));
 
   // Exploratory: no verdicts anywhere, the real size and no default n or m in what it prints.
   EXPECT_FALSE(fs::exists(dir / "out" / "claims.csv"));
@@ -148,8 +152,8 @@ TEST(PinvQuestion, EveryMethodAnswersOnAUsersKernelMatrix) {
 TEST(PinvQuestion, MaxIterationsCapsEveryMethod) {
   const ScratchDir dir("pinv_question_cap");
   std::ofstream(dir / "K.csv") << matrix_csv(kernel_matrix(30, 1.5));
-  const auto r = run("newton_pinv", {"--matrix", (dir / "K.csv").string(), "--max-iterations", "3", "--out",
-                                     (dir / "out").string()});
+  const auto r = run("newton_pinv",
+                     {"--matrix", (dir / "K.csv").string(), "--max-iterations", "3", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto runs = read_csv(dir / "out" / "newton_pinv_runs.csv");
   const auto trace = read_csv(dir / "out" / "newton_pinv_trace.csv");
@@ -183,12 +187,13 @@ TEST(PinvQuestion, TokensFileAnswersUnderItsOwnSize) {
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < d; ++j) T(i, j) = normal(rng);
   std::ofstream(dir / "T.csv") << matrix_csv(T);
-  const auto r = run("newton_pinv", {"--tokens-file", (dir / "T.csv").string(), "--method", "newton,released",
-                                     "--out", (dir / "out").string()});
+  const auto r = run("newton_pinv", {"--tokens-file", (dir / "T.csv").string(), "--method", "newton,released", "--out",
+                                     (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   Matrix S(n, n);
   for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < n; ++j) S(i, j) = std::exp(-(T.row(i) - T.row(j)).squaredNorm() / (2 * std::sqrt(double(d))));
+    for (Eigen::Index j = 0; j < n; ++j)
+      S(i, j) = std::exp(-(T.row(i) - T.row(j)).squaredNorm() / (2 * std::sqrt(double(d))));
   const auto runs = read_csv(dir / "out" / "newton_pinv_runs.csv");
   ASSERT_EQ(runs.rows.size(), 2u);
   for (std::size_t i = 0; i < runs.rows.size(); ++i) {

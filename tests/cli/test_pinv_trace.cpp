@@ -23,8 +23,9 @@ double norm2(const Matrix& M) { return Eigen::JacobiSVD<Matrix>(M).singularValue
 TEST(PinvTrace, TraceRunsAndFinalIterateAreWrittenAndCorrect) {
   const ScratchDir dir("pinv_trace");
   std::ofstream(dir / "A.csv") << "2,1,0\n1,2,1\n0,1,2\n";  // eigenvalues 2 - sqrt 2, 2, 2 + sqrt 2
-  const auto r = run("newton_pinv", {"--quick", "--claims", "soft.eq12", "--matrix", (dir / "A.csv").string(), "--method",
-                                     "newton,released,released-beta", "--save-iterate", "--out", (dir / "out").string()});
+  const auto r = run("newton_pinv",
+                     {"--quick", "--claims", "soft.eq12", "--matrix", (dir / "A.csv").string(), "--method",
+                      "newton,released,released-beta", "--save-iterate", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   Matrix A(3, 3);
   A << 2, 1, 0, 1, 2, 1, 0, 1, 2;
@@ -49,9 +50,9 @@ TEST(PinvTrace, TraceRunsAndFinalIterateAreWrittenAndCorrect) {
     ASSERT_TRUE(fs::exists(iterate)) << iterate;
     const Matrix X = read_matrix(iterate);
     ASSERT_EQ(X.rows(), 3);
-    // The last traced numbers, recomputed from the saved iterate (printed with 17 digits: exact to rounding). A converged
-    // residual is itself rounding, which another order of the same products changes by up to n·ε·κ(A)² (n = 3, κ < 6):
-    // that is the absolute floor.
+    // The last traced numbers, recomputed from the saved iterate (printed with 17 digits: exact to rounding). A
+    // converged residual is itself rounding, which another order of the same products changes by up to n·ε·κ(A)² (n =
+    // 3, κ < 6): that is the absolute floor.
     const double rounding = 3 * std::numeric_limits<double>::epsilon() * 36;
     const double residual = norm2(A * X * A - A) / norm2(A), error = norm2(X - A.inverse());
     EXPECT_NEAR(std::stod(trace.at(steps.back(), "residual")), residual, 1e-12 * residual + rounding);
@@ -90,9 +91,9 @@ TEST(PinvTrace, TraceRunsAndFinalIterateAreWrittenAndCorrect) {
 TEST(PinvTrace, SingularMatrixIsAcceptedAndReported) {
   const ScratchDir dir("pinv_singular");
   std::ofstream(dir / "S.csv") << "1,2,3\n2,4,6\n1,0,1\n";
-  const auto r = run("newton_pinv", {"--quick", "--claims", "soft.eq12", "--matrix", (dir / "S.csv").string(), "--method",
-                                     "svd,newton,newton-beta,released,released-beta,nystromformer", "--save-iterate",
-                                     "--out", (dir / "out").string()});
+  const auto r = run("newton_pinv", {"--quick", "--claims", "soft.eq12", "--matrix", (dir / "S.csv").string(),
+                                     "--method", "svd,newton,newton-beta,released,released-beta,nystromformer",
+                                     "--save-iterate", "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto runs = read_csv(dir / "out" / "newton_pinv_runs.csv");
   ASSERT_EQ(runs.rows.size(), 6u);
@@ -110,8 +111,8 @@ TEST(PinvTrace, SingularMatrixIsAcceptedAndReported) {
   const Matrix X = read_matrix(dir / "out" / "newton_pinv_iterate_svd_matrix_m3.csv");
   EXPECT_LE(norm2(X - pinv), 1e-12 * norm2(pinv));
 
-  const auto quiet = run("newton_pinv", {"--quick", "--claims", "soft.eq12", "--matrix", (dir / "S.csv").string(), "--method",
-                                         "newton", "--out", (dir / "quiet").string()});
+  const auto quiet = run("newton_pinv", {"--quick", "--claims", "soft.eq12", "--matrix", (dir / "S.csv").string(),
+                                         "--method", "newton", "--out", (dir / "quiet").string()});
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_TRUE(fs::exists(dir / "quiet" / "newton_pinv_trace.csv"));
   for (const auto& f : files_under(dir / "quiet")) EXPECT_EQ(f.find("_iterate_"), std::string::npos) << f;

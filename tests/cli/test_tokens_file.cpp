@@ -35,7 +35,8 @@ TEST(TokensFile, GaussianKernelClaimJudgesTheFilesTokens) {
 
   Matrix S(n, n);
   for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < n; ++j) S(i, j) = std::exp(-(T.row(i) - T.row(j)).squaredNorm() / (2 * std::sqrt(double(d))));
+    for (Eigen::Index j = 0; j < n; ++j)
+      S(i, j) = std::exp(-(T.row(i) - T.row(j)).squaredNorm() / (2 * std::sqrt(double(d))));
   const double expected = Eigen::SelfAdjointEigenSolver<Matrix>(S).eigenvalues().maxCoeff() / double(n);
 
   const auto rows = read_csv(dir / "out" / "soft_spectral.csv");
@@ -55,7 +56,7 @@ TEST(TokensFile, SavedWorstTokensReplayTheirRatio) {
   struct Replay {
     std::string claim;
     std::vector<std::string> search;  // arguments of the run that searches
-    bool needs_m;                      // eq15's replay takes the worst input's m (and the seed)
+    bool needs_m;                     // eq15's replay takes the worst input's m (and the seed)
   };
   // Gaussian tokens only for eq15: pooled grid landmarks do not replay through a file, so they keep no tokens.
   for (const Replay& c : {Replay{"soft.prop4_gauss_eig", {}, false},
@@ -73,8 +74,13 @@ TEST(TokensFile, SavedWorstTokensReplayTheirRatio) {
     ASSERT_EQ(rows.at(worst[0], "worst_tokens"), saved);
     EXPECT_NE(rows.at(worst[0], "tokens_replay").find("--tokens-file"), std::string::npos);
 
-    std::vector<std::string> replay{"--quick", "--claims", c.claim, "--tokens-file", (dir / "search" / saved).string(),
-                                    "--out", (dir / "replay").string()};
+    std::vector<std::string> replay{"--quick",
+                                    "--claims",
+                                    c.claim,
+                                    "--tokens-file",
+                                    (dir / "search" / saved).string(),
+                                    "--out",
+                                    (dir / "replay").string()};
     if (c.needs_m) replay.insert(replay.end(), {"--m", rows.at(worst[0], "m"), "--seed", "7"});
     const auto again = run("soft_spectral", replay);
     ASSERT_EQ(again.code, 0) << again.err;

@@ -70,8 +70,8 @@ TEST_P(Falsify, ContradictingEvidenceRefutesTheClaim) {
     return;
   }
   const auto outcome = claim.judged(claim.contradict(quick_evidence(claim)), Thresholds{});
-  EXPECT_TRUE(refutes(outcome.verdict)) << claim.id << " judged contradicting evidence "
-                                        << to_string(outcome.verdict) << ": " << outcome.detail;
+  EXPECT_TRUE(refutes(outcome.verdict)) << claim.id << " judged contradicting evidence " << to_string(outcome.verdict)
+                                        << ": " << outcome.detail;
 }
 
 TEST_P(Falsify, SupportingEvidenceUpholdsTheClaim) {
@@ -112,7 +112,8 @@ TEST_P(Falsify, UnmodifiedEvidenceGetsThePublishedVerdict) {
   const auto& claim = claim_registry().find(GetParam());
   const auto outcome = claim.judged(quick_evidence(claim), Thresholds{});
   if (kMeasuresThisProcess.count(claim.id)) {
-    EXPECT_TRUE(outcome.verdict == Verdict::holds || outcome.verdict == Verdict::violated) << claim.id << ": " << outcome.detail;
+    EXPECT_TRUE(outcome.verdict == Verdict::holds || outcome.verdict == Verdict::violated)
+        << claim.id << ": " << outcome.detail;
     return;
   }
   if (const auto quick = kQuickVerdicts.find(claim.id); quick != kQuickVerdicts.end()) {
@@ -127,7 +128,8 @@ TEST_P(Falsify, EachCrossingFlipsTheVerdictAtItsThreshold) {
   const auto& claim = claim_registry().find(GetParam());
   const auto supported = claim.support(quick_evidence(claim));
   for (const auto& crossing : claim.crossings)
-    for (const auto& [factor, expected] : {std::pair{1 - kCrossingMargin, crossing.below}, std::pair{1 + kCrossingMargin, crossing.above}}) {
+    for (const auto& [factor, expected] :
+         {std::pair{1 - kCrossingMargin, crossing.below}, std::pair{1 + kCrossingMargin, crossing.above}}) {
       auto placed = supported;
       crossing.place(placed, crossing.threshold->value * factor);
       const auto outcome = claim.judge(placed, Thresholds{});
@@ -148,26 +150,82 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 
 // Claims whose falsify cases do not yet cross each threshold they read at its edge (only the gross moves of contradict
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
-const std::set<std::string> kNotYetCalibrated{
-    "periodic.a5_cosmax_grad", "periodic.a5_cosmax_grad.as_used", "periodic.prenorm", "periodic.prenorm.saturation",
-    "periodic.prenorm.saturation.as_used", "periodic.prenorm.saturation.as_used.released",
-    "periodic.prenorm.saturation.released", "periodic.property_table", "periodic.property_table.released", "periodic.property_table.xi_part",
-    "periodic.saturation", "periodic.saturation.released", "periodic.saturation.xi_part", "periodic.sinmax_submerged",
-    "periodic.sinmax_value_unstable", "periodic.sirenmax_poles", "periodic.value_stability",
-    "periodic.value_stability.denominator", "periodic.value_stability.denominator.released", "poly.high_p",
-    "poly.iid_at_init", "poly.iid_at_init.unit", "poly.iid_at_init.vit_tiny", "poly.k_edge_vs_N",
-    "poly.k_edge_vs_N.unit", "poly.k_edge_vs_N.unit.recall", "poly.k_edge_vs_N.unit.recall_noclip",
-    "poly.k_edge_vs_N.vit_tiny", "poly.k_interaction_vs_N", "poly.k_interaction_vs_N.unit",
-    "poly.k_interaction_vs_N.unit.recall", "poly.k_interaction_vs_N.unit.recall_noclip",
-    "poly.k_interaction_vs_N.vit_tiny", "poly.k_vs_N", "poly.k_vs_N.unit", "poly.k_vs_N.unit.recall",
-    "poly.k_vs_N.unit.recall_noclip", "poly.k_vs_N.vit_tiny", "poly.level_vs_softmax", "poly.level_vs_softmax.bounds", "poly.proof_pp_bound", "poly.scaled_vs_softmax", "poly.scales_table",
-    "poly.table1", "poly.train_growth.timm", "poly.train_growth.unit", "poly.train_norms", "poly.train_norms.unit",
-    "poly.train_norms.vit_tiny", "relu.alpha_sweep", "relu.frob", "relu.frob_constant", "relu.gaussian_logit_model", "relu.matches_softmax",
-    "relu.mean_weight", "relu.row_sum", "relu.row_sum_constant", "relu.softmax_frob_level", "soft.complexity",
-    "soft.eq12", "soft.fig5.alg2", "soft.fig5.alg2.levelled", "soft.fig5.beta_rule", "soft.fig5.beta_rule.levelled",
-    "soft.fig5.released", "soft.fig5.released.levelled", "soft.fig5.released_beta", "soft.fig5.released_beta.levelled",
-    "soft.fig5.released_f32", "soft.fig5.released_f32.levelled", "soft.nystrom_error.random_sensitive", "soft.prop3.literal", "soft.prop5_pinv_growth", "soft.prop5_s_hat_growth", "soft.prop6.proof_step",
-    "soft.prop6_normalized"};
+const std::set<std::string> kNotYetCalibrated{"periodic.a5_cosmax_grad",
+                                              "periodic.a5_cosmax_grad.as_used",
+                                              "periodic.prenorm",
+                                              "periodic.prenorm.saturation",
+                                              "periodic.prenorm.saturation.as_used",
+                                              "periodic.prenorm.saturation.as_used.released",
+                                              "periodic.prenorm.saturation.released",
+                                              "periodic.property_table",
+                                              "periodic.property_table.released",
+                                              "periodic.property_table.xi_part",
+                                              "periodic.saturation",
+                                              "periodic.saturation.released",
+                                              "periodic.saturation.xi_part",
+                                              "periodic.sinmax_submerged",
+                                              "periodic.sinmax_value_unstable",
+                                              "periodic.sirenmax_poles",
+                                              "periodic.value_stability",
+                                              "periodic.value_stability.denominator",
+                                              "periodic.value_stability.denominator.released",
+                                              "poly.high_p",
+                                              "poly.iid_at_init",
+                                              "poly.iid_at_init.unit",
+                                              "poly.iid_at_init.vit_tiny",
+                                              "poly.k_edge_vs_N",
+                                              "poly.k_edge_vs_N.unit",
+                                              "poly.k_edge_vs_N.unit.recall",
+                                              "poly.k_edge_vs_N.unit.recall_noclip",
+                                              "poly.k_edge_vs_N.vit_tiny",
+                                              "poly.k_interaction_vs_N",
+                                              "poly.k_interaction_vs_N.unit",
+                                              "poly.k_interaction_vs_N.unit.recall",
+                                              "poly.k_interaction_vs_N.unit.recall_noclip",
+                                              "poly.k_interaction_vs_N.vit_tiny",
+                                              "poly.k_vs_N",
+                                              "poly.k_vs_N.unit",
+                                              "poly.k_vs_N.unit.recall",
+                                              "poly.k_vs_N.unit.recall_noclip",
+                                              "poly.k_vs_N.vit_tiny",
+                                              "poly.level_vs_softmax",
+                                              "poly.level_vs_softmax.bounds",
+                                              "poly.proof_pp_bound",
+                                              "poly.scaled_vs_softmax",
+                                              "poly.scales_table",
+                                              "poly.table1",
+                                              "poly.train_growth.timm",
+                                              "poly.train_growth.unit",
+                                              "poly.train_norms",
+                                              "poly.train_norms.unit",
+                                              "poly.train_norms.vit_tiny",
+                                              "relu.alpha_sweep",
+                                              "relu.frob",
+                                              "relu.frob_constant",
+                                              "relu.gaussian_logit_model",
+                                              "relu.matches_softmax",
+                                              "relu.mean_weight",
+                                              "relu.row_sum",
+                                              "relu.row_sum_constant",
+                                              "relu.softmax_frob_level",
+                                              "soft.complexity",
+                                              "soft.eq12",
+                                              "soft.fig5.alg2",
+                                              "soft.fig5.alg2.levelled",
+                                              "soft.fig5.beta_rule",
+                                              "soft.fig5.beta_rule.levelled",
+                                              "soft.fig5.released",
+                                              "soft.fig5.released.levelled",
+                                              "soft.fig5.released_beta",
+                                              "soft.fig5.released_beta.levelled",
+                                              "soft.fig5.released_f32",
+                                              "soft.fig5.released_f32.levelled",
+                                              "soft.nystrom_error.random_sensitive",
+                                              "soft.prop3.literal",
+                                              "soft.prop5_pinv_growth",
+                                              "soft.prop5_s_hat_growth",
+                                              "soft.prop6.proof_step",
+                                              "soft.prop6_normalized"};
 
 // Thresholds read for the detail line alone, which decide no verdict (so no crossing can flip one).
 const std::set<std::string> kReadForTheDetailOnly{"exact_z"};
@@ -189,7 +247,8 @@ TEST_P(Falsify, EveryThresholdReadIsCrossed) {
 // results/report.md's threshold table: what the published verdicts were judged by, a row per threshold.
 std::map<std::string, std::string> published_thresholds() {
   std::map<std::string, std::string> rows;
-  for (const auto& line : test::cli::lines_of(test::cli::slurp(std::filesystem::path(ATTNLAB_SOURCE_DIR) / "results" / "report.md")))
+  for (const auto& line :
+       test::cli::lines_of(test::cli::slurp(std::filesystem::path(ATTNLAB_SOURCE_DIR) / "results" / "report.md")))
     if (line.rfind("| `", 0) == 0) rows[line.substr(3, line.find('`', 3) - 3)] = line;
   return rows;
 }
@@ -221,12 +280,16 @@ INSTANTIATE_TEST_SUITE_P(Claims, Falsify, ::testing::ValuesIn(claim_ids()),
 const Threshold kLimit{"limit", 1.0, "test"};
 
 Claim threshold_claim(double measured, std::string identity = "") {
-  return make_claim<double>({.id = "test.claim", .source = "test", .statement = "x <= limit", .method = "test",
+  return make_claim<double>({.id = "test.claim",
+                             .source = "test",
+                             .statement = "x <= limit",
+                             .method = "test",
                              .identity = std::move(identity)},
                             {.measure = [measured](const ClaimContext&) { return measured; },
-                             .judge = [](const double& x, const Thresholds& t) {
-                               return ClaimOutcome{.verdict = x <= t(kLimit) ? Verdict::holds : Verdict::violated};
-                             },
+                             .judge =
+                                 [](const double& x, const Thresholds& t) {
+                                   return ClaimOutcome{.verdict = x <= t(kLimit) ? Verdict::holds : Verdict::violated};
+                                 },
                              .contradict = [](double& x) { x = 2; },
                              .support = [](double& x) { x = 0; }});
 }
@@ -261,13 +324,15 @@ TEST(Thresholds, VerdictNearItsThresholdIsFragileAndFarFromItIsNot) {
 TEST(Thresholds, FragileOnlyWithinTheJustifiedMultipliers) {
   static const Threshold narrow{"narrow", 1.0, "test", 0.9, 1.1};
   const auto claim = [](double measured) {
-    return make_claim<double>({.id = "test.narrow", .source = "test", .statement = "x <= narrow", .method = "test"},
-                              {.measure = [measured](const ClaimContext&) { return measured; },
-                               .judge = [](const double& x, const Thresholds& t) {
-                                 return ClaimOutcome{.verdict = x <= t(narrow) ? Verdict::holds : Verdict::violated};
-                               },
-                               .contradict = [](double& x) { x = 2; },
-                               .support = [](double& x) { x = 0; }});
+    return make_claim<double>(
+        {.id = "test.narrow", .source = "test", .statement = "x <= narrow", .method = "test"},
+        {.measure = [measured](const ClaimContext&) { return measured; },
+         .judge =
+             [](const double& x, const Thresholds& t) {
+               return ClaimOutcome{.verdict = x <= t(narrow) ? Verdict::holds : Verdict::violated};
+             },
+         .contradict = [](double& x) { x = 2; },
+         .support = [](double& x) { x = 0; }});
   };
   const auto outside = claim(0.85).check({}), inside = claim(0.95).check({});
   EXPECT_EQ(outside.sensitivity.at(0).below, 0.8);

@@ -47,7 +47,8 @@ std::vector<std::string> fuzz_seeds() {
   const auto path = file.path("");
   ResultRow row;
   row.study = "poly_frobenius", row.quantity = "phi_fro", row.activation = "poly", row.N = 64, row.D = 16, row.d = 8;
-  row.p = 3, row.k = KScale::parse("sqrtN"), row.sigma_x = 1, row.trials = 100, row.value = {.count = 100, .mean = 1.25, .se = 0.01, .ci_lo = 1.23, .ci_hi = 1.27};
+  row.p = 3, row.k = KScale::parse("sqrtN"), row.sigma_x = 1, row.trials = 100,
+  row.value = {.count = 100, .mean = 1.25, .se = 0.01, .ci_lo = 1.23, .ci_hi = 1.27};
   io::JsonlCheckpoint checkpoint(path, kVersion);
   checkpoint.store("poly|N=64", {row});
   row.extra = {{"seed", 3}};

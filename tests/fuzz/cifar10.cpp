@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::parse_or_reject([&] {
     const auto d = train::read_cifar10({batch.path(fuzz::bytes_of(data, size))});
     fuzz::expect(d.image_size() == 3 * 32 * 32 && d.size() > 0, "not CIFAR-10's image shape");
-    fuzz::expect(d.pixels.size() == std::size_t(d.size()) * std::size_t(d.image_size()), "pixels do not fill the images");
+    fuzz::expect(d.pixels.size() == std::size_t(d.size()) * std::size_t(d.image_size()),
+                 "pixels do not fill the images");
     for (int label : d.labels) fuzz::expect(label >= 0 && label < 10, "a label outside [0, 10)");
   });
   return 0;

@@ -18,5 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 }
 
 std::vector<std::string> fuzz_seeds() {
-  return {"1,2,3\n", "0.33333333333333331,-2e-300,12345.678901234567,-0\n\n1,2\n", " 1 ,\t2\r\n-inf,0\n", "1e308,1e-320\n"};
+  return {"1,2,3\n", "0.33333333333333331,-2e-300,12345.678901234567,-0\n\n1,2\n", " 1 ,\t2\r\n-inf,0\n",
+          "1e308,1e-320\n"};
 }

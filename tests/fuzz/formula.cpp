@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     auto spec = ActivationSpec::parse("expr:" + input);
     const auto canonical = spec.formula->canonical();
-    fuzz::expect(Formula::parse(canonical).canonical() == canonical, "the canonical text does not parse back: " + canonical);
+    fuzz::expect(Formula::parse(canonical).canonical() == canonical,
+                 "the canonical text does not parse back: " + canonical);
     for (const auto& name : spec.formula->parameters()) spec.params[name] = 0.5;
     const auto a = std::get<ElementwiseActivation>(spec.resolve(16, 4).fn);
     const double x[] = {-3, -1, 0, 0.5, 2, 40};
@@ -30,6 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 }
 
 std::vector<std::string> fuzz_seeds() {
-  return {"x^3/sqrt(N)", "x/(1+exp(-x)) / N", "1/(1+exp(-(x - log(N))))", "sin(x)^2", "max(x, 0)^2/N",
-          "a*x^2 + b*pow(abs(x), 1.5)", "-x^-2*(d - 2)", "relu(x)*sigmoid(tanh(x))/min(N, 8)", "x^^2", "exp(x"};
+  return {"x^3/sqrt(N)",
+          "x/(1+exp(-x)) / N",
+          "1/(1+exp(-(x - log(N))))",
+          "sin(x)^2",
+          "max(x, 0)^2/N",
+          "a*x^2 + b*pow(abs(x), 1.5)",
+          "-x^-2*(d - 2)",
+          "relu(x)*sigmoid(tanh(x))/min(N, 8)",
+          "x^^2",
+          "exp(x"};
 }

@@ -11,7 +11,11 @@ namespace {
 
 std::string idx(std::uint32_t magic, const std::vector<std::uint32_t>& sizes, const std::string& data) {
   std::string out;
-  for (std::uint32_t word : [&] { auto w = sizes; w.insert(w.begin(), magic); return w; }())
+  for (std::uint32_t word : [&] {
+         auto w = sizes;
+         w.insert(w.begin(), magic);
+         return w;
+       }())
     for (int shift = 24; shift >= 0; shift -= 8) out += char(word >> shift & 0xff);
   return out + data;
 }
@@ -37,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto parts = fuzz::split(fuzz::bytes_of(data, size));
   fuzz::parse_or_reject([&] {
     const auto d = train::read_idx(images.path(parts.first), labels.path(parts.second));
-    fuzz::expect(d.pixels.size() == std::size_t(d.size()) * std::size_t(d.image_size()), "pixels do not fill the images");
+    fuzz::expect(d.pixels.size() == std::size_t(d.size()) * std::size_t(d.image_size()),
+                 "pixels do not fill the images");
     for (int label : d.labels) fuzz::expect(label >= 0 && label < d.classes, "a label outside the classes");
   });
   return 0;

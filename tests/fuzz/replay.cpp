@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--write-seeds") {
     fs::create_directories(argv[2]);
     const auto seeds = fuzz_seeds();
-    for (std::size_t i = 0; i < seeds.size(); ++i) std::ofstream(fs::path(argv[2]) / ("seed-" + std::to_string(i)), std::ios::binary) << seeds[i];
+    for (std::size_t i = 0; i < seeds.size(); ++i)
+      std::ofstream(fs::path(argv[2]) / ("seed-" + std::to_string(i)), std::ios::binary) << seeds[i];
     std::cout << seeds.size() << " seeds written to " << argv[2] << "\n";
     return 0;
   }

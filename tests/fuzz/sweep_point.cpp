@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
 std::vector<std::string> fuzz_seeds() {
   io::PointResult result;
-  result.measurements = {{"val_accuracy", 0.625}, {"val_loss", 1.25}, {"train_loss", std::nan("")}, {"phi_fro", 3.5, 10, 2}};
+  result.measurements = {
+      {"val_accuracy", 0.625}, {"val_loss", 1.25}, {"train_loss", std::nan("")}, {"phi_fro", 3.5, 10, 2}};
   io::PointResult diverged;
   diverged.diverged_at = 7;
   auto unsealed = nlohmann::json::parse(io::point_record(kKey, result));

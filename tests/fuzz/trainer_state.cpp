@@ -48,14 +48,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     restored = true;
   });
   // A refused state leaves the trainer as it was; a restored one is the state it saves.
-  fuzz::expect(trainer.save() == (restored ? state : before), restored ? "restored state does not save back" : "a refused state changed the trainer");
+  fuzz::expect(trainer.save() == (restored ? state : before),
+               restored ? "restored state does not save back" : "a refused state changed the trainer");
   if (restored) trainer.restore(before);
   return 0;
 }
 
 std::vector<std::string> fuzz_seeds() {
   auto& trainer = micro_trainer();
-  const auto unsealed = [](const std::string& state) { return std::string(1, '\0') + state.substr(0, state.size() - 8); };
+  const auto unsealed = [](const std::string& state) {
+    return std::string(1, '\0') + state.substr(0, state.size() - 8);
+  };
   std::vector<std::string> seeds{unsealed(trainer.save())};
   trainer.train_step(), trainer.train_step(), trainer.record_validation();
   seeds.push_back(unsealed(trainer.save()));

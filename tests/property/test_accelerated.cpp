@@ -1,9 +1,9 @@
 // The accelerated engines against the CPU engine, Ginkgo-style: every test is written once and runs for
 // each device, the Thrust engine on OpenMP everywhere and on CUDA where a GPU is present. Cases that need
 // a GPU on a machine without one are reported as skipped, with the reason.
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/machine.hpp>
-#include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 #include <attnlab/soft/kernel.hpp>
@@ -43,7 +43,8 @@ const std::vector<Case> cases{
 
 std::vector<ActivationSpec> activations() {
   std::vector<ActivationSpec> specs;
-  for (const char* name : {"poly", "relu", "gelu", "sigmoid", "exp", "softmax"}) specs.push_back(ActivationSpec::parse(name));
+  for (const char* name : {"poly", "relu", "gelu", "sigmoid", "exp", "softmax"})
+    specs.push_back(ActivationSpec::parse(name));
   specs[0].k = KScale::parse("sqrtN");
   ActivationSpec x1 = ActivationSpec::parse("poly");
   x1.p = 1;
@@ -88,10 +89,8 @@ TEST_P(Accelerated, DrawsTheCpuEnginesSamplesBitForBit) {
     SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision));
     const auto p = accelerated_problem(config(c, 1, Backend::cpu));
     for (std::uint32_t trial : {0u, 7u}) {
-      if (c.precision == Precision::float64)
-        expect_cpu_samples<double>(p, GetParam(), c.ensemble, trial);
-      else
-        expect_cpu_samples<float>(p, GetParam(), c.ensemble, trial);
+      if (c.precision == Precision::float64) expect_cpu_samples<double>(p, GetParam(), c.ensemble, trial);
+      else expect_cpu_samples<float>(p, GetParam(), c.ensemble, trial);
     }
   }
 }
@@ -105,8 +104,9 @@ AttentionNormsSquared cpu_norms(const AttentionMcConfig& c, std::uint32_t trial,
 
 void expect_close(const AttentionNormsSquared& got, const AttentionNormsSquared& want, double rel) {
   const std::pair<const char*, std::pair<double, double>> fields[] = {
-      {"frob2", {got.frob2, want.frob2}},    {"jac2", {got.jac2, want.jac2}}, {"qgrad2", {got.qgrad2, want.qgrad2}},
-      {"kgrad2", {got.kgrad2, want.kgrad2}}, {"sum", {got.sum, want.sum}},   {"row_sum2", {got.row_sum2, want.row_sum2}}};
+      {"frob2", {got.frob2, want.frob2}},    {"jac2", {got.jac2, want.jac2}},
+      {"qgrad2", {got.qgrad2, want.qgrad2}}, {"kgrad2", {got.kgrad2, want.kgrad2}},
+      {"sum", {got.sum, want.sum}},          {"row_sum2", {got.row_sum2, want.row_sum2}}};
   // Sums with cancellation (Σϕ of odd ϕ) are compared against the scale of Σϕ² instead.
   const double floor = rel * std::sqrt(std::abs(want.frob2));
   for (const auto& [name, v] : fields) {
@@ -128,7 +128,8 @@ TEST_P(Accelerated, PerTrialNormsEqualTheCpuEngines) {
         SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision) + " trial " + std::to_string(t) + " " +
                      cfg.activations[a].label());
         const auto act = cfg.activations[a].resolve(c.ensemble.N, c.ensemble.d);
-        const auto want = c.precision == Precision::float64 ? cpu_norms<double>(cfg, t, act) : cpu_norms<float>(cfg, t, act);
+        const auto want = c.precision == Precision::float64 ? cpu_norms<double>(cfg, t, act)
+                                                            : cpu_norms<float>(cfg, t, act);
         expect_close(norms[t * cfg.activations.size() + a], want, agreement(c.precision));
       }
   }
@@ -184,7 +185,8 @@ TEST_P(Accelerated, ABlockOfTrialsEqualsThoseTrialsOfTheWholeRun) {
 // The fused elementwise kernel against the slab path, on the engines that have one (cuda); an engine with the slab path
 // alone (the OpenMP one, which ignores Options::fused) has nothing to compare.
 TEST_P(Accelerated, FusedKernelEqualsTheSlabPath) {
-  if (!accel::has_fused_kernel(GetParam())) GTEST_SKIP() << "not run: this engine has no fused kernel, only the slab path";
+  if (!accel::has_fused_kernel(GetParam()))
+    GTEST_SKIP() << "not run: this engine has no fused kernel, only the slab path";
   const Case c{{300, 24, 20, 1.0, 1.0}, Precision::float64};
   const auto p = accelerated_problem(config(c, 3, Backend::cpu));
   const auto fused = accel::trial_norms(GetParam(), p, {.fused = true});
@@ -194,7 +196,8 @@ TEST_P(Accelerated, FusedKernelEqualsTheSlabPath) {
 
 // N = 600 sums its rows in three blocks (256, 256, 88) in parallel, then the blocks in order.
 TEST_P(Accelerated, ResultsDoNotDependOnTheThreadCount) {
-  for (const Case& c : {Case{{130, 16, 9, 1.0, 1.0}, Precision::float64}, Case{{600, 4, 3, 1.0, 1.0}, Precision::float64}}) {
+  for (const Case& c :
+       {Case{{130, 16, 9, 1.0, 1.0}, Precision::float64}, Case{{600, 4, 3, 1.0, 1.0}, Precision::float64}}) {
     SCOPED_TRACE(c.ensemble.N);
     const auto p = accelerated_problem(config(c, 3, Backend::cpu));
     const int threads = omp_get_max_threads();
@@ -208,24 +211,26 @@ TEST_P(Accelerated, ResultsDoNotDependOnTheThreadCount) {
   }
 }
 
-// End to end through the dispatcher: the estimates of trials that agree to `agreement` each. A trial's value moves by at
-// most agreement·(|x_t| + its Frobenius norm, the floor of cancelling sums), so a mean and a standard error by at most
-// agreement·(|mean| + sd + E frob), as the mean of |x_t| is at most |mean| + sd.
+// End to end through the dispatcher: the estimates of trials that agree to `agreement` each. A trial's value moves by
+// at most agreement·(|x_t| + its Frobenius norm, the floor of cancelling sums), so a mean and a standard error by at
+// most agreement·(|mean| + sd + E frob), as the mean of |x_t| is at most |mean| + sd.
 TEST_P(Accelerated, EstimatesEqualTheCpuEnginesToThePerTrialAgreement) {
   for (const Case& c : {cases[0], cases[3]}) {
     const auto cpu = run_attention_norms(config(c, 16, Backend::cpu));
-    const auto accelerated =
-        run_attention_norms(config(c, 16, GetParam() == Device::cuda ? Backend::cuda : Backend::thrust));
+    const auto accelerated = run_attention_norms(
+        config(c, 16, GetParam() == Device::cuda ? Backend::cuda : Backend::thrust));
     ASSERT_EQ(cpu.size(), accelerated.size());
     for (std::size_t i = 0; i < cpu.size(); ++i) {
-      SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision) + " " + cpu[i].activation + " " + cpu[i].quantity);
+      SCOPED_TRACE(c.ensemble.describe() + " " + to_string(c.precision) + " " + cpu[i].activation + " " +
+                   cpu[i].quantity);
       EXPECT_EQ(accelerated[i].quantity, cpu[i].quantity);
       const auto frob = std::find_if(cpu.begin(), cpu.end(), [&](const ResultRow& r) {
         return r.quantity == "frob" && r.activation == cpu[i].activation;
       });
       ASSERT_NE(frob, cpu.end());
       const auto& v = cpu[i].value;
-      const double limit = agreement(c.precision) * (std::abs(v.mean) + v.se * std::sqrt(double(v.count)) + frob->value.mean);
+      const double limit = agreement(c.precision) *
+                           (std::abs(v.mean) + v.se * std::sqrt(double(v.count)) + frob->value.mean);
       EXPECT_NEAR(accelerated[i].value.mean, v.mean, limit);
       EXPECT_NEAR(accelerated[i].value.se, v.se, limit);
     }
@@ -302,7 +307,8 @@ TEST_P(Accelerated, MemoryLimitBatchesTrialsWithoutChangingThemAndRefusesOneThat
   ASSERT_GT(one_trial, 0);
   const accel::Options two_trials{.memory_bytes = 2 * one_trial + one_trial / 2};
   EXPECT_NO_THROW(accel::refuse_what_cannot_fit(GetParam(), p, two_trials));
-  const auto limited = accel::trial_norms(GetParam(), p, two_trials, [&](std::uint32_t, std::uint32_t) { ++limited_reports; });
+  const auto limited = accel::trial_norms(GetParam(), p, two_trials,
+                                          [&](std::uint32_t, std::uint32_t) { ++limited_reports; });
   EXPECT_EQ(whole_reports, 1);
   EXPECT_EQ(limited_reports, 3) << "6 trials, 2 per batch";
   ASSERT_EQ(whole.size(), limited.size());
@@ -310,8 +316,8 @@ TEST_P(Accelerated, MemoryLimitBatchesTrialsWithoutChangingThemAndRefusesOneThat
   EXPECT_THROW(accel::trial_norms(GetParam(), p, {.memory_bytes = one_trial / 2}), std::invalid_argument);
 }
 
-// A block that ends at the last trial stream (2³² − 1), in batches of 2 that step past it: in 32 bits its end wrapped to
-// 0 (no trial run) and a batch stepping past it wrapped to the first streams.
+// A block that ends at the last trial stream (2³² − 1), in batches of 2 that step past it: in 32 bits its end wrapped
+// to 0 (no trial run) and a batch stepping past it wrapped to the first streams.
 TEST_P(Accelerated, ABlockEndingAtTheLastTrialStreamRunsEachOfItsTrialsOnce) {
   const Case c{{16, 6, 5, 1.0, 1.0}, Precision::float64};
   auto p = accelerated_problem(config(c, 5, Backend::cpu));
@@ -329,9 +335,9 @@ TEST_P(Accelerated, ABlockEndingAtTheLastTrialStreamRunsEachOfItsTrialsOnce) {
   EXPECT_THROW(accel::trial_norms(GetParam(), p), std::invalid_argument) << "trial 2^32 has no stream";
 }
 
-// The device-scale checks of scripts/gpu-check, one trial each: seconds on a GPU, skipped (with the reason) without one.
-// Q and K have entries of variance 1/D, so the logits have unit variance and exp stays finite at N = 65,536 (at unit
-// σ_t their standard deviation is D = 64 and exp overflowed on both paths, seen on an H200).
+// The device-scale checks of scripts/gpu-check, one trial each: seconds on a GPU, skipped (with the reason) without
+// one. Q and K have entries of variance 1/D, so the logits have unit variance and exp stays finite at N = 65,536 (at
+// unit σ_t their standard deviation is D = 64 and exp overflowed on both paths, seen on an H200).
 EnsembleSpec unit_logits(Index N) { return {N, 64, 64, 1.0, 1.0 / std::sqrt(64.0)}; }
 
 class CudaAtScale : public ::testing::Test {
@@ -344,7 +350,8 @@ class CudaAtScale : public ::testing::Test {
 TEST_F(CudaAtScale, FusedKernelEqualsTheSlabPathAtN65536) {
   const Case c{unit_logits(65536), Precision::float64};
   auto cfg = config(c, 1, Backend::cpu);
-  std::erase_if(cfg.activations, [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
+  std::erase_if(cfg.activations,
+                [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
   const auto p = accelerated_problem(cfg);
   const auto fused = accel::trial_norms(Device::cuda, p, {.fused = true});
   const auto slab = accel::trial_norms(Device::cuda, p, {.fused = false});
@@ -360,7 +367,8 @@ TEST_F(CudaAtScale, FusedKernelOverTwoColumnSplitsEqualsTheSlabPath) {
   const Case c{unit_logits(accel::kFusedSplitColumns + 64), Precision::float64};
   ASSERT_EQ(accel::fused_column_splits(c.ensemble.N), 2);
   auto cfg = config(c, 1, Backend::cpu);
-  std::erase_if(cfg.activations, [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
+  std::erase_if(cfg.activations,
+                [](const ActivationSpec& a) { return find_activation(a.name).row_normalised; });  // not fused
   const auto p = accelerated_problem(cfg);
   const auto fused = accel::trial_norms(Device::cuda, p, {.fused = true});
   const auto slab = accel::trial_norms(Device::cuda, p, {.fused = false});
@@ -401,8 +409,7 @@ TEST(AcceleratedBackend, RejectsWhatItDoesNotImplementInOneLine) {
   }
   if (accel::cuda_unavailable_reason().empty())
     EXPECT_NO_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}));
-  else
-    EXPECT_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}), std::invalid_argument);
+  else EXPECT_THROW(validate_backend(Backend::cuda, {ActivationSpec::parse("softmax")}), std::invalid_argument);
 }
 
 // Ranks on one node share its memory: a trial that fits this machine's memory alone is refused when two processes
@@ -443,8 +450,10 @@ TEST(AcceleratedBackend, FusedColumnSplitsDependOnNAlone) {
 // fails them everywhere.
 TEST(AcceleratedBackend, SkipsCudaCasesOnlyWithoutABuildOrADevice) {
   using accel::CudaAvailability;
-  const accel::CudaStatus not_built{CudaAvailability::not_built, "not built"}, no_device{CudaAvailability::no_device, "none"},
-      old_driver{CudaAvailability::fault, "backend cuda: cudaErrorInsufficientDriver"}, usable{CudaAvailability::usable, ""};
+  const accel::CudaStatus not_built{CudaAvailability::not_built, "not built"},
+      no_device{CudaAvailability::no_device, "none"},
+      old_driver{CudaAvailability::fault, "backend cuda: cudaErrorInsufficientDriver"},
+      usable{CudaAvailability::usable, ""};
   EXPECT_EQ(accel::cuda_skip_reason(not_built, false), "not built");
   EXPECT_EQ(accel::cuda_skip_reason(no_device, false), "none");
   for (bool require : {false, true}) {

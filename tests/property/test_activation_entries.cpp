@@ -37,12 +37,22 @@ constexpr int kPower = 3;
 constexpr RowConstants kRowConstants{.shift = 0.25, .logit_scale = 0.125};
 
 const std::vector<Entry> kEntries{
-#define ATTNLAB_ELEMENTWISE(fn, name, scale, family, float_tiles, description, ...)                                 \
-  {name, ActivationFamily::family, false, Elementwise::fn, RowNormalised::formula, ElementwiseScale::scale,          \
+#define ATTNLAB_ELEMENTWISE(fn, name, scale, family, float_tiles, description, ...) \
+  {name,                                                                            \
+   ActivationFamily::family,                                                        \
+   false,                                                                           \
+   Elementwise::fn,                                                                 \
+   RowNormalised::formula,                                                          \
+   ElementwiseScale::scale,                                                         \
    [](double x, double& h, double& dh) { evaluate<Elementwise::fn>(x, kPower, h, dh); }},
 #include <attnlab/attention/elementwise_functions.def>
-#define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...)                                                  \
-  {name, ActivationFamily::family, true, Elementwise::formula, RowNormalised::fn, ElementwiseScale::none,            \
+#define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...) \
+  {name,                                                           \
+   ActivationFamily::family,                                       \
+   true,                                                           \
+   Elementwise::formula,                                           \
+   RowNormalised::fn,                                              \
+   ElementwiseScale::none,                                         \
    [](double x, double& g, double& dg) { evaluate_row<RowNormalised::fn>(x, kRowConstants, g, dg); }},
 #include <attnlab/attention/row_normalised_functions.def>
 };
@@ -121,11 +131,14 @@ TEST(ActivationEntries, EachRunsInAStudyGrid) {
   for (const auto& e : kEntries) names += (names.empty() ? "" : ",") + e.name;
   study::StudyRunHooks hooks;
   hooks.quiet = true;
-  ASSERT_EQ(study::run_study(studies::find_study("poly_frobenius"),
-                          {"--quick", "--N", "4,8", "--D", "4", "--d", "4", "--trials", "2", "--threads", "1", "--p",
-                           text(kPower), "--k", "sqrtN", "--alpha", "1", "--activation", names, "--out",
-                           out.path.string()},
-                          hooks),
+  ASSERT_EQ(study::run_study(studies::find_study("poly_frobenius"), {"--quick",    "--N",      "4,8",
+                                                                     "--D",        "4",        "--d",
+                                                                     "4",          "--trials", "2",
+                                                                     "--threads",  "1",        "--p",
+                                                                     text(kPower), "--k",      "sqrtN",
+                                                                     "--alpha",    "1",        "--activation",
+                                                                     names,        "--out",    out.path.string()},
+                             hooks),
             0)
       << hooks.error;
   const auto csv = test::cli::read_csv(out / "poly_frobenius.csv");

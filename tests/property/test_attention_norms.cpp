@@ -50,8 +50,8 @@ std::vector<Case> activations(Index N, Index d) {
       }
   for (const auto& info : activation_registry())
     if (info.row_normalised) specs.push_back(ActivationSpec{info.name});
-  for (const char* name : {"poly", "relu", "gelu", "sigmoid", "softmax", "sirenmax", "sinsoftmax", "cosmax",
-                           "sinsoftmax-released"})
+  for (const char* name :
+       {"poly", "relu", "gelu", "sigmoid", "softmax", "sirenmax", "sinsoftmax", "cosmax", "sinsoftmax-released"})
     for (const char* transform : {"+prenorm", "+prenorm-released", "+qkln", "+prenorm+qkln"}) {
       auto spec = ActivationSpec::parse(std::string(name) + transform);
       if (spec.transforms.prenorm && N < 2) continue;  // a row of one entry has no variance
@@ -168,8 +168,8 @@ TEST(AttentionNorms, SoftmaxWithoutGradientsPropagatesANaNLogit) {
 
 // A study that writes no gradient quantity leaves their rows out and keeps the others' numbers.
 TEST(MonteCarlo, WithoutGradientsTheOtherQuantitiesAreUnchanged) {
-  AttentionMcConfig c{{48, 8, 4, 1.0, 1.0}, {{"poly", 3, KScale::parse("sqrtN"), Convention::inside}, {"softmax"}},
-                      test::seed(), 6};
+  AttentionMcConfig c{
+      {48, 8, 4, 1.0, 1.0}, {{"poly", 3, KScale::parse("sqrtN"), Convention::inside}, {"softmax"}}, test::seed(), 6};
   const auto with = run_attention_norms(c);
   c.gradients = false;
   const auto without = run_attention_norms(c);
@@ -206,18 +206,18 @@ TEST(AttentionNorms, FloatTileSumsAgreeWithDoubleOnTheSameSamples) {
     EnsembleSample<float> f;
     draw_ensemble(EnsembleSpec{N, 16, 16, 1.0, 0.25}, test::seed(), 0, f);
     const MatrixD X = f.X.cast<double>(), Q = f.Q.cast<double>(), K = f.K.cast<double>();
-    for (const auto& spec :
-         {ActivationSpec{"poly", 3, KScale::parse("sqrtN")}, ActivationSpec{"poly", 1}, ActivationSpec{"poly", 7},
-          ActivationSpec{"relu"}, ActivationSpec{"relu2"}, ActivationSpec{"relu6"}, ActivationSpec{"identity"},
-          ActivationSpec{"gelu"}})
+    for (const auto& spec : {ActivationSpec{"poly", 3, KScale::parse("sqrtN")}, ActivationSpec{"poly", 1},
+                             ActivationSpec{"poly", 7}, ActivationSpec{"relu"}, ActivationSpec{"relu2"},
+                             ActivationSpec{"relu6"}, ActivationSpec{"identity"}, ActivationSpec{"gelu"}})
       for (bool gradients : {true, false}) {
         const auto act = spec.resolve(N, 16);
         const auto in_float = attention_norms_streamed(f.X, f.Q, f.K, act, {}, gradients);
         const auto in_double = attention_norms_streamed(X, Q, K, act, {}, gradients);
-        for (const auto& [name, of] :
-             {std::pair{"frob2", &AttentionNormsSquared::frob2}, {"jac2", &AttentionNormsSquared::jac2},
-              {"qgrad2", &AttentionNormsSquared::qgrad2}, {"kgrad2", &AttentionNormsSquared::kgrad2},
-              {"row_sum2", &AttentionNormsSquared::row_sum2}})
+        for (const auto& [name, of] : {std::pair{"frob2", &AttentionNormsSquared::frob2},
+                                       {"jac2", &AttentionNormsSquared::jac2},
+                                       {"qgrad2", &AttentionNormsSquared::qgrad2},
+                                       {"kgrad2", &AttentionNormsSquared::kgrad2},
+                                       {"row_sum2", &AttentionNormsSquared::row_sum2}})
           EXPECT_TRUE(test::close(in_float.*of, in_double.*of, 2e-5, 0))
               << "N " << N << " " << spec.label() << " " << name << " gradients " << gradients;
       }
@@ -231,7 +231,8 @@ TEST(AttentionNorms, FloatRowsThatOverflowAreSummedInDouble) {
   draw_ensemble(EnsembleSpec{300, 8, 8, 10.0, 10.0}, test::seed(), 0, f);
   const auto act = ActivationSpec{"poly", 5}.resolve(300, 8);
   const auto in_float = attention_norms_streamed(f.X, f.Q, f.K, act);
-  const auto in_double = attention_norms_streamed<double>(f.X.cast<double>(), f.Q.cast<double>(), f.K.cast<double>(), act);
+  const auto in_double = attention_norms_streamed<double>(f.X.cast<double>(), f.Q.cast<double>(), f.K.cast<double>(),
+                                                          act);
   ASSERT_GT(in_double.frob2, 1e39) << "the case must overflow float";
   EXPECT_TRUE(std::isfinite(in_float.frob2) && std::isfinite(in_float.kgrad2));
   EXPECT_TRUE(test::close(in_float.frob2, in_double.frob2, 1e-4, 0));
@@ -254,8 +255,8 @@ TEST(ReferenceJacobians, MatchFiniteDifferences) {
           const double h = 1e-6 * std::max(1.0, std::abs(plus(k, r)));
           plus(k, r) += h;
           minus(k, r) -= h;
-          const MatrixD fd = (reference::attention_matrix(s.X, Qp, Kp, act) -
-                              reference::attention_matrix(s.X, Qm, Km, act)) / (2 * h);
+          const MatrixD fd =
+              (reference::attention_matrix(s.X, Qp, Kp, act) - reference::attention_matrix(s.X, Qm, Km, act)) / (2 * h);
           for (Index i = 0; i < N; ++i)
             for (Index j = 0; j < N; ++j)
               ASSERT_TRUE(test::close(J(i * N + j, k * d + r), fd(i, j), test::tol.finite_diff_rel * 100,
@@ -279,8 +280,7 @@ TEST(ReferenceJacobians, SoftmaxJacobianMatchesFiniteDifferences) {
       Am(i, l) -= h;
       const MatrixD fd = (reference::softmax_rows(Ap) - reference::softmax_rows(Am)) / (2 * h);
       for (Index a = 0; a < N; ++a)
-        for (Index b = 0; b < n; ++b)
-          ASSERT_TRUE(test::close(J(a * n + b, i * n + l), fd(a, b), 1e-6, 1e-9));
+        for (Index b = 0; b < n; ++b) ASSERT_TRUE(test::close(J(a * n + b, i * n + l), fd(a, b), 1e-6, 1e-9));
     }
   const auto closed = softmax_matrix_norms(A);
   EXPECT_TRUE(test::close(closed.jac2, J.squaredNorm(), 1e-12, 1e-15));
@@ -313,7 +313,8 @@ TEST(MonteCarlo, IdenticalForAnyThreadCount) {
   for (auto [N, trials] : {std::pair<Index, std::uint32_t>{16, 12}, {600, 3}, {2500, 2}}) {
     AttentionMcConfig c{{N, 8, 4, 1.0, 1.0},
                         {{"poly", 3, KScale::parse("sqrtN"), Convention::inside}, {"softmax"}},
-                        test::seed(), trials};
+                        test::seed(),
+                        trials};
     std::vector<std::vector<ResultRow>> runs;
     for (int t : {1, 2, 3}) {
       omp_set_num_threads(t);
@@ -341,7 +342,8 @@ TEST(MonteCarlo, NonFiniteTrialsAreCountedNotAveraged) {
 // This test binary run again for the current test alone, with `variable` set: its exit status is the test's outcome.
 int rerun_in_a_child_process(const std::string& variable) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string filter = text("--gtest_filter=", test->test_suite_name(), ".", test->name()), program = "attnlab_property";
+  std::string filter = text("--gtest_filter=", test->test_suite_name(), ".", test->name()),
+              program = "attnlab_property";
   std::vector<std::string> env{variable + "=1"};
   for (char** e = environ; *e; ++e) env.emplace_back(*e);
   std::vector<char*> envp;

@@ -175,7 +175,8 @@ TEST(SoftClaims, BetaRuleIsMetExactlyOnTheDiagonallyDominantBottlenecks) {
   const auto out = check("soft.beta_rule.satisfiable");
   EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
   int met = 0, dominant = 0;
-  for (const auto& row : out.evidence) met += row.value.mean == 1, dominant += extra_value(row, "column_dominant") == "true";
+  for (const auto& row : out.evidence)
+    met += row.value.mean == 1, dominant += extra_value(row, "column_dominant") == "true";
   EXPECT_EQ(met, dominant);
   EXPECT_EQ(double(met), out.measured);
 }
@@ -213,8 +214,9 @@ TEST(SoftClaims, ProofOfPropSixUsesAnInequalityAsAnEquality) {
   EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
 }
 
-// Algorithm 2 on the one-token bottleneck A = [1]: alpha = 2/||A||_1^2 = 2 gives A_0 = 2, A_1 = 2 A_0 - A_0 A A_0 = 0, a
-// fixed point: the residual stays at 1, levelled off though never converged. Levelled counts every bottleneck at the floor.
+// Algorithm 2 on the one-token bottleneck A = [1]: alpha = 2/||A||_1^2 = 2 gives A_0 = 2, A_1 = 2 A_0 - A_0 A A_0 = 0,
+// a fixed point: the residual stays at 1, levelled off though never converged. Levelled counts every bottleneck at the
+// floor.
 TEST(SoftClaims, StalledNewtonRunLevelsOffWithoutConverging) {
   const auto levelled = check("soft.fig5.alg2.levelled");
   EXPECT_GE(levelled.measured, check("soft.fig5.alg2").measured);

@@ -98,10 +98,11 @@ TEST(Formula, ConstantsFoldOncePerConfiguration) {
 
 // Forward-mode derivatives are exact: central differences agree to their own truncation error.
 TEST(Formula, DerivativesMatchFiniteDifferences) {
-  const std::vector<std::string> formulas{
-      "x^3/sqrt(N)", "x/(1+exp(-x))/N", "1/(1+exp(-(x - log(N))))", "sin(x)^2", "cos(2*x)*tanh(x)",
-      "sqrt(x*x + 1)", "log(1 + exp(x))", "abs(x)^1.5", "max(x, 0.1)*min(x, 2)", "pow(x*x+1, x/3)",
-      "2^x - 3/x", "relu(x)^2 + sigmoid(a*x)", "exp(-x^2/d)", "(x - 1)/(x*x + 2)", "-x^5/N + 4 - x"};
+  const std::vector<std::string> formulas{"x^3/sqrt(N)",     "x/(1+exp(-x))/N",   "1/(1+exp(-(x - log(N))))",
+                                          "sin(x)^2",        "cos(2*x)*tanh(x)",  "sqrt(x*x + 1)",
+                                          "log(1 + exp(x))", "abs(x)^1.5",        "max(x, 0.1)*min(x, 2)",
+                                          "pow(x*x+1, x/3)", "2^x - 3/x",         "relu(x)^2 + sigmoid(a*x)",
+                                          "exp(-x^2/d)",     "(x - 1)/(x*x + 2)", "-x^5/N + 4 - x"};
   std::mt19937_64 rng(test::seed());
   std::uniform_real_distribution<double> uniform(-3, 3);
   for (const auto& f : formulas) {
@@ -121,7 +122,8 @@ TEST(Formula, DerivativesMatchFiniteDifferences) {
       tape->evaluate(&xu, 1, &up, &unused);
       tape->evaluate(&xd, 1, &down, &unused);
       if (!std::isfinite(h[j])) continue;  // log and sqrt of negative arguments: NaN in both
-      EXPECT_TRUE(test::close(dh[j], (up - down) / (2 * step), test::tol.finite_diff_rel, test::tol.finite_diff_abs * (1 + std::abs(h[j]))))
+      EXPECT_TRUE(test::close(dh[j], (up - down) / (2 * step), test::tol.finite_diff_rel,
+                              test::tol.finite_diff_abs * (1 + std::abs(h[j]))))
           << " at x = " << x[j];
     }
   }
@@ -130,10 +132,10 @@ TEST(Formula, DerivativesMatchFiniteDifferences) {
 // A formula's streamed norms against the built-in activation it spells, on the same sample, gradients on and off.
 TEST(Formula, EqualsTheBuiltInItSpells) {
   const std::vector<std::pair<std::string, std::string>> pairs{
-      {"expr:x^3/sqrt(N)", "poly"},          {"expr:relu(x)/N", "relu"},   {"expr:sigmoid(x)/N", "sigmoid"},
-      {"expr:tanh(x)/N", "tanh"},            {"expr:exp(x)/N", "exp"},     {"expr:max(x,0)^2/N", "relu2"},
-      {"rowexpr:exp(x)", "softmax"},         {"rowexpr:sin(x)^2", "sin2max"},
-      {"rowexpr:exp(sin(x))", "sinsoftmax"}, {"expr:x/sqrt(N)", "identity"}};
+      {"expr:x^3/sqrt(N)", "poly"},  {"expr:relu(x)/N", "relu"},      {"expr:sigmoid(x)/N", "sigmoid"},
+      {"expr:tanh(x)/N", "tanh"},    {"expr:exp(x)/N", "exp"},        {"expr:max(x,0)^2/N", "relu2"},
+      {"rowexpr:exp(x)", "softmax"}, {"rowexpr:sin(x)^2", "sin2max"}, {"rowexpr:exp(sin(x))", "sinsoftmax"},
+      {"expr:x/sqrt(N)", "identity"}};
   for (auto [N, D, d] : {std::tuple<Index, Index, Index>{37, 6, 5}, {300, 16, 8}}) {
     EnsembleSample<double> s;
     draw_ensemble(EnsembleSpec{N, D, d, 1.0, 1.0}, test::seed(), 0, s);
@@ -160,8 +162,8 @@ TEST(Formula, EqualsTheBuiltInItSpells) {
 TEST(Formula, StreamedEqualsExplicitJacobians) {
   EnsembleSample<double> s;
   draw_ensemble(EnsembleSpec{11, 4, 3, 0.8, 0.9}, test::seed(), 1, s);
-  for (const char* f : {"expr:x/(1+exp(-x))/N", "expr:1/(1+exp(-(x - log(N))))", "rowexpr:sin(x)^2+0.1",
-                        "expr:a*x^2 + b"}) {
+  for (const char* f :
+       {"expr:x/(1+exp(-x))/N", "expr:1/(1+exp(-(x - log(N))))", "rowexpr:sin(x)^2+0.1", "expr:a*x^2 + b"}) {
     SCOPED_TRACE(f);
     auto spec = ActivationSpec::parse(f);
     spec.params = {{"a", 0.5}, {"b", -1}};

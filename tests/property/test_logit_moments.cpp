@@ -30,12 +30,18 @@ struct Function {
   Elementwise h;
   int p;
 };
-const std::vector<Function> kAll{{"x", Elementwise::power, 1},     {"x^2", Elementwise::power, 2},
-                                 {"x^3", Elementwise::power, 3},   {"relu", Elementwise::relu, 1},
-                                 {"relu2", Elementwise::relu2, 1}, {"gelu", Elementwise::gelu, 1},
-                                 {"softplus", Elementwise::softplus, 1}, {"identity", Elementwise::identity, 1},
-                                 {"relu6", Elementwise::relu6, 1}, {"sigmoid", Elementwise::sigmoid, 1},
-                                 {"elu", Elementwise::elu, 1},     {"tanh", Elementwise::tanh, 1},
+const std::vector<Function> kAll{{"x", Elementwise::power, 1},
+                                 {"x^2", Elementwise::power, 2},
+                                 {"x^3", Elementwise::power, 3},
+                                 {"relu", Elementwise::relu, 1},
+                                 {"relu2", Elementwise::relu2, 1},
+                                 {"gelu", Elementwise::gelu, 1},
+                                 {"softplus", Elementwise::softplus, 1},
+                                 {"identity", Elementwise::identity, 1},
+                                 {"relu6", Elementwise::relu6, 1},
+                                 {"sigmoid", Elementwise::sigmoid, 1},
+                                 {"elu", Elementwise::elu, 1},
+                                 {"tanh", Elementwise::tanh, 1},
                                  {"exp", Elementwise::exp, 1}};
 const std::vector<std::string> kRelu{"relu", "relu2", "gelu", "softplus", "identity", "relu6", "sigmoid"};
 
@@ -55,7 +61,8 @@ double integrate_gaussian(const std::function<double(double)>& g, double sigma) 
   const double inf = std::numeric_limits<double>::infinity();
   // breaks at relu6's cap too
   const double cap = 6 / sigma;
-  return GK::integrate(w, -inf, 0.0, 20, 1e-13) + GK::integrate(w, 0.0, cap, 20, 1e-13) + GK::integrate(w, cap, inf, 20, 1e-13);
+  return GK::integrate(w, -inf, 0.0, 20, 1e-13) + GK::integrate(w, 0.0, cap, 20, 1e-13) +
+         GK::integrate(w, cap, inf, 20, 1e-13);
 }
 
 }  // namespace
@@ -67,7 +74,8 @@ TEST(LogitMoments, GaussianClosedFormsAgreeWithQuadrature) {
       SCOPED_TRACE(::testing::Message() << f.name << " sigma=" << sigma);
       const auto m = theory::gaussian_moments(f.h, sigma, f.p);
       const double mean = sigma == 0 ? h_of(f, 0) : integrate_gaussian([&](double s) { return h_of(f, s); }, sigma);
-      const double second = sigma == 0 ? std::pow(h_of(f, 0), 2) : integrate_gaussian([&](double s) { return std::pow(h_of(f, s), 2); }, sigma);
+      const double second = sigma == 0 ? std::pow(h_of(f, 0), 2)
+                                       : integrate_gaussian([&](double s) { return std::pow(h_of(f, s), 2); }, sigma);
       EXPECT_TRUE(test::close(m.mean, mean, 1e-9, 1e-12));
       EXPECT_TRUE(test::close(m.second, second, 1e-9, 1e-12));
     }
@@ -96,7 +104,9 @@ TEST(LogitMoments, GaussianMomentsAgreeWithMonteCarlo) {
 TEST(LogitMoments, ScaleQuadratureMatchesChiSquareMoments) {
   // E τ^k = c^{k/2} M_D(k/2)² M_d(k/2) off the diagonal, c^{k/2} M_D(k) M_d(k/2) on it, with
   // M_n(s) = E(χ²_n/n)^s = (2/n)^s Γ(n/2 + s)/Γ(n/2): the law of τ in the header, moment by moment.
-  const auto M = [](double n, double s) { return std::exp(s * std::log(2 / n) + std::lgamma(n / 2 + s) - std::lgamma(n / 2)); };
+  const auto M = [](double n, double s) {
+    return std::exp(s * std::log(2 / n) + std::lgamma(n / 2 + s) - std::lgamma(n / 2));
+  };
   struct Case {
     Index D, d;
     double rel;
@@ -108,7 +118,8 @@ TEST(LogitMoments, ScaleQuadratureMatchesChiSquareMoments) {
         const double scale = std::pow(std::pow(0.9 * 0.7, 4) * double(c.D * c.D), k / 2);
         const double exact = scale * (diagonal ? M(c.D, k) : M(c.D, k / 2) * M(c.D, k / 2)) * M(c.d, k / 2);
         const double quad = theory::logit_scale_expectation([&](double tau) { return std::pow(tau, k); }, e, diagonal);
-        EXPECT_TRUE(test::close(quad, exact, c.rel, 0)) << "D=" << c.D << " d=" << c.d << " k=" << k << " diag=" << diagonal;
+        EXPECT_TRUE(test::close(quad, exact, c.rel, 0))
+            << "D=" << c.D << " d=" << c.d << " k=" << k << " diag=" << diagonal;
       }
 }
 
@@ -118,13 +129,15 @@ TEST(LogitMoments, HomogeneousClosedFormsMatchTheGenericQuadrature) {
     for (const Index d : {3, 8, 64}) {
       const EnsembleSpec e{4, 16, d, 1.0, qkln ? 1.0 : 0.25};
       for (const auto& f : kAll) {
-        if (f.h != Elementwise::relu && f.h != Elementwise::relu2 && f.h != Elementwise::identity && f.h != Elementwise::power)
+        if (f.h != Elementwise::relu && f.h != Elementwise::relu2 && f.h != Elementwise::identity &&
+            f.h != Elementwise::power)
           continue;
         const auto m = theory::logit_moments(f.h, e, qkln, f.p);
         for (const bool diagonal : {false, true}) {
           const auto& entry = diagonal ? m.diagonal : m.off_diagonal;
           const double mean = theory::logit_expectation([&](double s) { return h_of(f, s); }, e, qkln, diagonal);
-          const double second = theory::logit_expectation([&](double s) { return std::pow(h_of(f, s), 2); }, e, qkln, diagonal);
+          const double second = theory::logit_expectation([&](double s) { return std::pow(h_of(f, s), 2); }, e, qkln,
+                                                          diagonal);
           SCOPED_TRACE(::testing::Message() << f.name << " qkln=" << qkln << " d=" << d << " diag=" << diagonal);
           EXPECT_TRUE(test::close(entry.mean, mean, 1e-8, 1e-12));
           EXPECT_TRUE(test::close(entry.second, second, 1e-8, 1e-12));
@@ -162,8 +175,8 @@ TEST(LogitMoments, WeightLevelsMatchTheAttentionEnsemble) {
         const auto level = theory::weight_levels(theory::logit_moments(f.h, c.e, c.qkln), double(N), alpha);
         for (const auto& r : rows) {
           if (r.activation != config.activations[a].label()) continue;
-          SCOPED_TRACE(::testing::Message() << r.activation << " N=" << N << " D=" << c.e.D << " d=" << c.e.d << " "
-                                            << r.quantity);
+          SCOPED_TRACE(::testing::Message()
+                       << r.activation << " N=" << N << " D=" << c.e.D << " d=" << c.e.d << " " << r.quantity);
           const double sigmas = f.h == Elementwise::relu2 && r.quantity == "frob2" ? 7.0 : 5.0;
           const double expected = r.quantity == "mean_weight" ? level.mean_weight
                                   : r.quantity == "row_sum"   ? level.row_sum
@@ -190,8 +203,8 @@ TEST(LogitMoments, GaussianLogitModelIsRejectedAtSmallDimension) {
   for (const auto& r : rows)
     if (r.quantity == "frob2") {
       const double predicted = theory::weight_levels(model, 24, 1.0).frob2;
-      EXPECT_GT(std::abs(r.value.mean - predicted), 10 * r.value.se) << "MC " << r.value.mean << " ± " << r.value.se
-                                                                     << " vs Gaussian-logit model " << predicted;
+      EXPECT_GT(std::abs(r.value.mean - predicted), 10 * r.value.se)
+          << "MC " << r.value.mean << " ± " << r.value.se << " vs Gaussian-logit model " << predicted;
     }
 }
 
@@ -217,7 +230,8 @@ TEST(SoftmaxLevel, RowNormMatchesMonteCarlo) {
       Welford w;
       std::vector<double> x(std::size_t(N), 0.0);
       for (std::uint32_t t = 0; t < rows; ++t) {
-        const GaussianStream z(test::seed(), hash_words({hash_string("softmax-level"), std::uint64_t(N)}), t, StreamTag::Logits);
+        const GaussianStream z(test::seed(), hash_words({hash_string("softmax-level"), std::uint64_t(N)}), t,
+                               StreamTag::Logits);
         double top = -std::numeric_limits<double>::infinity(), sum = 0, sum2 = 0;
         for (Index j = 0; j < N; ++j) top = std::max(top, x[std::size_t(j)] = sigma * z.normal(std::uint64_t(j)));
         for (const double v : x) {
@@ -226,7 +240,8 @@ TEST(SoftmaxLevel, RowNormMatchesMonteCarlo) {
         }
         w.add(sum2 / (sum * sum));
       }
-      EXPECT_TRUE(within_se(estimate(w), theory::softmax_row_norm2(double(N), sigma), 5.0)) << "N=" << N << " sigma=" << sigma;
+      EXPECT_TRUE(within_se(estimate(w), theory::softmax_row_norm2(double(N), sigma), 5.0))
+          << "N=" << N << " sigma=" << sigma;
     }
 }
 
@@ -240,7 +255,9 @@ TEST(SoftmaxLevel, ApproachesTheLimitAtTheDeltaMethodRate) {
     const double c1 = 3 * std::expm1(s2) - 2 * std::expm1(2 * s2);
     // N(ratio − 1) = c₁ + c₂/N + …: its distance to c₁ shrinks tenfold from N = 1e4 to 1e5 (0.2 allows
     // the c₃/N² term), up to the quadrature's relative 1e-10, which N(ratio − 1) multiplies by N.
-    const auto distance = [&](double N) { return std::abs(N * (N * theory::softmax_row_norm2(N, sigma) / limit - 1) - c1); };
+    const auto distance = [&](double N) {
+      return std::abs(N * (N * theory::softmax_row_norm2(N, sigma) / limit - 1) - c1);
+    };
     const double near = distance(1e4), far = distance(1e5);
     EXPECT_LE(far, 0.2 * near + 1e-5) << "sigma=" << sigma;
     EXPECT_LE(far, 0.01 * std::abs(c1)) << "sigma=" << sigma;

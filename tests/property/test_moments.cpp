@@ -55,9 +55,12 @@ TEST(ExactMoments, ScalingConventionsRescaleExactly) {
                            {{"poly", 2, KScale{}, Convention::none},
                             {"poly", 2, KScale::parse("3"), Convention::inside},
                             {"poly", 2, KScale::parse("sqrtN"), Convention::outside}},
-                           test::seed(), 50};
+                           test::seed(),
+                           50};
   const auto rows = run_attention_norms(config);
-  const auto frob2 = [&](std::size_t activation) { return rows[activation * attention_quantities().size() + 1].value.mean; };
+  const auto frob2 = [&](std::size_t activation) {
+    return rows[activation * attention_quantities().size() + 1].value.mean;
+  };
   EXPECT_TRUE(test::close(frob2(1), frob2(0) / (16.0 * 9.0), 1e-12, 0));  // (1/√d)^(2p) / k² with d = 4, p = 2
   EXPECT_TRUE(test::close(frob2(2), frob2(0) / (4.0 * 7.0), 1e-12, 0));   // 1/d / N
 }
@@ -69,7 +72,8 @@ TEST(ExactMoments, ProductOfIndependentFactors) {
       const double s1 = 1.4, s2 = 0.6;
       Welford w;
       for (std::uint32_t t = 0; t < 200000; ++t) {
-        const GaussianStream a(test::seed(), std::uint64_t(D), t, StreamTag::A), b(test::seed(), std::uint64_t(D), t, StreamTag::B);
+        const GaussianStream a(test::seed(), std::uint64_t(D), t, StreamTag::A),
+            b(test::seed(), std::uint64_t(D), t, StreamTag::B);
         double c = 0;
         for (int i = 0; i < D; ++i) c += s1 * a.normal(std::uint64_t(i)) * s2 * b.normal(std::uint64_t(i));
         w.add(std::pow(c, 2 * p));
@@ -83,7 +87,8 @@ TEST(ExactMoments, PaperFormulasAgreeWhereTheyShould) {
   // eq (41) is exact at p = 1; eq (43) matches the exact moment to first order in 1/D.
   EXPECT_DOUBLE_EQ(theory::product_moment_paper(7, 1, 1.3, 0.4), theory::product_moment_exact(7, 1, 1.3, 0.4));
   const double big = 1e7;
-  EXPECT_TRUE(test::close(theory::product_moment_paper(big, 3, 1, 1), theory::product_moment_exact(big, 3, 1, 1), 1e-5, 0));
+  EXPECT_TRUE(
+      test::close(theory::product_moment_paper(big, 3, 1, 1), theory::product_moment_exact(big, 3, 1, 1), 1e-5, 0));
   // The independent-factor model differs from E‖M‖_F² (X appears twice) by exactly 2/(ND) at p = 1.
   const theory::Ensemble e{16, 8, 4, 1, 1};
   EXPECT_TRUE(test::close(theory::frobenius2_exact(e, 1) / theory::frobenius2_independent_exact(e, 1) - 1,
@@ -99,7 +104,8 @@ TEST(ExactMoments, SquaredNormsOfEveryActivationWithAClosedForm) {
                             {.name = "identity"},
                             {.name = "relu", .alpha = 0.5},
                             {.name = "relu2"}},
-                           test::seed(), 40000};
+                           test::seed(),
+                           40000};
   const auto rows = run_attention_norms(config);
   const auto per = attention_quantities().size();
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -126,7 +132,8 @@ TEST(ExactMoments, NoClosedFormClaimedWhereThereIsNone) {
 TEST(ControlVariates, NormsAgreeWithThePlainMeansWithNarrowerIntervals) {
   AttentionMcConfig config{{16, 8, 8, 1.0, 1.0},
                            {ActivationSpec::parse("poly"), {.name = "relu"}, ActivationSpec::parse("softmax")},
-                           test::seed(), 2000};
+                           test::seed(),
+                           2000};
   const auto plain = run_attention_norms(config);
   config.exact_mean = theory::squared_norm_exact;
   const auto controlled = run_attention_norms(config);

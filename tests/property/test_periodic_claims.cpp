@@ -71,11 +71,11 @@ TEST(PeriodicClaims, SoftmaxJacobianNeverAmplifiesABackpropagatedGradient) {
   EXPECT_EQ(out.verdict, Verdict::loose);
 }
 
-// The x_i reading. Sirenmax with the others' sum at B = (n - 1) median g: n|g'(x)| B/(g + B)^2 is below 0.01 only within
-// about 0.02 of its zero at -pi/2 (g ~ u^2/8, g' ~ u/4, median g = g(0) = 1/2) and within 1e-5 of a pole, a share near
-// 0.6% of uniform phases, at most the 10% periodic_saturated_share allows at every scale; softmax, e^x against a fixed
-// B, saturates for most entries at scale 30 as before. And sinmax-constant's best score 2/(n - 1 + sum_j sin 10x_j)
-// ~ 2/n keeps n s_1 ~ 2: its submergence cell turns ✓, against the paper's ✘.
+// The x_i reading. Sirenmax with the others' sum at B = (n - 1) median g: n|g'(x)| B/(g + B)^2 is below 0.01 only
+// within about 0.02 of its zero at -pi/2 (g ~ u^2/8, g' ~ u/4, median g = g(0) = 1/2) and within 1e-5 of a pole, a
+// share near 0.6% of uniform phases, at most the 10% periodic_saturated_share allows at every scale; softmax, e^x
+// against a fixed B, saturates for most entries at scale 30 as before. And sinmax-constant's best score 2/(n - 1 +
+// sum_j sin 10x_j) ~ 2/n keeps n s_1 ~ 2: its submergence cell turns ✓, against the paper's ✘.
 TEST(PeriodicClaims, XiReadingJudgesEachGradientAgainstATypicalBackground) {
   const auto sat = check("periodic.saturation.xi_part");
   int sirenmax_rows = 0;
@@ -134,7 +134,8 @@ TEST(PeriodicClaims, SavedWorstRowReplaysExactly) {
     SCOPED_TRACE(id);
     const auto out = check(id);
     ASSERT_FALSE(out.evidence.empty());
-    const auto worst = first_largest(out.evidence.begin(), out.evidence.end(), [](const ResultRow& r) { return r.value.mean; });
+    const auto worst = first_largest(out.evidence.begin(), out.evidence.end(),
+                                     [](const ResultRow& r) { return r.value.mean; });
     const auto rows = parse_logits_rows(extra(*worst, "logits"), "logits", 2);
     ASSERT_EQ(rows.size(), 1u);
     const auto replay = check(id, rows);
@@ -163,9 +164,10 @@ TEST(ExtremeRows, LibraryIsDeterministicAndCoversItsFamilies) {
   const auto has = [&](const std::string& prefix) {
     return std::any_of(a.begin(), a.end(), [&](const ExtremeRow& r) { return r.family.starts_with(prefix); });
   };
-  for (const char* family : {"constant", "one-hot", "top-8 tie", "alternating", "two values", "ramp", "well separated",
-                             "geometric ladder", "2 clusters", "gaussian", "1 outlier", "3 outliers", "every entry at 0.7",
-                             "entries at 0.7 +- 1e-6", "all entries at 0.7 but one", "half the entries at 0.7, half at -2"})
+  for (const char* family :
+       {"constant", "one-hot", "top-8 tie", "alternating", "two values", "ramp", "well separated", "geometric ladder",
+        "2 clusters", "gaussian", "1 outlier", "3 outliers", "every entry at 0.7", "entries at 0.7 +- 1e-6",
+        "all entries at 0.7 but one", "half the entries at 0.7, half at -2"})
     EXPECT_TRUE(has(family)) << family;
   double smallest = HUGE_VAL, largest = 0;
   for (const auto& r : a) {
@@ -242,7 +244,8 @@ TEST(LogitsFile, RowsRoundTripAndBadCellsNameTheirLine) {
   EXPECT_EQ(message("1,2,\n"), "logits-file: row 1 (line 1) ends with an empty cell");
   // A hostile cell is quoted printable and short: control bytes escaped, cut after 40 characters.
   EXPECT_EQ(message("1,\x01y\r\n"), "logits-file: '\\x01y\\x0d' in row 1 (line 1) is not a number");
-  EXPECT_EQ(message(std::string(100, 'z')), "logits-file: '" + std::string(40, 'z') + "...' in row 1 (line 1) is not a number");
+  EXPECT_EQ(message(std::string(100, 'z')),
+            "logits-file: '" + std::string(40, 'z') + "...' in row 1 (line 1) is not a number");
   EXPECT_EQ(message("\n\n"), "logits-file: empty (no rows of numbers)");
   EXPECT_EQ(message("1,2\n\n3\n", 2), "logits-file: row 2 (line 3) has 1 entries, a row needs at least 2");
 }

@@ -18,7 +18,6 @@
 
 #include "support.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -46,7 +45,8 @@ double sum_rounding(Index m) { return double(m) * eps / (1 - double(m) * eps); }
 
 MatrixD gaussian_matrix(Index rows, Index cols, std::uint64_t key, double sigma = 1.0) {
   MatrixD M(rows, cols);
-  fill_gaussian(M, GaussianStream(test::seed(), hash_words({hash_string("test_pinv_rules"), key}), 0, StreamTag::A), sigma);
+  fill_gaussian(M, GaussianStream(test::seed(), hash_words({hash_string("test_pinv_rules"), key}), 0, StreamTag::A),
+                sigma);
   return M;
 }
 
@@ -88,20 +88,24 @@ struct FixtureCase {
 
 std::vector<FixtureCase> read_fixture() {
   std::ifstream in(kFixture);
-  if (!in) throw std::runtime_error("released_pinv fixture " + kFixture +
-                                    ": cannot open (regenerate it with /usr/bin/python3 tests/reference/soft_numpy.py "
-                                    "--released-fixture " + kFixture + ")");
+  if (!in)
+    throw std::runtime_error("released_pinv fixture " + kFixture +
+                             ": cannot open (regenerate it with /usr/bin/python3 tests/reference/soft_numpy.py "
+                             "--released-fixture " +
+                             kFixture + ")");
   std::vector<FixtureCase> cases;
   int line_number = 0;
   std::string line;
   const auto next = [&]() -> std::istringstream {
-    if (!std::getline(in, line)) throw std::runtime_error(text("released_pinv fixture: ends early after line ", line_number));
+    if (!std::getline(in, line))
+      throw std::runtime_error(text("released_pinv fixture: ends early after line ", line_number));
     ++line_number;
     return std::istringstream(line);
   };
   const auto number = [&](std::istringstream& s) {
     std::string token;
-    if (!(s >> token)) throw std::runtime_error(text("released_pinv fixture line ", line_number, ": a number is missing"));
+    if (!(s >> token))
+      throw std::runtime_error(text("released_pinv fixture line ", line_number, ": a number is missing"));
     return std::stod(token);  // also reads nan and inf
   };
   const auto matrix = [&](Index m) {
@@ -120,7 +124,8 @@ std::vector<FixtureCase> read_fixture() {
     FixtureCase c;
     head >> word >> c.name >> c.m >> c.iterations;
     if (word != "case" || c.m < 1 || c.iterations < 1)
-      throw std::runtime_error(text("released_pinv fixture line ", line_number, ": expected 'case <name> <m> <iterations>'"));
+      throw std::runtime_error(
+          text("released_pinv fixture line ", line_number, ": expected 'case <name> <m> <iterations>'"));
     c.A = matrix(c.m);
     for (auto s = next(); s >> word && word != "end"; s = next()) {
       ReleasedRun run;
@@ -168,8 +173,8 @@ double alpha_difference(const MatrixD& A, double alpha) {
 
 // The worst of |ours − theirs| / limit, printed as a percentage.
 void report_worst(const std::string& what, double distance, double limit) {
-  std::cout << "[ parity   ] " << what << ": " << distance << " (" << 100 * distance / limit << "% of the limit " << limit
-            << ")\n";
+  std::cout << "[ parity   ] " << what << ": " << distance << " (" << 100 * distance / limit << "% of the limit "
+            << limit << ")\n";
 }
 
 }  // namespace
@@ -201,7 +206,8 @@ TEST(PinvRules, ReleasedMatchesTheNumPyPortOfTheReleasedCode) {
         // ‖I − A·αA‖₁: each entry within γ_m(|A||αA|)_ij of exact, each column sum of m of them within γ_m of its
         // value, on both sides; plus the α difference times ‖A²‖₁.
         const MatrixD absolute_square = c.A.cwiseAbs() * (want.alpha * c.A.cwiseAbs());
-        const double limit = 2 * sum_rounding(c.m) * (norm1(absolute_square) + want.pnorm + 1) + d_alpha * norm1(c.A * c.A);
+        const double limit = 2 * sum_rounding(c.m) * (norm1(absolute_square) + want.pnorm + 1) +
+                             d_alpha * norm1(c.A * c.A);
         EXPECT_TRUE(test::close(got.beta_rule_excess + 1.01, want.pnorm, 0, limit));
         EXPECT_EQ(got.beta_rule_met, want.pnorm <= 1.01);
       }
@@ -214,8 +220,11 @@ TEST(PinvRules, ReleasedMatchesTheNumPyPortOfTheReleasedCode) {
       // αRᵀ) would change where 20 iterations leave part of the spectrum unconverged; checked on `clustered`.
       if (c.name == "clustered" && label == "released") {
         const double r_shifted = R.rowwise().sum().maxCoeff();
-        const auto slip = pseudo_inverse(c.A, {.method = PinvMethod::released, .max_iterations = c.iterations,
-                                               .tolerance = 0, .alpha = 1.8 / (r_shifted * r_shifted), .trace = false});
+        const auto slip = pseudo_inverse(c.A, {.method = PinvMethod::released,
+                                               .max_iterations = c.iterations,
+                                               .tolerance = 0,
+                                               .alpha = 1.8 / (r_shifted * r_shifted),
+                                               .trace = false});
         EXPECT_GT((slip.inverse - want.X).norm(), 10 * limit) << "alpha from A + 0.01 I is indistinguishable here";
       }
     }
@@ -240,7 +249,10 @@ TEST(PinvRules, ReleasedTakesAlphaFromTheSignedRowSumsOfA) {
   // One step from X_0 = αR is 2αR − α²R³.
   const MatrixD R = A + 0.01 * identity(12);
   const MatrixD one_step = 2 * start.alpha * R - start.alpha * start.alpha * R * R * R;
-  EXPECT_LE((start.inverse - one_step).norm(), 8 * sum_rounding(12) * (start.alpha * start.alpha * (R.cwiseAbs() * R.cwiseAbs() * R.cwiseAbs()).norm() + start.alpha * R.norm()));
+  EXPECT_LE(
+      (start.inverse - one_step).norm(),
+      8 * sum_rounding(12) *
+          (start.alpha * start.alpha * (R.cwiseAbs() * R.cwiseAbs() * R.cwiseAbs()).norm() + start.alpha * R.norm()));
 }
 
 // torch.eye makes I in float32, so the released shift is 0.01f; after enough iterations to converge each variant
@@ -249,7 +261,8 @@ TEST(PinvRules, Float32ShiftIsWhatTheReleasedFloat32IdentityAdds) {
   EXPECT_EQ(kReleasedShiftFloat32, double(0.01f));
   EXPECT_NE(kReleasedShiftFloat32, 0.01);
   const MatrixD A = kernel_bottleneck(10, 16, 2);
-  const auto exact = pseudo_inverse(A, {.method = PinvMethod::released, .max_iterations = 60, .tolerance = 0, .trace = false});
+  const auto exact = pseudo_inverse(
+      A, {.method = PinvMethod::released, .max_iterations = 60, .tolerance = 0, .trace = false});
   const auto f32 = pseudo_inverse(
       A, {.method = PinvMethod::released, .max_iterations = 60, .tolerance = 0, .trace = false, .float32_shift = true});
   EXPECT_EQ(exact.shift, 0.01);
@@ -277,8 +290,8 @@ TEST(PinvRules, ReleasedDivergesExactlyWhereItsStartOvershoots) {
   };
   int diverged = 0, converged = 0;
   // 0.005 x kernel: α(σ₁(R))² = 1.8(σ₁ + 2)²/r² with σ₁ ≤ r ≤ 14, far above 2 for these kernels (r ≈ σ₁ ≈ 6).
-  for (const auto& [label, A] : {Case{"non-symmetric exp(Q - K)", gaussian_kernel(Q, K)}, Case{"0.005 x kernel", 0.005 * well},
-                                 Case{"kernel", well}}) {
+  for (const auto& [label, A] : {Case{"non-symmetric exp(Q - K)", gaussian_kernel(Q, K)},
+                                 Case{"0.005 x kernel", 0.005 * well}, Case{"kernel", well}}) {
     SCOPED_TRACE(label);
     const auto r = pseudo_inverse(A, {.method = PinvMethod::released, .max_iterations = 200, .tolerance = 0});
     const MatrixD R = A + r.shift * identity(A.rows());
@@ -318,7 +331,8 @@ TEST(PinvRules, ReleasedBetaRuleTakesTheFirstHalvingBelowTheThresholdAndIterates
     EXPECT_EQ(got.beta_halvings, expected);
     EXPECT_EQ(got.beta_rule_met, norm_at(expected) <= 1.01);
     EXPECT_TRUE(test::close(got.alpha, std::ldexp(2 / (r * r), -expected), 4 * sum_rounding(A.rows()), 0));
-    EXPECT_TRUE(test::close(got.beta_rule_excess, norm_at(expected) - 1.01, 0, 4 * sum_rounding(A.rows()) * norm_at(expected)));
+    EXPECT_TRUE(
+        test::close(got.beta_rule_excess, norm_at(expected) - 1.01, 0, 4 * sum_rounding(A.rows()) * norm_at(expected)));
     if (!got.diverged) {
       EXPECT_EQ(got.iterations, 20);  // the released count, met or not
     }
@@ -326,7 +340,8 @@ TEST(PinvRules, ReleasedBetaRuleTakesTheFirstHalvingBelowTheThresholdAndIterates
   }
   // Unmet, it still iterates from α_10: three steps (from α_10 = 0.195 the eigenvalue 3.9 has e₀ = 1 − αλ² ≈ −2, so
   // twenty would overflow) equal the explicit recurrence.
-  const auto unmet = pseudo_inverse(cancelling, {.method = PinvMethod::released_beta, .max_iterations = 3, .tolerance = 0});
+  const auto unmet = pseudo_inverse(cancelling,
+                                    {.method = PinvMethod::released_beta, .max_iterations = 3, .tolerance = 0});
   EXPECT_FALSE(unmet.beta_rule_met);
   EXPECT_EQ(unmet.beta_halvings, 10);
   EXPECT_EQ(unmet.iterations, 3);
@@ -377,7 +392,8 @@ TEST(PinvRules, PaperBetaRuleReportsUnmetInsteadOfThrowing) {
   EXPECT_GT(r.beta_rule_excess, 0);
   EXPECT_EQ(r.iterations, 30);
   EXPECT_NE(r.status.find("unmet after 64"), std::string::npos) << r.status;
-  const auto capped = pseudo_inverse(A, {.method = PinvMethod::newton_beta, .max_iterations = 1, .beta_max_halvings = 3});
+  const auto capped = pseudo_inverse(A,
+                                     {.method = PinvMethod::newton_beta, .max_iterations = 1, .beta_max_halvings = 3});
   EXPECT_EQ(capped.beta_halvings, 3);
   EXPECT_FALSE(capped.beta_rule_met);
 }
@@ -400,9 +416,9 @@ TEST(PinvRules, SingularInputsAreAcceptedAndTheirNumbersAreRight) {
     MatrixD A;
     Index rank;  // -1: decided by the reference's cutoff
   };
-  for (const auto& [label, A, rank] : {Case{"repeated tokens", gaussian_kernel(repeated, repeated), 6},
-                                       Case{"B B^T, rank 3", B * B.transpose(), 3},
-                                       Case{"segment", gaussian_kernel(segment, segment), -1}}) {
+  for (const auto& [label, A, rank] :
+       {Case{"repeated tokens", gaussian_kernel(repeated, repeated), 6}, Case{"B B^T, rank 3", B * B.transpose(), 3},
+        Case{"segment", gaussian_kernel(segment, segment), -1}}) {
     for (auto method : kAllMethods) {
       SCOPED_TRACE(text(label, " ", to_string(method)));
       const auto r = pseudo_inverse(A, {.method = method, .max_iterations = 60, .tolerance = 0});
@@ -420,7 +436,8 @@ TEST(PinvRules, SingularInputsAreAcceptedAndTheirNumbersAreRight) {
       // The library's spectral norms (dense or Lanczos to 1e-8) against Jacobi SVD, and its A† (eigen-decomposition)
       // against this one: within rounding of ‖A†‖ (the pseudo-inverse is ill-conditioned past the cutoff).
       const double floor = 100 * double(A.rows()) * eps * norm2(A) * pinv_norm * pinv_norm;
-      EXPECT_TRUE(test::close(last.residual, norm2(A * X * A - A) / normA, 1e-7, 10 * double(A.rows()) * eps * norm2(X) * normA));
+      EXPECT_TRUE(test::close(last.residual, norm2(A * X * A - A) / normA, 1e-7,
+                              10 * double(A.rows()) * eps * norm2(X) * normA));
       EXPECT_TRUE(test::close(last.error, norm2(X - ref.pinv), 1e-7, floor));
       if (method == PinvMethod::released) {
         const MatrixD R = A + r.shift * identity(A.rows());
@@ -474,7 +491,8 @@ TEST(PinvRules, NewtonOnASingularMatrixReachesThePseudoInverseThenLeavesIt) {
   int doublings = 0;
   double previous = 0;
   for (int k = 40; k <= 160; k += 4) {
-    const MatrixD X = pseudo_inverse(A, {.method = PinvMethod::newton, .max_iterations = k, .tolerance = 0, .trace = false}).inverse;
+    const MatrixD X =
+        pseudo_inverse(A, {.method = PinvMethod::newton, .max_iterations = k, .tolerance = 0, .trace = false}).inverse;
     const double along = (X * v).norm();
     if (previous > 1e3 * eps * norm2(X) && double(m) * eps * norm2(A) * along <= 1e-2) {
       EXPECT_TRUE(test::close(along / previous, 16.0, 0.05, 0)) << "iterations " << k - 4 << " to " << k;

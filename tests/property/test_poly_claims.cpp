@@ -69,8 +69,8 @@ TEST(PolyClaims, HighPowersVanishAtTimmInitAndGrowAtUnitInit) {
     if (r.p == 2) p2 = &r;
   }
   ASSERT_TRUE(p1 && p2);
-  const double ratio = p2->value.mean / p1->value.mean, se = ratio * std::hypot(p1->value.se / p1->value.mean,
-                                                                               p2->value.se / p2->value.mean);
+  const double ratio = p2->value.mean / p1->value.mean,
+               se = ratio * std::hypot(p1->value.se / p1->value.mean, p2->value.se / p2->value.mean);
   EXPECT_NEAR(ratio, 2 * rms, 4 * se + 0.01 * 2 * rms);
   const auto unit = check("poly.high_p.init_norms.unit");
   EXPECT_EQ(unit.verdict, Verdict::violated) << unit.detail;

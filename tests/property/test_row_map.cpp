@@ -108,7 +108,8 @@ TEST(RowMap, LearnedScaleGradientMatchesFiniteDifferences) {
     theta -= 2 * h;
     const VectorD minus = forward(act, x);
     for (Index j = 0; j < n; ++j)
-      EXPECT_TRUE(test::close(grad[j], (plus[j] - minus[j]) / (2 * h), test::tol.finite_diff_rel, test::tol.finite_diff_abs))
+      EXPECT_TRUE(
+          test::close(grad[j], (plus[j] - minus[j]) / (2 * h), test::tol.finite_diff_rel, test::tol.finite_diff_abs))
           << name << " entry " << j;
   }
 }
@@ -163,7 +164,8 @@ TEST(RowMap, ControlsIgnoreTheLogits) {
   }
   // Without prenorm the two-pass norms agree: ||phi||_F^2 = n (1/n)^2 for uniform, and no Jacobian.
   const VectorD x = gaussian(7, 12, 1.0);
-  const auto norms = normalised_row_norms(std::get<RowActivation>(ActivationSpec::parse("uniform").resolve(7, 4).fn), x.data(), 7);
+  const auto norms = normalised_row_norms(std::get<RowActivation>(ActivationSpec::parse("uniform").resolve(7, 4).fn),
+                                          x.data(), 7);
   EXPECT_DOUBLE_EQ(norms.frob2, 1.0 / 7);
   EXPECT_EQ(norms.jac2, 0.0);
 }
@@ -215,7 +217,8 @@ TEST(RowMap, TwoPassRowNormsMatchTheStructuredJacobian) {
             continue;
           }
           const double peaked = 1 / std::abs(1 - y.maxCoeff());
-          EXPECT_TRUE(test::close(fast.jac2, J.frob2(), 1e-11 * std::max(1.0, peaked), 0)) << "1/(1 − s_top) " << peaked;
+          EXPECT_TRUE(test::close(fast.jac2, J.frob2(), 1e-11 * std::max(1.0, peaked), 0))
+              << "1/(1 − s_top) " << peaked;
         }
   }
 }
@@ -268,8 +271,9 @@ TEST(RowMap, ReleasedDefinitionsFollowDemoPy) {
       for (Index j = 0; j < n; ++j) EXPECT_TRUE(test::close(got[j], want[j], 1e-12, 1e-14)) << "entry " << j;
     }
   }
-  for (auto [released, paper] : {std::pair{"sin2max-released", "sin2max"}, std::pair{"sinsoftmax-released", "sinsoftmax"},
-                                 std::pair{"softmax+prenorm-released", "softmax+prenorm"}}) {
+  for (auto [released, paper] :
+       {std::pair{"sin2max-released", "sin2max"}, std::pair{"sinsoftmax-released", "sinsoftmax"},
+        std::pair{"softmax+prenorm-released", "softmax+prenorm"}}) {
     const VectorD a = forward(ActivationSpec::parse(released).resolve(n, 1), m);
     const VectorD b = forward(ActivationSpec::parse(paper).resolve(n, 1), m);
     for (Index j = 0; j < n; ++j) EXPECT_TRUE(test::close(a[j], b[j], 1e-12, 1e-14)) << released << " entry " << j;
@@ -278,7 +282,8 @@ TEST(RowMap, ReleasedDefinitionsFollowDemoPy) {
 
 TEST(RowMap, PrenormTransformsParseAndLabel) {
   const auto released = ActivationSpec::parse("sinsoftmax-released+prenorm-released+qkln");
-  EXPECT_TRUE(released.transforms.prenorm && released.transforms.prenorm_before_scaling && released.transforms.qk_layernorm);
+  EXPECT_TRUE(released.transforms.prenorm && released.transforms.prenorm_before_scaling &&
+              released.transforms.qk_layernorm);
   EXPECT_EQ(released.label(), "sinsoftmax-released+prenorm-released+qkln");
   EXPECT_NE(released.key(), ActivationSpec::parse("sinsoftmax-released+prenorm+qkln").key());
   EXPECT_FALSE(ActivationSpec::parse("softmax+prenorm").transforms.prenorm_before_scaling);

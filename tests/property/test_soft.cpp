@@ -12,7 +12,6 @@
 
 #include "support.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -198,7 +197,8 @@ TEST(SoftSpectral, MatrixFreeLanczosStopsAtTheRankOfTheOperator) {
   const Index rank = 30;
   const MatrixD B = gaussian_matrix(120, rank, 11), C = gaussian_matrix(rank, 200, 12);
   const auto s = spectral_norm([&](const VectorD& v) -> VectorD { return B * (C * v); },
-                               [&](const VectorD& u) -> VectorD { return C.transpose() * (B.transpose() * u); }, 120, 200);
+                               [&](const VectorD& u) -> VectorD { return C.transpose() * (B.transpose() * u); }, 120,
+                               200);
   EXPECT_TRUE(s.converged);
   EXPECT_LE(s.iterations, rank + 1);
   EXPECT_TRUE(test::close(s.value, norm2(B * C), soft_tol.lanczos_rel, 0));
@@ -228,11 +228,12 @@ TEST(SoftSpectral, SvdReferenceHoldsWhenMostSingularValuesVanish) {
   spec.spread = 0.3;
   spec.rank = 8;  // part of the stream key
   const MatrixD T = draw_tokens(spec, 248, 0), A = gaussian_kernel(T, T);
-  const auto r = pseudo_inverse(A, {.method = PinvMethod::released, .max_iterations = 12, .tolerance = 0, .trace = false});
+  const auto r = pseudo_inverse(A,
+                                {.method = PinvMethod::released, .max_iterations = 12, .tolerance = 0, .trace = false});
   const MatrixD E = r.inverse - linalg::inverse(iterated_matrix(A, PinvMethod::released));
   const double reference = norm2(E);
-  EXPECT_TRUE(test::close(linalg::symmetric_eigen(0.5 * (E + E.transpose())).values.cwiseAbs().maxCoeff(),
-                          reference, test::tol.exact_rel, 0));
+  EXPECT_TRUE(test::close(linalg::symmetric_eigen(0.5 * (E + E.transpose())).values.cwiseAbs().maxCoeff(), reference,
+                          test::tol.exact_rel, 0));
   EXPECT_TRUE(test::close(spectral_norm_svd(E), reference, test::tol.exact_rel, 0));
 }
 
@@ -243,7 +244,8 @@ TEST(SoftSpectral, SingularValuesOfEitherPathMatchTheSvd) {
   for (const MatrixD& M : {MatrixD(G + G.transpose()), G, gaussian_matrix(9, 30, 35)}) {
     const VectorD got = singular_values(M), want = singular_values_reference(M);
     ASSERT_EQ(got.size(), want.size());
-    for (Index i = 0; i < got.size(); ++i) EXPECT_TRUE(test::close(got(i), want(i), 0, test::tol.exact_rel * want(0))) << i;
+    for (Index i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(test::close(got(i), want(i), 0, test::tol.exact_rel * want(0))) << i;
     EXPECT_TRUE(test::close(spectral_norm_svd(M), want(0), test::tol.exact_rel, 0));
   }
 }
@@ -268,7 +270,8 @@ TEST(SoftSpectral, RadiusIsSmallerForNonNormalMatrices) {
   MatrixD T(2, 2);
   T << 1, 10, 0, 2;
   EXPECT_TRUE(test::close(spectral_radius(T), 2.0, test::tol.exact_rel, 0));
-  EXPECT_TRUE(test::close(spectral_norm_svd(T), std::sqrt((105 + std::sqrt(105.0 * 105 - 16)) / 2), test::tol.exact_rel, 0));
+  EXPECT_TRUE(
+      test::close(spectral_norm_svd(T), std::sqrt((105 + std::sqrt(105.0 * 105 - 16)) / 2), test::tol.exact_rel, 0));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -331,8 +334,8 @@ TEST(SoftPinv, TracesFollowTheScalarRecurrence) {
       const bool shifted = method == PinvMethod::released;  // traced against A + 0.01 I in the *_shifted fields
       for (std::size_t k = 0; k < r.trace.size(); ++k) {
         const auto& step = r.trace[k];
-        ASSERT_TRUE(test::close(shifted ? step.residual_shifted : step.residual, expected.residual[k], test::tol.exact_rel,
-                                floor_of(A.rows(), kappa)))
+        ASSERT_TRUE(test::close(shifted ? step.residual_shifted : step.residual, expected.residual[k],
+                                test::tol.exact_rel, floor_of(A.rows(), kappa)))
             << "residual at iteration " << k;
         ASSERT_TRUE(test::close(shifted ? step.error_shifted : step.error, expected.error[k], test::tol.exact_rel,
                                 kappa * floor_of(A.rows(), kappa) * norm_inverse))
@@ -349,7 +352,8 @@ TEST(SoftPinv, NewtonErrorAndResidualNeverGrowOnPositiveDefiniteMatrices) {
     SCOPED_TRACE(label);
     const auto r = pseudo_inverse(A, {.method = PinvMethod::newton, .max_iterations = 60, .tolerance = 0});
     EXPECT_TRUE(test::close(r.alpha, 2 / (norm1(A) * norm1(A)), test::tol.exact_rel, 0));
-    const double kappa = condition(A), floor = floor_of(A.rows(), kappa), error_floor = kappa * floor * norm2(linalg::inverse(A));
+    const double kappa = condition(A), floor = floor_of(A.rows(), kappa),
+                 error_floor = kappa * floor * norm2(linalg::inverse(A));
     for (std::size_t k = 1; k < r.trace.size(); ++k) {
       EXPECT_LE(r.trace[k].error, r.trace[k - 1].error + error_floor) << "iteration " << k;
       EXPECT_LE(r.trace[k].residual, r.trace[k - 1].residual + floor) << "iteration " << k;
@@ -368,7 +372,8 @@ TEST(SoftPinv, ReleasedInvertsTheRegularisedMatrix) {
     EXPECT_TRUE(test::close(r.alpha, 1.8 / (norm_inf(A) * norm_inf(A)), test::tol.exact_rel, 0));  // A ≥ 0: r = ‖A‖∞
     EXPECT_EQ(r.iterations, 20);
     const double bound = scalar_trace(R, PinvMethod::released, r.alpha, r.iterations).error.back();
-    ASSERT_LT(bound, norm2(regularised_inverse - linalg::inverse(A)) / 4) << "these inputs cannot tell the two inverses apart";
+    ASSERT_LT(bound, norm2(regularised_inverse - linalg::inverse(A)) / 4)
+        << "these inputs cannot tell the two inverses apart";
     const double kappa = condition(R), floor = kappa * floor_of(R.rows(), kappa) * norm2(regularised_inverse);
     const double distance = norm2(r.inverse - regularised_inverse);
     EXPECT_TRUE(within(distance, bound + floor, "||X - (A + 0.01 I)^-1||"));
@@ -430,7 +435,8 @@ TEST(SoftPinv, BetaRuleSaysWhenNoHalvingSatisfiesIt) {
   const MatrixD T = draw_tokens(token_spec(TokenEnsemble::gaussian, 32, 16), test::seed(), 0);
   const MatrixD A = gaussian_kernel(T, T);
   ASSERT_GT(norm1(A), 2.0);
-  for (double alpha = 2 / (norm1(A) * norm1(A)); alpha > 1e-300; alpha *= 0.5) ASSERT_GT(beta_rule_excess(A, alpha), 0.0);
+  for (double alpha = 2 / (norm1(A) * norm1(A)); alpha > 1e-300; alpha *= 0.5)
+    ASSERT_GT(beta_rule_excess(A, alpha), 0.0);
   const auto r = pseudo_inverse(A, {.method = PinvMethod::newton_beta});
   EXPECT_FALSE(r.beta_rule_met);
   EXPECT_GT(r.beta_rule_excess, 0.0);
@@ -450,7 +456,8 @@ TEST(SoftPinv, TracingDoesNotChangeTheIterate) {
     const auto blind = pseudo_inverse(A, {.method = method, .max_iterations = 9, .tolerance = 0, .trace = false});
     EXPECT_EQ(blind.iterations, 9);
     EXPECT_FALSE(blind.converged);
-    const std::string ran = method == PinvMethod::released ? "ran its 9 iterations" : "stopped at 9";  // no stopping test
+    const std::string ran = method == PinvMethod::released ? "ran its 9 iterations"
+                                                           : "stopped at 9";  // no stopping test
     EXPECT_NE(blind.status.find(ran), std::string::npos) << blind.status;
   }
 }
@@ -554,7 +561,8 @@ TEST(SoftNystrom, SymmetricNormalisedScalesByTheRowSums) {
   const MatrixD expected = D_half * X * D_half, actual = symmetric_normalised(A, X);
   const double abs = test::tol.exact_abs * norm2(expected);
   for (Index i = 0; i < A.rows(); ++i)
-    for (Index j = 0; j < A.cols(); ++j) EXPECT_TRUE(test::close(actual(i, j), expected(i, j), test::tol.exact_rel, abs));
+    for (Index j = 0; j < A.cols(); ++j)
+      EXPECT_TRUE(test::close(actual(i, j), expected(i, j), test::tol.exact_rel, abs));
 }
 
 // Ŝ V = Pᵀ A⁻¹ P V formed densely (n×n), with A⁻¹ by LU, for each sampler, pseudo-inverse and normalisation.
@@ -590,8 +598,9 @@ TEST(SoftNystrom, SoftAttentionEqualsTheDenseComputation) {
 
 TEST(SoftSampler, FirstTakesTheLeadingTokens) {
   const MatrixD Q = gaussian_matrix(20, 5, 61);
-  for (Index m : {1, 7, 20}) EXPECT_TRUE((bottleneck_tokens(Q, {.sampler = Sampler::first, .m = m}, 0).array() ==
-                                          Q.topRows(m).array()).all()) << "m = " << m;
+  for (Index m : {1, 7, 20})
+    EXPECT_TRUE((bottleneck_tokens(Q, {.sampler = Sampler::first, .m = m}, 0).array() == Q.topRows(m).array()).all())
+        << "m = " << m;
 }
 
 // Rows of a Gaussian matrix are distinct with probability 1, so each sampled row names its token.
@@ -611,7 +620,8 @@ TEST(SoftSampler, RandomTakesDistinctTokensInOrderReproducibly) {
   ASSERT_EQ(indices.size(), std::size_t(m)) << "a sampled row is not a token of Q";
   EXPECT_TRUE(std::is_sorted(indices.begin(), indices.end()));
   EXPECT_EQ(std::set<Index>(indices.begin(), indices.end()).size(), std::size_t(m)) << "a token was taken twice";
-  EXPECT_TRUE((bottleneck_tokens(Q, spec, test::seed()).array() == bottleneck_tokens(Q, spec, test::seed()).array()).all());
+  EXPECT_TRUE(
+      (bottleneck_tokens(Q, spec, test::seed()).array() == bottleneck_tokens(Q, spec, test::seed()).array()).all());
   // Two uniform 16-subsets of 64 coincide with probability 1/C(64, 16) ≈ 2e-15.
   EXPECT_NE(sampled_indices(Q, bottleneck_tokens(Q, spec, test::seed() + 1)), indices);
 }
@@ -629,7 +639,8 @@ TEST(SoftSampler, RandomIsUniformOverTokens) {
     for (Index r = 0; r < m; ++r) ++count[static_cast<std::size_t>(rows(r, 0))];
   }
   const double p = double(m) / n, mean = seeds * p, sd = std::sqrt(seeds * p * (1 - p));
-  for (Index i = 0; i < n; ++i) EXPECT_LE(std::abs(count[std::size_t(i)] - mean), soft_tol.sigmas * sd) << "token " << i;
+  for (Index i = 0; i < n; ++i)
+    EXPECT_LE(std::abs(count[std::size_t(i)] - mean), soft_tol.sigmas * sd) << "token " << i;
 }
 
 // Token (h, w) of an H×W grid carries (h, w, h·w, 1): over a cell [h0, h1) × [w0, w1) these average to
@@ -654,10 +665,12 @@ TEST(SoftSampler, PoolAveragesAdaptiveCells) {
     ASSERT_EQ(pooled.rows(), Index(side * side));
     for (std::size_t a = 0; a < side; ++a)
       for (std::size_t b = 0; b < side; ++b) {
-        const double h = (c.rows[a].first + c.rows[a].second - 1) / 2.0, w = (c.cols[b].first + c.cols[b].second - 1) / 2.0;
+        const double h = (c.rows[a].first + c.rows[a].second - 1) / 2.0,
+                     w = (c.cols[b].first + c.cols[b].second - 1) / 2.0;
         RowVector<double> expected(4);
         expected << h, w, h * w, 1.0;
-        EXPECT_TRUE(pooled.row(Index(a * side + b)).isApprox(expected, test::tol.exact_rel)) << "cell " << a << "," << b;
+        EXPECT_TRUE(pooled.row(Index(a * side + b)).isApprox(expected, test::tol.exact_rel))
+            << "cell " << a << "," << b;
       }
   }
 }
@@ -764,7 +777,7 @@ TEST(SoftBadInput, BottleneckSpec) {
   EXPECT_TRUE(rejects(take({.sampler = Sampler::pool, .m = 8, .grid_h = 4, .grid_w = 4}), "m must be a square"));
   EXPECT_TRUE(rejects(take({.sampler = Sampler::pool, .m = 4, .grid_h = 3, .grid_w = 5}), "grid"));  // 15 ≠ 16
   EXPECT_TRUE(rejects(take({.sampler = Sampler::pool, .m = 9, .grid_h = 2, .grid_w = 8}), "grid"));  // 2 < √9
-  EXPECT_TRUE(rejects(take({.sampler = Sampler::pool, .m = 4}), "grid"));                             // no grid given
+  EXPECT_TRUE(rejects(take({.sampler = Sampler::pool, .m = 4}), "grid"));                            // no grid given
 }
 
 TEST(SoftBadInput, PseudoInverse) {

@@ -47,7 +47,7 @@ TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
   ASSERT_TRUE(ctx.soft.file_tokens == T);
 
   const std::set<std::string> token_free{"soft.lemma1", "soft.lemma2", "soft.eq12", "soft.complexity",
-                                          "soft.prop5_s_hat_growth"};
+                                         "soft.prop5_s_hat_growth"};
   int checked = 0;
   for (const auto& claim : claim_registry().all()) {
     if (claim.id.rfind("soft.", 0) != 0 || token_free.contains(claim.id)) continue;
@@ -60,7 +60,8 @@ TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
       EXPECT_FALSE(out.evidence.empty()) << out.detail;
     }
     for (const auto& row : out.evidence)
-      EXPECT_NE(row.activation.find("tokens_file"), std::string::npos) << row.quantity << " labelled " << row.activation;
+      EXPECT_NE(row.activation.find("tokens_file"), std::string::npos)
+          << row.quantity << " labelled " << row.activation;
   }
   EXPECT_EQ(checked, 27);  // the 32 SOFT claims less the 5 that draw no tokens of a file
 }

@@ -49,7 +49,8 @@ void expect_tiles_are_fma_chains() {
             const Index nc = std::min(cols, N - c0);
             tile_product(rows, columns, c0, nc, out.data() + c0, out.cols());
             for (Index i = 0; i <= nr; ++i)
-              for (Index j = i == nr ? 0 : c0 + nc; j < out.cols(); ++j) ASSERT_EQ(out(i, j), kUntouched) << where(i, j);
+              for (Index j = i == nr ? 0 : c0 + nc; j < out.cols(); ++j)
+                ASSERT_EQ(out(i, j), kUntouched) << where(i, j);
           }
           for (Index i = 0; i < nr; ++i)
             for (Index j = 0; j < N; ++j) {  // after every tile: none wrote over another's columns
@@ -129,7 +130,8 @@ void expect_products_are_fma_chains(ProductPrecision precision) {
   omp_set_num_threads(saved_threads);
   Matrix<T> C(2, 2);
   const auto a = gaussian<T>(2, 3, StreamTag::Q), b = gaussian<T>(4, 2, StreamTag::K);
-  EXPECT_THROW(packed_product(view_of(a), view_of(b), C.data(), 2), std::invalid_argument) << "3 columns against 4 rows";
+  EXPECT_THROW(packed_product(view_of(a), view_of(b), C.data(), 2), std::invalid_argument)
+      << "3 columns against 4 rows";
 }
 
 TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayout) {
@@ -140,7 +142,8 @@ TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayout) {
 TEST(TileProduct, Bf16ProductsAreTheChainsOfVdpbf16psOnRoundedOperands) {
   expect_products_are_fma_chains<float>(ProductPrecision::bf16);
   Matrix<double> a(1, 1), C(1, 1);
-  EXPECT_THROW(packed_product(view_of(a), view_of(a), C.data(), 1, false, ProductPrecision::bf16), std::invalid_argument)
+  EXPECT_THROW(packed_product(view_of(a), view_of(a), C.data(), 1, false, ProductPrecision::bf16),
+               std::invalid_argument)
       << "bf16 takes float operands";
   EXPECT_EQ(to_bf16(1 + 1.0f / 256), 1.0f) << "a tie rounds to even";
   EXPECT_EQ(to_bf16(1 + 3.0f / 256), 1 + 4.0f / 256) << "a tie rounds to even";

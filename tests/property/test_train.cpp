@@ -38,9 +38,7 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
-std::string big_endian(std::uint32_t v) {
-  return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
-}
+std::string big_endian(std::uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
 
 void write_file(const fs::path& path, const std::string& bytes, bool gzip) {
   if (gzip) {
@@ -54,7 +52,8 @@ void write_file(const fs::path& path, const std::string& bytes, bool gzip) {
 
 // n images of h × w whose pixel (i, j) of image e is (e + 3i + j) mod 256, label e mod 10.
 std::pair<std::string, std::string> idx_files(std::uint32_t n, std::uint32_t h, std::uint32_t w) {
-  std::string images = big_endian(0x803) + big_endian(n) + big_endian(h) + big_endian(w), labels = big_endian(0x801) + big_endian(n);
+  std::string images = big_endian(0x803) + big_endian(n) + big_endian(h) + big_endian(w),
+              labels = big_endian(0x801) + big_endian(n);
   for (std::uint32_t e = 0; e < n; ++e) {
     labels += char(e % 10);
     for (std::uint32_t i = 0; i < h; ++i)
@@ -111,12 +110,16 @@ TEST(TrainData, IdxErrorsNameTheFileAndTheProblem) {
   EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "missing", dir.path / "l"); }, "missing: cannot open"));
   // Headers whose sizes are nonsense, refused before the images are used (the first was found by tests/fuzz/idx.cpp:
   // no images of 2³²−1 × 2³²−1 pixels overflowed C·H·W).
-  write_file(dir.path / "empty", big_endian(0x803) + big_endian(0) + big_endian(0xffffffff) + big_endian(0xffffffff), false);
+  write_file(dir.path / "empty", big_endian(0x803) + big_endian(0) + big_endian(0xffffffff) + big_endian(0xffffffff),
+             false);
   EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "empty", dir.path / "l"); }, "empty: holds no images"));
-  write_file(dir.path / "wide", big_endian(0x803) + big_endian(1) + big_endian(1) + big_endian(65537) + std::string(65537, 'x'), false);
+  write_file(dir.path / "wide",
+             big_endian(0x803) + big_endian(1) + big_endian(1) + big_endian(65537) + std::string(65537, 'x'), false);
   EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "wide", dir.path / "l"); }, "wide: images of 1x65537 pixels"));
-  write_file(dir.path / "overflow", big_endian(0x803) + big_endian(0xffffffff) + big_endian(0xffffffff) + big_endian(0xffffffff), false);
-  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "overflow", dir.path / "l"); }, "overflow: header sizes whose product overflows"));
+  write_file(dir.path / "overflow",
+             big_endian(0x803) + big_endian(0xffffffff) + big_endian(0xffffffff) + big_endian(0xffffffff), false);
+  EXPECT_TRUE(fails_with([&] { read_idx(dir.path / "overflow", dir.path / "l"); },
+                         "overflow: header sizes whose product overflows"));
 }
 
 // Debian's dataset-fashion-mnist (scripts/install-deps installs it): 60,000 + 10,000 images of 28 × 28,
@@ -270,7 +273,8 @@ TEST(TrainData, RecallLabelIsTheValueOfTheQueriedKey) {
       for (Index j = 0; j + 1 < tokens; ++j) {
         EXPECT_FALSE(t[std::size_t(j)].query);
         EXPECT_GE(t[std::size_t(j)].value, 0) << "pair " << j << " has no value";
-        EXPECT_NE(std::find(recall_codebook().begin(), recall_codebook().end(), t[std::size_t(j)].key), recall_codebook().end());
+        EXPECT_NE(std::find(recall_codebook().begin(), recall_codebook().end(), t[std::size_t(j)].key),
+                  recall_codebook().end());
         keys.insert(t[std::size_t(j)].key);
       }
       EXPECT_EQ(Index(keys.size()), tokens - 1) << "the keys of example " << n << " repeat";
@@ -293,7 +297,8 @@ TEST(TrainData, RecallStreamsAreReproducibleAndDisjoint) {
     recall_example(s, n, p);
     return p;
   };
-  const RecallStream train{tokens, test::seed(), RecallSplit::train}, validation{tokens, test::seed(), RecallSplit::validation},
+  const RecallStream train{tokens, test::seed(), RecallSplit::train},
+      validation{tokens, test::seed(), RecallSplit::validation},
       other_seed{tokens, test::seed() + 1, RecallSplit::train};
   std::set<std::vector<std::uint8_t>> seen;
   for (Index n = 0; n < 200; ++n) {

@@ -1,6 +1,7 @@
 // The training claims judged on synthetic sweep rows whose answer is known by construction: accuracy curves
 // that are exact parabolas with a chosen maximiser, tables with a chosen ordering, norms with chosen ratios.
-// A wrong refinement, blocked fit, posterior draw, paired interval or label lookup moves the verdicts or the measured values.
+// A wrong refinement, blocked fit, posterior draw, paired interval or label lookup moves the verdicts or the measured
+// values.
 #include <attnlab/core/text.hpp>
 #include <attnlab/mc/attention_mc.hpp>
 #include <attnlab/theory/claims.hpp>
@@ -38,21 +39,24 @@ ClaimOutcome judge(const std::string& id, const std::string& sweep, const std::v
 }
 
 // Noise ±δ that no seed effect explains: seed 1 above seed 2 at every other grid point, below it in between.
-double crossing_noise(int point, std::uint64_t seed, double delta) { return (point % 2 == 0) == (seed == 1) ? delta : -delta; }
+double crossing_noise(int point, std::uint64_t seed, double delta) {
+  return (point % 2 == 0) == (seed == 1) ? delta : -delta;
+}
 
 const std::vector<Index> kSweepSizes{8, 16, 64, 256};
 
 // Two seeds at ±noise around an exact parabola in log10 k with its maximum at k* = c N^b (crossing_noise, so that the
 // seeds' mean is the parabola and their effects are zero).
-std::vector<ResultRow> k_sweep_rows(double b, double curvature, double c = 0.3, const std::vector<Index>& sizes = kSweepSizes,
-                                    double noise = 4e-3) {
+std::vector<ResultRow> k_sweep_rows(double b, double curvature, double c = 0.3,
+                                    const std::vector<Index>& sizes = kSweepSizes, double noise = 4e-3) {
   std::vector<ResultRow> rows;
   for (Index N : sizes)
     for (int i = 0; i < 13; ++i) {
       const double log_k = -3 + 0.5 * i, best = std::log10(c) + b * std::log10(double(N));
       for (std::uint64_t seed : {1, 2}) {
-        auto r = accuracy_row("x^3/k", N, 0.8 - curvature * (log_k - best) * (log_k - best) + crossing_noise(i, seed, noise),
-                              seed, 10000);
+        auto r = accuracy_row("x^3/k", N,
+                              0.8 - curvature * (log_k - best) * (log_k - best) + crossing_noise(i, seed, noise), seed,
+                              10000);
         r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
         rows.push_back(r);
       }
@@ -81,7 +85,8 @@ TEST(TrainingClaims, BestKSlopeRecoversTheConstructedExponent) {
 TEST(TrainingClaims, BestKSlopeSaysTheSeedsANarrowIntervalNeeds) {
   for (double noise : {1e-3, 3e-2}) {
     auto rows = k_sweep_rows(0.5, 0.1);
-    for (std::size_t j = 0; j < rows.size(); ++j) rows[j].value.mean += crossing_noise(int(j / 2), j % 2 == 0 ? 1 : 2, noise);
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      rows[j].value.mean += crossing_noise(int(j / 2), j % 2 == 0 ? 1 : 2, noise);
     const auto out = judge("poly.k_vs_N", "k_sweep", rows);
     const double width = out.ci_hi - out.ci_lo;
     if (width <= 0.4) {
@@ -101,7 +106,8 @@ TEST(TrainingClaims, BestKSlopeSaysTheSeedsANarrowIntervalNeeds) {
 TEST(TrainingClaims, SeedEffectsAreTakenOutAsBlocks) {
   auto rows = k_sweep_rows(0.5, 0.1);
   for (auto& r : rows) r.value.mean += r.extra[0].second.str() == "1" ? 3e-2 : -3e-2;
-  const auto blocked = judge("poly.k_vs_N", "k_sweep", rows), without = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 0.1));
+  const auto blocked = judge("poly.k_vs_N", "k_sweep", rows),
+             without = judge("poly.k_vs_N", "k_sweep", k_sweep_rows(0.5, 0.1));
   EXPECT_TRUE(test::close(blocked.measured, 0.5, 1e-6, 1e-6)) << blocked.detail;
   EXPECT_TRUE(test::close(blocked.ci_lo, without.ci_lo, 1e-9, 1e-9)) << blocked.detail << "\n" << without.detail;
   EXPECT_TRUE(test::close(blocked.ci_hi, without.ci_hi, 1e-9, 1e-9)) << blocked.detail << "\n" << without.detail;
@@ -124,7 +130,11 @@ TEST(TrainingClaims, RefinedPointsWithWorseSeedsCompareFairly) {
     for (double offset : {-0.2, -0.1, 0.1, 0.2})
       for (std::uint64_t seed = 1; seed <= 5; ++seed) {
         const double log_k = best + offset;
-        auto r = accuracy_row("x^3/k", N, 0.8 - curvature * offset * offset + (seed == 1 ? 1e-3 : seed == 2 ? -1e-3 : -0.05),
+        auto r = accuracy_row("x^3/k", N,
+                              0.8 - curvature * offset * offset +
+                                  (seed == 1   ? 1e-3
+                                   : seed == 2 ? -1e-3
+                                               : -0.05),
                               seed, 10000);
         r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
         rows.push_back(r);
@@ -133,7 +143,8 @@ TEST(TrainingClaims, RefinedPointsWithWorseSeedsCompareFairly) {
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_TRUE(test::close(out.measured, b, 1e-6, 1e-6)) << out.detail;
   for (const auto& r : out.evidence)
-    EXPECT_TRUE(test::close(r.value.mean, c * std::pow(double(r.N), b), 1e-6, 1e-6)) << "N = " << r.N << ": " << out.detail;
+    EXPECT_TRUE(test::close(r.value.mean, c * std::pow(double(r.N), b), 1e-6, 1e-6))
+        << "N = " << r.N << ": " << out.detail;
   EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
 }
 
@@ -141,7 +152,9 @@ TEST(TrainingClaims, RefinedPointsWithWorseSeedsCompareFairly) {
 // judged through that seed's fitted effect, with a wider error than its neighbours'.
 TEST(TrainingClaims, APointWithOneSeedIsJudgedThroughTheSeedEffect) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  std::erase_if(rows, [](const ResultRow& r) { return r.extra[0].second.str() == "2" && r.k->str() == text(std::pow(10, -3.0)); });
+  std::erase_if(rows, [](const ResultRow& r) {
+    return r.extra[0].second.str() == "2" && r.k->str() == text(std::pow(10, -3.0));
+  });
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
   ASSERT_FALSE(out.figures.empty());
@@ -153,7 +166,9 @@ TEST(TrainingClaims, APointWithOneSeedIsJudgedThroughTheSeedEffect) {
 // with no spread to quote.
 TEST(TrainingClaims, ATableCellOfOneSeedSaysSo) {
   auto rows = k_sweep_rows(0.5, 0.1);
-  std::erase_if(rows, [](const ResultRow& r) { return r.N == 8 && r.extra[0].second.str() == "2" && r.k->str() == text(std::pow(10, 0.0)); });
+  std::erase_if(rows, [](const ResultRow& r) {
+    return r.N == 8 && r.extra[0].second.str() == "2" && r.k->str() == text(std::pow(10, 0.0));
+  });
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_NE(out.markdown.find("(its one seed alone: "), std::string::npos) << out.markdown;
   EXPECT_EQ(out.markdown.find("its 1 seeds"), std::string::npos) << out.markdown;
@@ -166,7 +181,8 @@ TEST(TrainingClaims, SeedsThatDoNotConnectThePointsLeaveTheirCurveOut) {
   for (auto& r : rows)
     if (r.N == 16 && r.k->resolve(16) > 1.5) r.extra[0].second = r.extra[0].second.str() == "1" ? 3 : 4;
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
-  EXPECT_NE(out.detail.find("left out: N = 16, whose seeds do not connect the points"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("left out: N = 16, whose seeds do not connect the points"), std::string::npos)
+      << out.detail;
   EXPECT_NE(out.detail.find("best k N=8: "), std::string::npos) << out.detail;
   EXPECT_EQ(out.detail.substr(0, out.detail.find("; log k*")).find("N=16: "), std::string::npos) << out.detail;
   EXPECT_TRUE(test::close(out.measured, 0.5, 1e-6, 1e-6)) << out.detail;
@@ -185,9 +201,10 @@ TEST(TrainingClaims, ReportNamesThePapersSetupNextToOurs) {
   rows.push_back(evidence);
   const auto out = judge("poly.k_vs_N", "k_sweep", rows);
   EXPECT_NE(out.markdown.find("Setup. Paper: ViT-Tiny (D 192, depth 12"), std::string::npos) << out.markdown;
-  EXPECT_NE(out.markdown.find("Ours: Fashion-MNIST padded to 32x32, D 32, depth 2, head dim 16, 3600 AdamW steps of batch "
-                              "64 (4.6 epochs of 50000 images).\n"),
-            std::string::npos)
+  EXPECT_NE(
+      out.markdown.find("Ours: Fashion-MNIST padded to 32x32, D 32, depth 2, head dim 16, 3600 AdamW steps of batch "
+                        "64 (4.6 epochs of 50000 images).\n"),
+      std::string::npos)
       << out.markdown;
 }
 
@@ -259,7 +276,8 @@ TEST(TrainingClaims, BestKSlopeIsAnEquivalenceTestAgainstItsBand) {
   }
   // An interval that crosses an edge is not evidence either way.
   auto rows = k_sweep_rows(0.75, 0.1);
-  for (std::size_t j = 0; j < rows.size(); ++j) rows[j].value.mean += crossing_noise(int(j / 2), j % 2 == 0 ? 1 : 2, 1e-2);
+  for (std::size_t j = 0; j < rows.size(); ++j)
+    rows[j].value.mean += crossing_noise(int(j / 2), j % 2 == 0 ? 1 : 2, 1e-2);
   const auto crossing = judge("poly.k_vs_N", "k_sweep", rows);
   ASSERT_LT(crossing.ci_lo, 0.75) << crossing.detail;
   ASSERT_GT(crossing.ci_hi, 0.75) << crossing.detail;
@@ -272,7 +290,8 @@ namespace {
 std::vector<ResultRow> control_rows(double range, const std::vector<Index>& sizes = kSweepSizes) {
   std::vector<ResultRow> rows;
   for (Index N : sizes)
-    for (const auto& [function, accuracy] : {std::pair{"softmax", 0.8}, {"uniform", 0.8 - range}, {"off", 0.8 - range - 0.01}})
+    for (const auto& [function, accuracy] :
+         {std::pair{"softmax", 0.8}, {"uniform", 0.8 - range}, {"off", 0.8 - range - 0.01}})
       for (std::uint64_t seed : {1, 2})
         rows.push_back(accuracy_row(function, N, accuracy, seed, 10000, {{"function", function}, {"control", "yes"}}));
   return rows;
@@ -286,8 +305,9 @@ std::vector<ResultRow> edge_rows(double b, double c, double range) {
     for (int i = 0; i < 13; ++i) {
       const double log_k = -3 + 0.5 * i, edge = std::log10(c) + b * std::log10(double(N));
       for (std::uint64_t seed : {1, 2}) {
-        auto r = accuracy_row("x^3/k", N, 0.8 - 0.4 * std::clamp(edge - log_k, 0.0, 1.0) + crossing_noise(i, seed, 4e-3),
-                              seed, 10000, {{"function", "poly"}});
+        auto r = accuracy_row("x^3/k", N,
+                              0.8 - 0.4 * std::clamp(edge - log_k, 0.0, 1.0) + crossing_noise(i, seed, 4e-3), seed,
+                              10000, {{"function", "poly"}});
         r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
         rows.push_back(r);
       }
@@ -310,9 +330,10 @@ TEST(TrainingClaims, PlateauEdgeRecoversTheConstructedExponent) {
     ASSERT_EQ(out.evidence.size(), 4u);
     const double expected = std::log10(3.0) + b * std::log10(8.0) - 0.5;
     EXPECT_TRUE(test::close(std::log10(out.evidence[0].value.mean), expected, 1e-9, 1e-9)) << out.detail;
-    EXPECT_NE(out.detail.find("dynamic range (softmax above the better content-free control) N=8: 40 points (softmax 80%, "
-                              "uniform 40%, off 39%)"),
-              std::string::npos)
+    EXPECT_NE(
+        out.detail.find("dynamic range (softmax above the better content-free control) N=8: 40 points (softmax 80%, "
+                        "uniform 40%, off 39%)"),
+        std::string::npos)
         << out.detail;
   }
 }
@@ -358,9 +379,11 @@ std::vector<ResultRow> interaction_rows(double b, double noise) {
 // like sqrt(N) gains, a best k fixed at 1 loses, and b = 1/4 neither: inside the margin with little noise (violated:
 // no growth), across it with much (inconclusive).
 TEST(TrainingClaims, InteractionOfSqrtNWithNIsAPairedSlope) {
-  for (const auto& [b, noise, verdict] : std::vector<std::tuple<double, double, Verdict>>{
-           {0.5, 1e-3, Verdict::holds}, {0.0, 1e-3, Verdict::violated}, {0.25, 1e-3, Verdict::violated},
-           {0.25, 8e-3, Verdict::inconclusive}}) {
+  for (const auto& [b, noise, verdict] :
+       std::vector<std::tuple<double, double, Verdict>>{{0.5, 1e-3, Verdict::holds},
+                                                        {0.0, 1e-3, Verdict::violated},
+                                                        {0.25, 1e-3, Verdict::violated},
+                                                        {0.25, 8e-3, Verdict::inconclusive}}) {
     const auto out = judge("poly.k_interaction_vs_N", "k_sweep", interaction_rows(b, noise));
     EXPECT_TRUE(test::close(out.measured, 5 * 0.1 * (b - 0.25), 1e-9, 1e-9)) << "b = " << b << ": " << out.detail;
     EXPECT_LE(out.ci_lo, out.measured);
@@ -376,12 +399,15 @@ TEST(TrainingClaims, InteractionOfSqrtNWithNIsAPairedSlope) {
 
 // The rules the training campaign is judged by, as committed before its points: a change shows here, and must be said.
 TEST(TrainingClaims, TheCampaignsRulesArePinned) {
-  const std::map<std::string, double> pinned{{"sqrt_exponent_band", 0.25},     {"censored_draw_share", 0.025},
-                                             {"plateau_edge_delta", 0.5},      {"min_dynamic_range", 0.10},
+  const std::map<std::string, double> pinned{{"sqrt_exponent_band", 0.25},
+                                             {"censored_draw_share", 0.025},
+                                             {"plateau_edge_delta", 0.5},
+                                             {"min_dynamic_range", 0.10},
                                              {"interaction_margin", 0.02}};
   std::map<std::string, double> read;
   for (const char* id : {"poly.k_vs_N", "poly.k_edge_vs_N", "poly.k_interaction_vs_N"}) {
-    const auto out = judge(id, "k_sweep", id == std::string("poly.k_vs_N") ? k_sweep_rows(0.5, 0.1) : interaction_rows(0.5, 1e-3));
+    const auto out = judge(id, "k_sweep",
+                           id == std::string("poly.k_vs_N") ? k_sweep_rows(0.5, 0.1) : interaction_rows(0.5, 1e-3));
     for (const auto* t : out.thresholds) read[t->name] = t->value;
   }
   for (const auto& [name, value] : pinned) {
@@ -417,8 +443,12 @@ std::vector<ResultRow> table_rows(const std::map<std::string, double>& means) {
 }
 
 std::map<std::string, double> paper_ordering() {
-  return {{"softmax", 0.70}, {label("poly", 3, "sqrtN"), 0.71}, {label("poly", 3, "1"), 0.60},
-          {label("poly", 1, "sqrtN"), 0.65}, {label("poly", 1, "1"), 0.50}, {label("poly", 5, "sqrtN"), 0.55},
+  return {{"softmax", 0.70},
+          {label("poly", 3, "sqrtN"), 0.71},
+          {label("poly", 3, "1"), 0.60},
+          {label("poly", 1, "sqrtN"), 0.65},
+          {label("poly", 1, "1"), 0.50},
+          {label("poly", 5, "sqrtN"), 0.55},
           {label("poly-learned", 3, "sqrtN"), 0.72}};
 }
 
@@ -451,7 +481,8 @@ TEST(TrainingClaims, ReversedOrderingIsViolated) {
 // "Comparable" is an equivalence test: a paired difference of 1 point lies inside ±2, one of 5 points wholly outside it
 // (contradicted, even though x^3/sqrtN is the better one), and one of 2 points straddles the edge (unresolved).
 // POLY Tables 2 and 5: scaled x^2..x^5 level with softmax and scaled x two points below hold; x^5 five points below
-// (a power that trains worse, as in our table) violates; RELU's relu/N level with softmax holds, five points below violates.
+// (a power that trains worse, as in our table) violates; RELU's relu/N level with softmax holds, five points below
+// violates.
 TEST(TrainingClaims, ScaledPowersAndReluAreComparedWithSoftmax) {
   std::map<std::string, double> means{{"softmax", 0.8}, {label("poly", 1, "sqrtN"), 0.78}, {"relu/N^1", 0.8}};
   for (int p = 2; p <= 5; ++p) means[label("poly", p, "sqrtN")] = 0.8;
@@ -463,7 +494,8 @@ TEST(TrainingClaims, ScaledPowersAndReluAreComparedWithSoftmax) {
   means["relu/N^1"] = 0.75;
   const auto fifth = judge("poly.scaled_vs_softmax", "activation_table", table_rows(means));
   EXPECT_EQ(fifth.verdict, Verdict::violated) << fifth.detail;
-  EXPECT_NE(fifth.markdown.find("x^5/sqrtN (inside) − softmax at N=64: -5 points"), std::string::npos) << fifth.markdown;
+  EXPECT_NE(fifth.markdown.find("x^5/sqrtN (inside) − softmax at N=64: -5 points"), std::string::npos)
+      << fifth.markdown;
   EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means)).verdict, Verdict::violated);
 }
 
@@ -502,8 +534,9 @@ std::vector<ResultRow> alpha_rows(const std::function<double(int)>& best_alpha, 
       for (int i = 0; i <= 8; ++i)
         for (std::uint64_t seed : {1, 2}) {
           const double a = 0.25 * i;
-          rows.push_back(accuracy_row(text(h, "/N^", a), N, 0.7 - curvature * (a - best) * (a - best) + crossing_noise(i, seed, 4e-3),
-                                      seed, 10000, {{"h", h}, {"alpha", a}}));
+          rows.push_back(accuracy_row(text(h, "/N^", a), N,
+                                      0.7 - curvature * (a - best) * (a - best) + crossing_noise(i, seed, 4e-3), seed,
+                                      10000, {{"h", h}, {"alpha", a}}));
         }
     }
   return rows;
@@ -530,7 +563,8 @@ TEST(TrainingClaims, BestAlphaIsRecoveredAndJudgedAgainstOne) {
 // best at 0.3, three of four at 0.3 violate, and two against two is a majority neither way.
 TEST(TrainingClaims, BestAlphaNearOneMustBeTypical) {
   const auto with_far = [](int far_curves) {
-    return judge("relu.alpha_sweep", "alpha_sweep", alpha_rows([far_curves](int i) { return i < far_curves ? 0.3 : 1.1; }));
+    return judge("relu.alpha_sweep", "alpha_sweep",
+                 alpha_rows([far_curves](int i) { return i < far_curves ? 0.3 : 1.1; }));
   };
   const auto one_far = with_far(1);
   EXPECT_EQ(one_far.verdict, Verdict::holds) << one_far.detail;
@@ -549,7 +583,8 @@ TEST(TrainingClaims, BestAlphaAtTheEndOfTheGridBoundsItFromOneSide) {
   EXPECT_EQ(rising.verdict, Verdict::violated) << rising.detail;
   EXPECT_NE(rising.detail.find("1 of 4 (h, N)"), std::string::npos) << rising.detail;
   EXPECT_NE(rising.detail.find("3 lie wholly outside"), std::string::npos) << rising.detail;
-  EXPECT_NE(rising.detail.find("never inside): identity at N = 16, identity at N = 64, relu at N = 64"), std::string::npos)
+  EXPECT_NE(rising.detail.find("never inside): identity at N = 16, identity at N = 64, relu at N = 64"),
+            std::string::npos)
       << rising.detail;
   const auto falling = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(-0.5));
   EXPECT_EQ(falling.verdict, Verdict::violated) << falling.detail;
@@ -569,14 +604,15 @@ ResultRow norm_row(const std::string& quantity, const std::string& activation, i
   r.N = 16, r.D = 16, r.d = 8, r.p = p;
   if (!k.empty()) r.k = KScale::parse(k);
   r.value = {1, 0, value, 0, value, value};
-  r.extra = {{"seed", seed}, {"function", p > 0 ? "poly" : activation}, {"step", step}, {"layer", layer},
+  r.extra = {{"seed", seed}, {"function", p > 0 ? "poly" : activation},
+             {"step", step}, {"layer", layer},
              {"tokens", 17}, {"weight_std", 0.02}};
   return r;
 }
 
 // Norms of softmax, x³/√N and x³ whose ratios to softmax are `scaled` and `unscaled` at every step and layer, seed 1's
-// e^0.01 times that and seed 2's e^-0.01 times (geometric mean over the seeds: the ratio itself; 95% interval: the ratio
-// times e^(±0.01 t(0.975, 1)), a factor 1.14).
+// e^0.01 times that and seed 2's e^-0.01 times (geometric mean over the seeds: the ratio itself; 95% interval: the
+// ratio times e^(±0.01 t(0.975, 1)), a factor 1.14).
 std::vector<ResultRow> norm_rows(double scaled, double unscaled) {
   std::vector<ResultRow> rows;
   for (std::uint64_t seed : {1, 2})
@@ -607,7 +643,8 @@ TEST(TrainingClaims, TrainingNormRatiosAreJudgedOnTheirIntervalOverSeeds) {
   const auto near_edge = judge("poly.train_norms", "training_norms", norm_rows(2.8, 12));
   EXPECT_EQ(near_edge.verdict, Verdict::inconclusive) << near_edge.detail;
   EXPECT_TRUE(test::close(near_edge.measured, 2.8, 1e-12, 0));
-  EXPECT_TRUE(test::close(near_edge.ci_hi, 2.8 * std::exp(0.01 * student_t_quantile(0.975, 1)), 1e-9, 0)) << near_edge.detail;
+  EXPECT_TRUE(test::close(near_edge.ci_hi, 2.8 * std::exp(0.01 * student_t_quantile(0.975, 1)), 1e-9, 0))
+      << near_edge.detail;
   auto one_seed = norm_rows(1.5, 12);
   std::erase_if(one_seed, [](const ResultRow& r) { return r.extra[0].second.str() == "2"; });
   const auto alone = judge("poly.train_norms", "training_norms", one_seed);
@@ -671,7 +708,8 @@ TEST(TrainingClaims, TrainingNormRatiosThatAreNotFiniteDecideNothing) {
 // A run that diverged ends its series early: its own last step is its drift, and nothing is looked up past it.
 TEST(TrainingClaims, DivergedRunsEndTheirOwnSeries) {
   auto rows = norm_rows(1.5, 12);
-  std::erase_if(rows, [](const ResultRow& r) { return r.p == 3 && r.k->str() == "1" && r.extra[2].second.str() == "20"; });
+  std::erase_if(rows,
+                [](const ResultRow& r) { return r.p == 3 && r.k->str() == "1" && r.extra[2].second.str() == "20"; });
   const auto out = judge("poly.iid_at_init", "training_norms", rows);
   EXPECT_FALSE(out.markdown.empty()) << out.detail;
   EXPECT_EQ(judge("poly.train_norms", "training_norms", rows).verdict, Verdict::holds);
@@ -699,7 +737,8 @@ TEST(TrainingClaims, StepZeroNormsAreComparedWithTheMonteCarloPrediction) {
   const auto agree = judge("poly.iid_at_init", "training_norms", rows_scaled_by(1.0));
   EXPECT_TRUE(test::close(agree.measured, 1.0, 1e-9, 0)) << agree.detail;
   EXPECT_EQ(agree.verdict, Verdict::holds) << agree.detail;
-  EXPECT_NE(agree.markdown.find("| 1 | 3 |"), std::string::npos) << "the drift to 3x at the last step\n" << agree.markdown;
+  EXPECT_NE(agree.markdown.find("| 1 | 3 |"), std::string::npos) << "the drift to 3x at the last step\n"
+                                                                 << agree.markdown;
   const auto apart = judge("poly.iid_at_init", "training_norms", rows_scaled_by(0.5));
   EXPECT_TRUE(test::close(apart.measured, 0.5, 1e-9, 0));
   EXPECT_EQ(apart.verdict, Verdict::inexact);
@@ -718,8 +757,8 @@ std::vector<ResultRow> growth_rows(double scaled_exponent, double unscaled_expon
         for (int layer : {1, 2})
           for (const char* q : {"phi_fro", "jacobian_fro"})
             for (const auto& [activation, p, k, a] : {std::tuple{std::string("softmax"), 0, "", 0.1},
-                                                     {label("poly", 3, "sqrtN"), 3, "sqrtN", scaled_exponent},
-                                                     {label("poly", 3, "1"), 3, "1", unscaled_exponent}}) {
+                                                      {label("poly", 3, "sqrtN"), 3, "sqrtN", scaled_exponent},
+                                                      {label("poly", 3, "1"), 3, "1", unscaled_exponent}}) {
               const double wobble = std::exp(seed == 2 ? 0.05 : -0.05);
               const double value = step < 90 ? 1e3 : layer * std::pow(double(n), a) * wobble;
               auto r = norm_row(q, activation, p, k, step, layer, value);
@@ -759,7 +798,8 @@ TEST(TrainingClaims, SoftmaxGrowthHoldsOnlyWithItsIntervalBelowTheBound) {
   EXPECT_NE(narrow.markdown.find("| <= 0.5 (bound) | holds |"), std::string::npos) << narrow.markdown;
   auto rows = growth_rows(0.5, 1.0);
   for (auto& r : rows)
-    if (r.activation == "softmax" && r.extra[2].second.str() != "0") r.value.mean *= std::exp(r.extra[0].second.str() == "2" ? 1.5 : -1.5);
+    if (r.activation == "softmax" && r.extra[2].second.str() != "0")
+      r.value.mean *= std::exp(r.extra[0].second.str() == "2" ? 1.5 : -1.5);
   const auto wide = judge("poly.train_growth.timm", "training_norms", rows);
   EXPECT_EQ(wide.markdown.find("| <= 0.5 (bound) | holds |"), std::string::npos) << wide.markdown;
   EXPECT_NE(wide.markdown.find("| <= 0.5 (bound) | inconclusive |"), std::string::npos) << wide.markdown;
@@ -782,7 +822,8 @@ std::vector<ResultRow> bound_rows(double ratio) {
   std::vector<ResultRow> rows;
   for (long step : {0L, 10L})
     for (int layer : {1, 2})
-      for (const auto& [q, bound] : {std::pair{"phi_fro_max", std::sqrt(17.0)}, std::pair{"jacobian_fro_max", 2 * std::sqrt(17.0)}})
+      for (const auto& [q, bound] :
+           {std::pair{"phi_fro_max", std::sqrt(17.0)}, std::pair{"jacobian_fro_max", 2 * std::sqrt(17.0)}})
         rows.push_back(norm_row(q, "softmax", 0, "", step, layer, (step == 10 && layer == 2 ? ratio : 0.5) * bound));
   return rows;
 }
@@ -814,7 +855,8 @@ TEST(TrainingClaims, SoftmaxJacobianBoundDecidesAlone) {
   const auto with_jacobian = [](double ratio) {
     auto rows = bound_rows(1.0);
     for (auto& r : rows)
-      if (r.quantity == "jacobian_fro_max") r.value.mean = ratio * 2 * std::sqrt(17.0), r.value.ci_lo = r.value.ci_hi = r.value.mean;
+      if (r.quantity == "jacobian_fro_max")
+        r.value.mean = ratio * 2 * std::sqrt(17.0), r.value.ci_lo = r.value.ci_hi = r.value.mean;
     return judge("poly.train_softmax_bounds", "training_norms", rows);
   };
   const auto above = with_jacobian(1.001), below = with_jacobian(0.25);

@@ -136,7 +136,9 @@ TEST(VitLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
     MatrixD logits = random_matrix(5, 4, 11, 3.0);
     const std::vector<int> labels{0, 3, 1, 1, 2};
     MatrixD probabilities, dlogits;
-    const auto loss = [&] { return cross_entropy_forward(logits, std::span<const int>(labels), smoothing, probabilities); };
+    const auto loss = [&] {
+      return cross_entropy_forward(logits, std::span<const int>(labels), smoothing, probabilities);
+    };
     const double value = loss();
     cross_entropy_backward(probabilities, std::span<const int>(labels), smoothing, dlogits);
     EXPECT_TRUE(matches_finite_differences(span_of(logits), span_of(dlogits), loss, "dlogits"));
@@ -251,11 +253,12 @@ TEST(VitLayers, AttentionRowBlocksEqualTheWholeMatrix) {
       AttentionCache<float> cache_float;
       attention_forward(qkv_float, shape, activation, out_float, cache_float);
       attention_backward(G_float, qkv_float, shape, activation, cache_float, dqkv_float);
-      const auto [out_rounded, dqkv_rounded] =
-          dense_attention(qkv_float.cast<double>(), G_float.cast<double>(), shape, activation);
-      EXPECT_TRUE(test::close((out_float.cast<double>() - out_rounded).norm(), 0, 0, float_tolerance * out_rounded.norm()));
-      EXPECT_TRUE(test::close((dqkv_float.cast<double>() - dqkv_rounded).norm(), 0, 0,
-                              float_tolerance * dqkv_rounded.norm()));
+      const auto [out_rounded, dqkv_rounded] = dense_attention(qkv_float.cast<double>(), G_float.cast<double>(), shape,
+                                                               activation);
+      EXPECT_TRUE(
+          test::close((out_float.cast<double>() - out_rounded).norm(), 0, 0, float_tolerance * out_rounded.norm()));
+      EXPECT_TRUE(
+          test::close((dqkv_float.cast<double>() - dqkv_rounded).norm(), 0, 0, float_tolerance * dqkv_rounded.norm()));
     }
 }
 
@@ -319,7 +322,8 @@ VitConfig tiny_config(const std::string& activation) {
 
 // The whole model, every parameter: softmax, a learned-scale power, an h/N^α, a periodic g/Σg, and both transforms.
 TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
-  for (const char* name : {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln", "uniform", "off"}) {
+  for (const char* name :
+       {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln", "uniform", "off"}) {
     SCOPED_TRACE(name);
     const VitConfig config = tiny_config(name);
     Vit<double> model(config);
@@ -356,13 +360,12 @@ TEST(VitModel, ControlsLeaveQAndKUntrained) {
       if (t.name.ends_with("attn.qkv.weight") || t.name.ends_with("attn.qkv.bias"))
         for (Index r = 0; r < t.rows; ++r) {
           const auto row = model.gradients().subspan(std::size_t(t.offset + r * t.cols), std::size_t(t.cols));
-          for (Index c = 0; c < 2 * D; ++c) ASSERT_EQ(row[std::size_t(c)], 0.0) << t.name << " (" << r << ", " << c << ")";
+          for (Index c = 0; c < 2 * D; ++c)
+            ASSERT_EQ(row[std::size_t(c)], 0.0) << t.name << " (" << r << ", " << c << ")";
           for (Index c = 2 * D; c < 3 * D; ++c) largest_v = std::max(largest_v, std::abs(row[std::size_t(c)]));
         }
-    if (std::string(name) == "off")
-      EXPECT_EQ(largest_v, 0.0);
-    else
-      EXPECT_GT(largest_v, 0.0);
+    if (std::string(name) == "off") EXPECT_EQ(largest_v, 0.0);
+    else EXPECT_GT(largest_v, 0.0);
   }
 }
 
@@ -388,8 +391,9 @@ TEST(VitModel, QkInitScalesQAndKAlone) {
         if (t.name.ends_with("attn.qkv.weight")) {
           const Index D = config.dim;
           EXPECT_EQ(at(model).rightCols(D), at(timm).rightCols(D));
-          EXPECT_TRUE(test::close((at(model).leftCols(2 * D) - config.qk_weight_std() / kInitWeightStd *
-                                                                    at(timm).leftCols(2 * D)).norm(), 0, 0, 1e-15));
+          EXPECT_TRUE(test::close(
+              (at(model).leftCols(2 * D) - config.qk_weight_std() / kInitWeightStd * at(timm).leftCols(2 * D)).norm(),
+              0, 0, 1e-15));
           const double n = double(t.rows * 2 * D), std = std::sqrt(at(timm).leftCols(2 * D).squaredNorm() / n);
           EXPECT_TRUE(test::close(std, kInitWeightStd, 0, 4 * kInitWeightStd / std::sqrt(2 * n)));
         } else {
@@ -429,7 +433,8 @@ TEST(VitModel, UnitInitGivesLogitsOfUnitVariance) {
       per_init.push_back((S.squaredNorm() - S.diagonal().squaredNorm()) / double(S.size() - S.rows()));
     }
     const Eigen::Map<const VectorD> v(per_init.data(), Index(per_init.size()));
-    const double mean = v.mean(), se = std::sqrt((v.array() - mean).square().sum() / double(v.size() - 1) / double(v.size()));
+    const double mean = v.mean(),
+                 se = std::sqrt((v.array() - mean).square().sum() / double(v.size() - 1) / double(v.size()));
     EXPECT_TRUE(test::close(mean, 1.0, 0, 4 * se)) << "E S^2 = " << mean << " +- " << se;
   }
 }
@@ -475,9 +480,33 @@ TEST(VitModel, BadConfigurationsNameTheParameter) {
     return ::testing::AssertionFailure() << "accepted";
   };
   VitConfig c = VitConfig::preset("small");
-  EXPECT_TRUE(rejects([&] { auto x = c; x.heads = 3; return x; }(), "divisible"));
-  EXPECT_TRUE(rejects([&] { auto x = c; x.patch_h = 5; return x; }(), "tile"));
-  EXPECT_TRUE(rejects([&] { auto x = c; x.classes = 1; return x; }(), "classes"));
-  EXPECT_TRUE(rejects([&] { auto x = c; x.depth = 0; return x; }(), "depth"));
+  EXPECT_TRUE(rejects(
+      [&] {
+        auto x = c;
+        x.heads = 3;
+        return x;
+      }(),
+      "divisible"));
+  EXPECT_TRUE(rejects(
+      [&] {
+        auto x = c;
+        x.patch_h = 5;
+        return x;
+      }(),
+      "tile"));
+  EXPECT_TRUE(rejects(
+      [&] {
+        auto x = c;
+        x.classes = 1;
+        return x;
+      }(),
+      "classes"));
+  EXPECT_TRUE(rejects(
+      [&] {
+        auto x = c;
+        x.depth = 0;
+        return x;
+      }(),
+      "depth"));
   EXPECT_THROW(VitConfig::preset("huge"), std::invalid_argument);
 }

@@ -93,7 +93,8 @@ struct Case {
 
   const Tensor& at(const std::string& tensor) const {
     const auto it = tensors.find(tensor);
-    if (it == tensors.end()) throw std::runtime_error("vit_parity fixture: case '" + name + "' has no tensor '" + tensor + "'");
+    if (it == tensors.end())
+      throw std::runtime_error("vit_parity fixture: case '" + name + "' has no tensor '" + tensor + "'");
     return it->second;
   }
 };
@@ -146,7 +147,9 @@ class Reader {
 std::vector<Case> read_fixture(const std::string& path) {
   static_assert(std::endian::native == std::endian::little, "the fixture is little-endian");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("vit_parity fixture " + path + ": cannot open (regenerate it with /usr/bin/python3 tests/reference/vit_torch.py)");
+  if (!in)
+    throw std::runtime_error("vit_parity fixture " + path +
+                             ": cannot open (regenerate it with /usr/bin/python3 tests/reference/vit_torch.py)");
   Reader r(std::vector<char>(std::istreambuf_iterator<char>(in), {}), path);
 
   const auto magic = r.read<std::uint64_t>("magic");
@@ -186,7 +189,8 @@ std::vector<Case> read_fixture(const std::string& path) {
     c.adam.weight_decay = r.read<double>("weight_decay");
     c.clip_max_norm = r.read<double>("clip_max_norm");
     if (c.batch < 1 || c.batch > 1 << 20 || c.steps < 1 || c.steps > 1 << 20)
-      r.fail("case '" + c.name + "': implausible batch " + std::to_string(c.batch) + " or steps " + std::to_string(c.steps));
+      r.fail("case '" + c.name + "': implausible batch " + std::to_string(c.batch) + " or steps " +
+             std::to_string(c.steps));
     const auto tensors = r.read<std::uint32_t>("tensor count");
     for (std::uint32_t t = 0; t < tensors; ++t) {
       Tensor x;
@@ -233,8 +237,8 @@ struct TempFixture {
                                    Tolerance tol, std::int64_t rows = -1, std::int64_t cols = -1) {
   if (got.size() != ref.data.size() || (rows >= 0 && (rows != ref.rows() || cols != ref.cols())))
     return ::testing::AssertionFailure() << label << ": " << got.size() << " values (" << rows << "x" << cols
-                                         << ") against the fixture's " << ref.data.size() << " (" << ref.rows()
-                                         << "x" << ref.cols() << ")";
+                                         << ") against the fixture's " << ref.data.size() << " (" << ref.rows() << "x"
+                                         << ref.cols() << ")";
   double scale = 0;
   for (double v : ref.data) scale = std::max(scale, std::abs(v));
   double worst = 0, worst_abs = 0;
@@ -248,8 +252,8 @@ struct TempFixture {
   }
   std::ostringstream line;
   line << std::left << std::setw(44) << label << std::right << std::setw(6) << got.size() << " values  max|ref| "
-       << std::scientific << std::setprecision(2) << scale << "  max|diff| " << worst_abs << "  worst "
-       << std::fixed << std::setprecision(4) << 100 * worst << "% of limit";
+       << std::scientific << std::setprecision(2) << scale << "  max|diff| " << worst_abs << "  worst " << std::fixed
+       << std::setprecision(4) << 100 * worst << "% of limit";
   std::cout << "[ parity   ] " << line.str() << "\n";
   if (worst <= 1) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << std::setprecision(17) << label << ": entry " << at << " is " << got[at]
@@ -471,9 +475,10 @@ TEST(VitParity, Bf16ProductsStayNearPyTorch) {
   const std::vector<Case> cases = read_fixture(kFixture);
   constexpr double kMost = 4 * 65536.0, kLeast = 256;
   for (const auto& c : cases) {
-    const FirstBatchErrors native = float_errors(c, ProductPrecision::native), bf16 = float_errors(c, ProductPrecision::bf16);
-    std::cout << std::scientific << std::setprecision(2) << "[ bf16     ] case " << c.name << ": logits " << native.logits
-              << " (float) " << bf16.logits << " (bf16), loss " << native.loss << " " << bf16.loss
+    const FirstBatchErrors native = float_errors(c, ProductPrecision::native),
+                           bf16 = float_errors(c, ProductPrecision::bf16);
+    std::cout << std::scientific << std::setprecision(2) << "[ bf16     ] case " << c.name << ": logits "
+              << native.logits << " (float) " << bf16.logits << " (bf16), loss " << native.loss << " " << bf16.loss
               << ", gradients (worst tensor) " << native.gradients << " " << bf16.gradients
               << " of the tensor's largest entry\n";
     for (const auto& [what, f, b] : {std::tuple{"logits", native.logits, bf16.logits},

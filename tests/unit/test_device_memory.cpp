@@ -2,8 +2,8 @@
 // the free included, and that must not turn the error being reported into std::terminate. Host memory whose release
 // throws stands in for the device's, so this runs without a GPU.
 #define THRUST_DEVICE_SYSTEM THRUST_DEVICE_SYSTEM_OMP
-#include <no_throw_release.hpp>
 #include <thrust/mr/allocator.h>
+#include <no_throw_release.hpp>
 
 #include <gtest/gtest.h>
 

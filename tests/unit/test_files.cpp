@@ -50,7 +50,8 @@ TEST(Files, IntegerFieldsOutsideTheirTypeAreRefusedNotConverted) {
 }
 
 TEST(Files, CheckpointRecomputesALineWhoseDigitsChangedOnDisk) {
-  const auto file = std::filesystem::temp_directory_path() / ("attnlab_checkpoint_" + std::to_string(::getpid()) + ".jsonl");
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("attnlab_checkpoint_" + std::to_string(::getpid()) + ".jsonl");
   std::filesystem::remove(file);
   ResultRow row;
   row.quantity = "frob", row.N = 64, row.value = Estimate{8, 0, 123.456, 1.5, 120.0, 126.9};

@@ -66,8 +66,8 @@ const Changes<ActivationSpec> kActivationChanges{
 }  // namespace
 
 TEST(Keys, EveryActivationFieldChangesItsKey) {
-  expect_each_change_changes_the_key(poly_with_transforms(), [](const ActivationSpec& a) { return a.key(); },
-                                     kActivationChanges);
+  expect_each_change_changes_the_key(
+      poly_with_transforms(), [](const ActivationSpec& a) { return a.key(); }, kActivationChanges);
 }
 
 TEST(Keys, AFormulaAndEachOfItsParametersChangeItsKey) {
@@ -76,11 +76,19 @@ TEST(Keys, AFormulaAndEachOfItsParametersChangeItsKey) {
     a.params = {{"c", 2.0}};
     return a;
   }();
-  expect_each_change_changes_the_key(base, [](const ActivationSpec& a) { return a.key(); },
-                                     Changes<ActivationSpec>{
-                                         {"formula", [](ActivationSpec& a) { a = ActivationSpec::parse("expr:x^2/c"); a.params = {{"c", 2.0}}; }},
-                                         {"parameter", [](ActivationSpec& a) { a.params = {{"c", 3.0}}; }},
-                                     });
+  expect_each_change_changes_the_key(
+      base, [](const ActivationSpec& a) { return a.key(); },
+      Changes<ActivationSpec>{
+          {"formula",
+           [](ActivationSpec& a) {
+             a = ActivationSpec::parse("expr:x^2/c");
+             a.params = {{"c", 2.0}};
+           }},
+          {"parameter",
+           [](ActivationSpec& a) {
+             a.params = {{"c", 3.0}};
+           }},
+      });
 }
 
 TEST(Keys, EveryTrainingFieldChangesTheRunKey) {
@@ -125,7 +133,8 @@ TEST(Keys, EveryTrainingFieldChangesTheRunKey) {
   };
   for (const auto& [field, change] : kActivationChanges)
     changes.push_back({"activation " + field, [change](R& r) { change(r.config.model.activation); }});
-  expect_each_change_changes_the_key(base, [](const R& r) { return sweeps::run_key(r); }, changes);
+  expect_each_change_changes_the_key(
+      base, [](const R& r) { return sweeps::run_key(r); }, changes);
 }
 
 TEST(Keys, EveryMonteCarloFieldChangesTheCacheKey) {
@@ -144,7 +153,8 @@ TEST(Keys, EveryMonteCarloFieldChangesTheCacheKey) {
       {"study", [](C& c) { c.study = "other"; }},
       {"backend", [](C& c) { c.backend = Backend::thrust; }},
       {"gradients", [](C& c) { c.gradients = false; }},
-      {"exact_mean", [](C& c) { c.exact_mean = [](const EnsembleSpec&, const Activation&, const std::string&) { return 1.0; }; }},
+      {"exact_mean",
+       [](C& c) { c.exact_mean = [](const EnsembleSpec&, const Activation&, const std::string&) { return 1.0; }; }},
   };
   for (const auto& [field, change] : kActivationChanges)
     changes.push_back({"activation " + field, [change](C& c) { change(c.activations[0]); }});

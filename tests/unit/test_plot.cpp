@@ -39,7 +39,10 @@ Figure sweep_figure() {
           .ylabel = "y",
           .logx = true,
           .logy = true,
-          .series = {{.label = "softmax", .x = {8, 16, 32, 64}, .y = {2, 3, 5, 7}, .lo = {1.9, 2.9, 4.9, 6.9},
+          .series = {{.label = "softmax",
+                      .x = {8, 16, 32, 64},
+                      .y = {2, 3, 5, 7},
+                      .lo = {1.9, 2.9, 4.9, 6.9},
                       .hi = {2.1, 3.1, 5.1, 7.1}}}};
 }
 
@@ -85,8 +88,10 @@ TEST(Plot, CurvesStayOffTheFrameAndOneWideBarDoesNotSquashTheRest) {
   EXPECT_TRUE(test::close(hi, 0.25 + 0.05 * 0.15, 1e-12, 1e-15));
   EXPECT_TRUE(test::close(lo, 0.1 - 0.05 * 0.15, 1e-12, 1e-15));
 
-  Figure wide{.name = "wide", .logy = true,
-              .series = {{.label = "a", .x = {1, 2, 3}, .y = {1, 1.5, 2}, .lo = {1e-5, 1.4, 1.9}, .hi = {1.1, 1.6, 2.1}}}};
+  Figure wide{
+      .name = "wide",
+      .logy = true,
+      .series = {{.label = "a", .x = {1, 2, 3}, .y = {1, 1.5, 2}, .lo = {1e-5, 1.4, 1.9}, .hi = {1.1, 1.6, 2.1}}}};
   const auto [wlo, whi] = range_of(script_of(wide), "y");
   // A flat curve (1 within rounding, on a log axis) gets a decade around it, padded by 5%: gnuplot refuses [1:1].
   Figure one{.name = "flat", .logy = true, .series = {{.label = "r", .x = {0, 1, 2}, .y = {1, 1 + 2e-16, 1 - 1e-16}}}};
@@ -134,7 +139,8 @@ TEST(Plot, ReferenceSlopesRunThroughTheCurvesAtTheSmallestNAndAreDrawnLast) {
   const auto script = script_of(f);
   const auto last = script.substr(script.rfind("\\\n"));
   EXPECT_NE(last.find("index 2 using 1:2 with lines lw 1.5 dt 2 lc rgb '#666666' title 'N^0.5 (reference)'"),
-            std::string::npos) << script;
+            std::string::npos)
+      << script;
   EXPECT_NE(script.find("'#D55E00'"), std::string::npos) << "the second curve keeps the palette's second colour";
   Figure single{.name = "single", .series = {{.label = "one N", .x = {8}, .y = {1}}}};
   add_reference_slopes(single, {1});
@@ -167,7 +173,9 @@ TEST(Plot, PaletteIsColourBlindSafeWithoutFaintColours) {
 // A figure with nothing finite says so instead of failing in gnuplot; a series with nothing finite keeps its
 // legend entry and says why it has no curve.
 TEST(Plot, FigureWithoutFiniteValuesIsDrawnAndSaysSo) {
-  Figure f{.name = "empty", .title = "nothing", .logy = true,
+  Figure f{.name = "empty",
+           .title = "nothing",
+           .logy = true,
            .series = {{.label = "a", .x = {1, 2}, .y = {kNaN, -1}}, {.label = "b", .x = {1}, .y = {0}}}};
   const auto script = script_of(f);
   EXPECT_NE(script.find("no finite values to draw"), std::string::npos);
@@ -188,7 +196,8 @@ TEST(Plot, VerdictFigureHasOneRowPerClaim) {
   const auto& reg = claim_registry();
   const std::vector<std::pair<const char*, ClaimOutcome>> chosen{
       {"soft.nystrom_error", {.verdict = Verdict::holds, .measured = -0.69, .ci_lo = -1.27, .ci_hi = -0.11}},
-      {"poly.frob_growth", {.verdict = Verdict::holds, .measured = 0.997, .claimed = 1, .ci_lo = 0.986, .ci_hi = 1.008}},
+      {"poly.frob_growth",
+       {.verdict = Verdict::holds, .measured = 0.997, .claimed = 1, .ci_lo = 0.986, .ci_hi = 1.008}},
       {"relu.alpha_sweep", {.verdict = Verdict::inconclusive, .measured = 0.044, .claimed = 1}},
       {"soft.prop6_normalized", {.verdict = Verdict::loose, .measured = -0.398, .claimed = 1}},
       {"poly.softmax_jac_bound", {.verdict = Verdict::loose, .measured = 0.5, .claimed = 2}}};
@@ -230,7 +239,8 @@ TEST(Plot, VerdictFigureHasOneRowPerClaim) {
 
 // When gnuplot fails anyway, the warning carries its own last words.
 TEST(Plot, FailureWarningQuotesGnuplot) {
-  Figure f{.name = "broken", .series = {{.label = "a", .x = {1, 2}, .y = {1, 2}}},
+  Figure f{.name = "broken",
+           .series = {{.label = "a", .x = {1, 2}, .y = {1, 2}}},
            .labels = {{.x = 0.5, .y = 1, .text = "x", .colour = "not-a-colour"}}};
   const auto dir = std::filesystem::temp_directory_path() / ("attnlab_plot_fail_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

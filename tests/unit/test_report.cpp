@@ -14,7 +14,8 @@ const Claim& some_claim() { return claim_registry().all().front(); }
 TEST(Report, MissingNumbersAreEmptyFieldsAndFragilityIsNamed) {
   ClaimOutcome none{.verdict = Verdict::identity, .detail = "no number"};
   ClaimOutcome fragile{.verdict = Verdict::holds, .measured = 1.5, .claimed = 2, .ci_lo = 1, .ci_hi = 2};
-  fragile.sensitivity.push_back({.threshold = "bound_slack", .above = 2.0, .verdict_above = Verdict::loose, .fragile = true});
+  fragile.sensitivity.push_back(
+      {.threshold = "bound_slack", .above = 2.0, .verdict_above = Verdict::loose, .fragile = true});
   fragile.sensitivity.push_back({.threshold = "bound_rounding", .below = 0.0625, .verdict_below = Verdict::violated});
   const std::vector<io::CheckedClaim> checked{{&some_claim(), none}, {&some_claim(), fragile}};
   const auto csv = io::claims_csv(checked);

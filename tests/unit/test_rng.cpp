@@ -27,7 +27,8 @@ void expect_fill_equals_samples() {
   const std::uint64_t far = (std::uint64_t{1} << 33) + 1;
   std::vector<T> high(300);
   s.fill(std::span<T>(high), sigma, far);
-  for (std::size_t i = 0; i < high.size(); ++i) ASSERT_EQ(high[i], s.sample<T>(far + i, sigma)) << "element " << far + i;
+  for (std::size_t i = 0; i < high.size(); ++i)
+    ASSERT_EQ(high[i], s.sample<T>(far + i, sigma)) << "element " << far + i;
 }
 
 TEST(GaussianStream, SameKeySameNumbersAnyOrder) {

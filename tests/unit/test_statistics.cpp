@@ -114,8 +114,8 @@ TEST(PowerLawFit, CoverageOfTheExponentInterval) {
 // Without standard errors the residuals set the interval: exact points give a zero-width one, and log-normal
 // noise of unknown size is covered at the nominal rate (ordinary least squares' t interval is exact there).
 TEST(PowerLawFit, UnweightedFitTakesItsIntervalFromTheResiduals) {
-  const std::vector<double> x{8, 16, 32, 64}, exact{2 * std::pow(8, -0.5), 2 * std::pow(16, -0.5), 2 * std::pow(32, -0.5),
-                                                   2 * std::pow(64, -0.5)};
+  const std::vector<double> x{8, 16, 32, 64},
+      exact{2 * std::pow(8, -0.5), 2 * std::pow(16, -0.5), 2 * std::pow(32, -0.5), 2 * std::pow(64, -0.5)};
   const auto line = fit_power_law(x, exact);
   EXPECT_NEAR(line.exponent, -0.5, 1e-12);
   EXPECT_NEAR(line.ci_hi - line.ci_lo, 0, 1e-9);

@@ -34,7 +34,8 @@ std::string message_of(const std::string& csv) {
 }  // namespace
 
 TEST(Table, CsvRoundTripKeepsEveryField) {
-  auto odd = sample_row("x^3, \"quoted\"\nand a newline", 0.5, {{"seed", 1}, {"note", "a,b"}, {"weight_std", 0.02}, {"label", "x^3"}});
+  auto odd = sample_row("x^3, \"quoted\"\nand a newline", 0.5,
+                        {{"seed", 1}, {"note", "a,b"}, {"weight_std", 0.02}, {"label", "x^3"}});
   auto nonfinite = sample_row("softmax", 0.25, {{"layer", 2}});
   nonfinite.value = estimate(std::vector<double>{std::nan(""), 1.0, 2.0});
   const std::vector<ResultRow> rows{odd, nonfinite};
@@ -70,8 +71,13 @@ TEST(Table, CsvWithCrLfAndABlankLineReadsTheSame) {
 // A cell keeps its type from the study to the claims: a number is read back as the number it printed as, without
 // parsing in between, and text that looks like a number but would print otherwise stays text (so its bytes stay).
 TEST(Table, CellsKeepTheirTypeThroughCsvAndJson) {
-  const ExtraColumns cells{{"seed", std::uint64_t{12345678901}}, {"alpha", 0.1}, {"tiny", 1e-5}, {"h", "relu"},
-                           {"padded", "0.10"}, {"plus", "+1"}, {"nan", std::nan("")}};
+  const ExtraColumns cells{{"seed", std::uint64_t{12345678901}},
+                           {"alpha", 0.1},
+                           {"tiny", 1e-5},
+                           {"h", "relu"},
+                           {"padded", "0.10"},
+                           {"plus", "+1"},
+                           {"nan", std::nan("")}};
   auto row = sample_row("softmax", 0.5, cells);
   const auto csv_back = io::rows_from_csv(io::to_csv({row}), "t.csv").at(0).extra;
   const auto json_back = io::row_from_json(io::to_json(row)).extra;
@@ -100,7 +106,8 @@ TEST(Table, MalformedCsvNamesLineAndColumn) {
   EXPECT_NE(message_of(header + "k_sweep,1\n").find("line 2 has 2 fields"), std::string::npos);
   auto bad_n = line;
   bad_n.replace(bad_n.find(",256,"), 5, ",nan,");
-  EXPECT_NE(message_of(header + bad_n).find("'nan' in column N is not an integer"), std::string::npos) << message_of(header + bad_n);
+  EXPECT_NE(message_of(header + bad_n).find("'nan' in column N is not an integer"), std::string::npos)
+      << message_of(header + bad_n);
   auto bad_mean = line;  // the mean of 0.5 and 0.75
   bad_mean.replace(bad_mean.find(",0.625,"), 7, ",0.625x,");
   EXPECT_NE(message_of(header + bad_mean).find("'0.625x' in column mean is not a number"), std::string::npos)
@@ -138,8 +145,7 @@ TEST(Table, SweepTableListsEachCurvesPointsThenItsExponent) {
     return r;
   };
   const std::vector<ResultRow> rows{point("frob", 16, 0.3, 3.33649, 3.2601, 3.41349),
-                                    point("frob", 32, 0.3, 4.5551, 4.45, 4.66),
-                                    point("frob", 16, 1, 2.5, 2.4, 2.6),
+                                    point("frob", 32, 0.3, 4.5551, 4.45, 4.66), point("frob", 16, 1, 2.5, 2.4, 2.6),
                                     point("frob2", 16, 0.3, 11.1, 10, 12),
                                     point("frob_exponent", 0, 0.3, 0.447213, 0.44381, 0.45062)};
   const auto table = io::sweep_table(rows, {"frob"});
@@ -158,5 +164,6 @@ TEST(Table, SweepTableListsEachCurvesPointsThenItsExponent) {
   EXPECT_EQ(table.find("11.1"), std::string::npos) << "frob2 is not fitted:\n" << table;
   // Columns aligned: every point's N starts where the header's N does.
   const auto column = lines[1].find(" N ") + 1;
-  for (std::size_t i = 2; i < lines.size(); ++i) EXPECT_NE(std::string("0123456789e").find(lines[i][column]), std::string::npos) << table;
+  for (std::size_t i = 2; i < lines.size(); ++i)
+    EXPECT_NE(std::string("0123456789e").find(lines[i][column]), std::string::npos) << table;
 }

@@ -75,8 +75,8 @@ class Engine {
 // refuses such a problem alike, and batches trials only as far as the limit allows; this asks before any work.
 void refuse_what_cannot_fit(Device device, const Problem& problem, const Options& options = {});
 
-// Whether `device`'s engine has the fused elementwise kernel that Options::fused selects (cuda); the others run the slab
-// path alone.
+// Whether `device`'s engine has the fused elementwise kernel that Options::fused selects (cuda); the others run the
+// slab path alone.
 bool has_fused_kernel(Device device);
 
 // One call of a fresh Engine.

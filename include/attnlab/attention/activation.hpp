@@ -77,7 +77,8 @@ template <class Visit>
 decltype(auto) with_row_normalised(RowNormalised f, Visit&& visit) {
   switch (f) {
 #define ATTNLAB_ROW_NORMALISED(fn, name, family, description, ...) \
-  case RowNormalised::fn: return visit.template operator()<RowNormalised::fn>();
+  case RowNormalised::fn:                                          \
+    return visit.template operator()<RowNormalised::fn>();
 #include <attnlab/attention/row_normalised_functions.def>
     case RowNormalised::formula:
       throw std::invalid_argument("a formula activation runs on the cpu backend's array paths only");
@@ -100,7 +101,8 @@ struct RowActivation {
 // Transforms that compose with any activation. Prenorm (PERIODIC §3.6, as CLAIMS.md restates the
 // reference code) standardises each row of the activation's argument x = c·m (c the logit scale):
 //   paper and layer file (periodic_softmax.py, after the 1/√d):  z = (x − mean)/sqrt(unbiased var + prenorm_eps)
-//   released demo.py (map_norm before the 1/√d):                   z = c·(m − mean)/sqrt(unbiased var of m + prenorm_eps)
+//   released demo.py (map_norm before the 1/√d):                   z = c·(m − mean)/sqrt(unbiased var of m +
+//   prenorm_eps)
 // prenorm_before_scaling picks the second. Both are a(x − x̄)/sqrt(var x + a²·eps) with a = 1 or c.
 // qk-layernorm (RELU) applies LayerNorm without affine over the d head dimensions to every q_i = x_iQ
 // and k_j = x_jK before the dot product; its eps is timm's ViT default.

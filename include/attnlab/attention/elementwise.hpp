@@ -4,8 +4,8 @@
 #include <attnlab/core/hd.hpp>
 
 #include <cmath>
-#include <type_traits>
 #include <stdexcept>
+#include <type_traits>
 
 #if !defined(__CUDACC__)
 #include <attnlab/core/vmath.hpp>
@@ -37,7 +37,7 @@ using std::expm1, std::fabs, std::log1p, std::tanh, vmath::erfc, vmath::exp;
 template <Elementwise F>
 inline constexpr bool kPiecewisePolynomial = false;
 #define ATTNLAB_ELEMENTWISE(fn, name, scale, family, float_tiles, description, ...) \
-  template <>                                                                        \
+  template <>                                                                       \
   inline constexpr bool kPiecewisePolynomial<Elementwise::fn> = float_tiles;
 #include <attnlab/attention/elementwise_functions.def>
 
@@ -72,12 +72,10 @@ decltype(auto) with_power(int p, Visit&& visit) {
 template <class Visit>
 decltype(auto) with_elementwise(Elementwise f, int p, Visit&& visit) {
   switch (f) {
-#define ATTNLAB_ELEMENTWISE(fn, name, scale, family, float_tiles, description, ...) \
-  case Elementwise::fn:                                                              \
-    if constexpr (ElementwiseScale::scale == ElementwiseScale::over_k)               \
-      return with_power<Elementwise::fn>(p, visit);                                  \
-    else                                                                             \
-      return visit.template operator()<Elementwise::fn, 0>();
+#define ATTNLAB_ELEMENTWISE(fn, name, scale, family, float_tiles, description, ...)                                  \
+  case Elementwise::fn:                                                                                              \
+    if constexpr (ElementwiseScale::scale == ElementwiseScale::over_k) return with_power<Elementwise::fn>(p, visit); \
+    else return visit.template operator()<Elementwise::fn, 0>();
 #include <attnlab/attention/elementwise_functions.def>
     case Elementwise::formula:
       throw std::invalid_argument("a formula activation runs on the cpu backend's array paths only");

@@ -29,15 +29,34 @@ class FormulaTape;
 class Formula {
  public:
   enum class Op {
-    constant, x, N, d, parameter,
-    negate, add, subtract, multiply, divide, power, max, min,
-    exp, log, sqrt, abs, sin, cos, tanh, relu, sigmoid
+    constant,
+    x,
+    N,
+    d,
+    parameter,
+    negate,
+    add,
+    subtract,
+    multiply,
+    divide,
+    power,
+    max,
+    min,
+    exp,
+    log,
+    sqrt,
+    abs,
+    sin,
+    cos,
+    tanh,
+    relu,
+    sigmoid
   };
   struct Node {
     Op op = Op::constant;
-    double value = 0;       // constant
-    std::string name{};     // parameter
-    int a = -1, b = -1;     // operands
+    double value = 0;    // constant
+    std::string name{};  // parameter
+    int a = -1, b = -1;  // operands
   };
 
   // Throws FormulaError on malformed text.
@@ -62,10 +81,32 @@ class FormulaTape {
   void evaluate(const double* x, Index n, double* h, double* dh) const;
 
   enum class Code {
-    add, subtract, multiply, divide, power, max, min,                       // slot op slot
-    add_constant, multiply_constant, power_integer, power_constant, max_constant, min_constant,  // slot op c
-    constant_minus, constant_over, constant_power,                          // c op slot
-    negate, exp, log, sqrt, abs, sin, cos, tanh, relu, sigmoid
+    add,
+    subtract,
+    multiply,
+    divide,
+    power,
+    max,
+    min,  // slot op slot
+    add_constant,
+    multiply_constant,
+    power_integer,
+    power_constant,
+    max_constant,
+    min_constant,  // slot op c
+    constant_minus,
+    constant_over,
+    constant_power,  // c op slot
+    negate,
+    exp,
+    log,
+    sqrt,
+    abs,
+    sin,
+    cos,
+    tanh,
+    relu,
+    sigmoid
   };
   struct Instruction {
     Code code;

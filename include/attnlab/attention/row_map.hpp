@@ -15,14 +15,14 @@
 namespace attnlab {
 
 struct RowJacobian {
-  VectorD diag;                    // a: J = diag(a) + Σ_k left_k right_kᵀ
+  VectorD diag;  // a: J = diag(a) + Σ_k left_k right_kᵀ
   std::array<VectorD, 3> left, right;
   int rank = 0;
 
   void jvp(const double* t, double* out) const;  // out = J t
   void vjp(const double* t, double* out) const;  // out = Jᵀ t
-  double frob2() const;                           // ‖J‖_F², without cancellation
-  VectorD diagonal() const;                       // ∂ϕ_j/∂x_j
+  double frob2() const;                          // ‖J‖_F², without cancellation
+  VectorD diagonal() const;                      // ∂ϕ_j/∂x_j
   // ‖J W‖_F² for W (n × m) with w2 = the squared norms of W's rows.
   double frob2_times(const MatrixD& W, const VectorD& w2) const;
   MatrixD times(const MatrixD& W) const;  // J W, for W of n rows

@@ -17,8 +17,8 @@ inline bool parse_number(const std::string& cell, double& value) {
   return used > 0 && cell.find_first_not_of(" \t\r", used) == std::string::npos;
 }
 
-// The rows of finite numbers of a CSV text (blank lines skipped; rows may differ in length). A cell that is empty, not a
-// number or not finite, a line ending in a comma, a row of fewer than min_entries numbers, or no row at all throws
+// The rows of finite numbers of a CSV text (blank lines skipped; rows may differ in length). A cell that is empty, not
+// a number or not finite, a line ending in a comma, a row of fewer than min_entries numbers, or no row at all throws
 // std::invalid_argument "<what>: …" naming the row (among the non-blank lines) and the line.
 std::vector<std::vector<double>> parse_number_rows(const std::string& csv, const std::string& what,
                                                    std::size_t min_entries = 1);

@@ -59,8 +59,8 @@ ATTNLAB_HD inline void round(Word& c0, Word& c1, Word& c2, Word& c3, Word k0, Wo
 }
 
 // Philox4x32-10 (Salmon et al. 2011), bit-identical to r123::Philox4x32_R<10>.
-ATTNLAB_HD inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3, std::uint32_t k0,
-                      std::uint32_t k1) {
+ATTNLAB_HD inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3,
+                                 std::uint32_t k0, std::uint32_t k1) {
   for (int r = 0; r < 10; ++r, k0 += kBump0, k1 += kBump1) round(c0, c1, c2, c3, k0, k1);
   return {{c0, c1, c2, c3}};
 }
@@ -123,12 +123,18 @@ ATTNLAB_HD inline void sincos_turns(double u, double& s, double& c) {
   int quadrant;
   const double r = quarter_turns(u, quadrant), r2 = r * r;
   // (−1)^k/(2k+1)! and (−1)^k/(2k)!, k = 8 … 0
-  constexpr double sin_c[] = {2.8114572543455206e-15, -7.6471637318198164e-13, 1.6059043836821613e-10,
-                              -2.5052108385441720e-08, 2.7557319223985888e-06, -1.9841269841269841e-04,
-                              8.3333333333333333e-03, -1.6666666666666667e-01, 1.0};
-  constexpr double cos_c[] = {4.7794773323873853e-14, -1.1470745597729725e-11, 2.0876756987868099e-09,
-                              -2.7557319223985891e-07, 2.4801587301587302e-05, -1.3888888888888889e-03,
-                              4.1666666666666667e-02, -0.5, 1.0};
+  constexpr double sin_c[] = {2.8114572543455206e-15,  -7.6471637318198164e-13, 1.6059043836821613e-10,
+                              -2.5052108385441720e-08, 2.7557319223985888e-06,  -1.9841269841269841e-04,
+                              8.3333333333333333e-03,  -1.6666666666666667e-01, 1.0};
+  constexpr double cos_c[] = {4.7794773323873853e-14,
+                              -1.1470745597729725e-11,
+                              2.0876756987868099e-09,
+                              -2.7557319223985891e-07,
+                              2.4801587301587302e-05,
+                              -1.3888888888888889e-03,
+                              4.1666666666666667e-02,
+                              -0.5,
+                              1.0};
   double sr = sin_c[0], cr = cos_c[0];
   for (int k = 1; k < 9; ++k) {
     sr = sr * r2 + sin_c[k];
@@ -154,10 +160,8 @@ ATTNLAB_HD inline void sincos_turns(double u, float& s, float& c) {
 // Box–Muller's radius √(−2 log u) of the first uniform of a block, from its words v0 and v1, in double or float.
 template <class T = double>
 ATTNLAB_HD inline T radius(std::uint32_t v0, std::uint32_t v1) {
-  if constexpr (std::is_same_v<T, float>)
-    return hd::sqrt(-2 * log_float(open_unit(v0, v1)));
-  else
-    return hd::sqrt(-2 * log(open_unit(v0, v1)));
+  if constexpr (std::is_same_v<T, float>) return hd::sqrt(-2 * log_float(open_unit(v0, v1)));
+  else return hd::sqrt(-2 * log(open_unit(v0, v1)));
 }
 
 // The two standard normals of block b of stream (key, trial, tag), in double or float arithmetic.

@@ -16,8 +16,8 @@ namespace attnlab {
 
 template <class T>
 struct TilePanels {
-  static constexpr Index kGroup = 8;                   // rows of a register block
-  static constexpr Index kPanel = 128 / sizeof(T);     // its columns: two AVX-512 vectors (four AVX2 ones)
+  static constexpr Index kGroup = 8;                // rows of a register block
+  static constexpr Index kPanel = 128 / sizeof(T);  // its columns: two AVX-512 vectors (four AVX2 ones)
   using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
 };
 

@@ -1,8 +1,8 @@
 #pragma once
-// exp (double and float), sin, cos, erfc that GCC vectorises in `omp simd` loops through glibc's libmvec (x86-64, AVX2/AVX-512).
-// glibc declares its vector variants only under -ffast-math, and GCC fuses sin(x) and cos(x) into a scalar
-// sincos call before vectorising; these declarations name the same libm symbols under names GCC does not
-// treat as builtins, with the vector variants declared. Elsewhere they are std::exp etc.
+// exp (double and float), sin, cos, erfc that GCC vectorises in `omp simd` loops through glibc's libmvec (x86-64,
+// AVX2/AVX-512). glibc declares its vector variants only under -ffast-math, and GCC fuses sin(x) and cos(x) into a
+// scalar sincos call before vectorising; these declarations name the same libm symbols under names GCC does not treat
+// as builtins, with the vector variants declared. Elsewhere they are std::exp etc.
 #include <cmath>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) && defined(_OPENMP)

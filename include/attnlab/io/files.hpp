@@ -35,7 +35,8 @@ T integer_field(const nlohmann::json& field) {
     if (v <= std::uint64_t(std::numeric_limits<T>::max())) return T(v);
   } else if (field.is_number_integer()) {
     const auto v = field.get<std::int64_t>();
-    if (v >= std::int64_t(std::numeric_limits<T>::min()) && (v < 0 || std::uint64_t(v) <= std::uint64_t(std::numeric_limits<T>::max())))
+    if (v >= std::int64_t(std::numeric_limits<T>::min()) &&
+        (v < 0 || std::uint64_t(v) <= std::uint64_t(std::numeric_limits<T>::max())))
       return T(v);
   }
   throw std::out_of_range("record: an integer field holds " + field.dump());

@@ -30,7 +30,7 @@ class ProgressBar {
   ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
 
-  void stage(std::string what);                // what the run does now, e.g. "claim 3/73 poly.frob_growth"
+  void stage(std::string what);               // what the run does now, e.g. "claim 3/73 poly.frob_growth"
   ProgressFn task(const std::string& label);  // a callback for one task's trials
 
  private:

@@ -1,8 +1,8 @@
 #pragma once
 // Monte-Carlo estimates of the attention norms over the Gaussian ensemble.
+#include <attnlab/accel/engine.hpp>
 #include <attnlab/attention/activation.hpp>
 #include <attnlab/core/ensemble.hpp>
-#include <attnlab/accel/engine.hpp>
 #include <attnlab/mc/driver.hpp>
 #include <attnlab/mc/result.hpp>
 

@@ -10,7 +10,8 @@
 namespace attnlab {
 
 // Okabe and Ito's colour-blind-safe palette without its yellow, which is faint on white: series take them in turn.
-inline constexpr const char* kSeriesColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"};
+inline constexpr const char* kSeriesColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                                 "#E69F00", "#56B4E9", "#000000"};
 
 // A power law c x^a fitted to a series: drawn as a line through its points, exponent and interval in the legend.
 struct SeriesFit {
@@ -26,7 +27,8 @@ struct Series {
   std::optional<SeriesFit> fit{};
   std::string colour{};  // "#rrggbb"; empty: the next colour of the palette
   bool x_bars = false;   // lo and hi bound x, not y (the rows of a dot plot)
-  bool reference = false;  // a guide, not data: a dashed grey line without points, its colour not taken from the palette
+  bool reference =
+      false;  // a guide, not data: a dashed grey line without points, its colour not taken from the palette
 };
 
 // Text placed on a figure: x as a fraction of the plot's width (1: its right edge), y in data units.
@@ -44,7 +46,7 @@ struct Figure {
   std::vector<Series> series{};
   std::vector<std::pair<double, std::string>> xtics{};  // named ticks instead of numbers
   std::vector<std::pair<double, std::string>> ytics{};  // named rows, the first drawn at the top
-  std::vector<double> xlines{}, ylines{};                // reference lines at these x (vertical) and y (horizontal)
+  std::vector<double> xlines{}, ylines{};               // reference lines at these x (vertical) and y (horizontal)
   std::vector<FigureLabel> labels{};
   int width = 960, height = 640;  // pixels of the plot; the legend below it adds its own rows
   int right_margin = 0;           // characters kept right of the plot for labels there (0: gnuplot's own)

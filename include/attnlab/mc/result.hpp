@@ -23,11 +23,9 @@ class Cell {
   Cell(std::string text) : value_(std::move(text)) {}
   Cell(const char* text) : value_(std::string(text)) {}
   template <class T>
-    requires std::is_integral_v<T>
-  Cell(T integer) : value_(static_cast<std::int64_t>(integer)) {}
+  requires std::is_integral_v<T> Cell(T integer) : value_(static_cast<std::int64_t>(integer)) {}
   template <class T>
-    requires std::is_floating_point_v<T>
-  Cell(T number) : value_(static_cast<double>(number)) {}
+  requires std::is_floating_point_v<T> Cell(T number) : value_(static_cast<double>(number)) {}
 
   bool is_number() const { return !std::holds_alternative<std::string>(value_); }
   bool empty() const { return !is_number() && std::get<std::string>(value_).empty(); }

@@ -45,7 +45,8 @@ Estimate estimate(const Welford& w, std::int64_t nonfinite = 0, double level = 0
 // ȳ − β̂(c̄ − c_mean) with β̂ the least-squares slope of y on c, its standard error s_e·sqrt(1/n + (c̄ − c_mean)²/S_cc)
 // from the residual variance s_e² (n − 2 degrees of freedom, Student t interval). A pair with an Inf/NaN is counted,
 // not used. Where c does not vary (or n < 3) this is the plain estimate of y.
-Estimate estimate_with_control(std::span<const double> y, std::span<const double> c, double c_mean, double level = 0.95);
+Estimate estimate_with_control(std::span<const double> y, std::span<const double> c, double c_mean,
+                               double level = 0.95);
 
 double student_t_quantile(double probability, double dof);
 

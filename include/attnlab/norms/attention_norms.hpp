@@ -24,7 +24,8 @@ struct TileShape {  // both at least 1
 // not paid for: softmax (without prenorm) then runs on the fused tile path, its rows' sums streamed across tiles.
 template <class T>
 AttentionNormsSquared attention_norms_streamed(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K,
-                                               const Activation& activation, TileShape tile = {}, bool gradients = true);
+                                               const Activation& activation, TileShape tile = {},
+                                               bool gradients = true);
 
 // Per-row closed forms for a row x of logits, s = g(x)/Σg, from the row's structured Jacobian.
 RowNorms row_norms(RowNormalised f, const double* logits, Index n);

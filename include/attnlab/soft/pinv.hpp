@@ -23,8 +23,8 @@ namespace attnlab {
 //   (20) whether or not the test was met;
 // nystromformer: Z_0 = Aᵀ/(‖A‖₁‖A‖∞), Z ← ¼ Z(13I − AZ(15I − AZ(7I − AZ))), 6 iterations.
 // Both released functions start from αA, not αAᵀ. On a batch, kernel/inverse.py takes one α per matrix (its max is over
-// the last axis, as here), while models/softmax_free_transformer.py shares one α over the batch and its heads (torch.max
-// over every entry), where released_beta takes each matrix alone.
+// the last axis, as here), while models/softmax_free_transformer.py shares one α over the batch and its heads
+// (torch.max over every entry), where released_beta takes each matrix alone.
 enum class PinvMethod { svd, newton, newton_beta, released, released_beta, nystromformer };
 PinvMethod parse_pinv_method(const std::string& s);
 std::string to_string(PinvMethod m);
@@ -35,12 +35,12 @@ inline constexpr double kReleasedShiftFloat32 = static_cast<double>(0.01f);  // 
 
 struct PinvOptions {
   PinvMethod method = PinvMethod::newton;
-  int max_iterations = 0;    // 0: the method's default (100; released and released_beta 20; nystromformer 6)
-  double tolerance = 1e-10;  // stop once the iterated matrix's residual falls below it (0: run every iteration);
-                             // the released methods stop early only with released_stop_at_tolerance (else they
-                             // report it in `converged`)
-  double alpha = 0;          // > 0 overrides the method's α (all but svd and nystromformer); no β rule then runs
-  bool trace = true;         // record each iteration's residuals and errors (costs up to four spectral norms)
+  int max_iterations = 0;      // 0: the method's default (100; released and released_beta 20; nystromformer 6)
+  double tolerance = 1e-10;    // stop once the iterated matrix's residual falls below it (0: run every iteration);
+                               // the released methods stop early only with released_stop_at_tolerance (else they
+                               // report it in `converged`)
+  double alpha = 0;            // > 0 overrides the method's α (all but svd and nystromformer); no β rule then runs
+  bool trace = true;           // record each iteration's residuals and errors (costs up to four spectral norms)
   bool float32_shift = false;  // released: shift by 0.01f (what the released code adds) instead of 0.01
   int beta_max_halvings = 0;   // 0: the method's cap (newton_beta 64, the paper sets none; released_beta 10)
   double rank_tolerance = 0;   // the reference drops singular values ≤ rank_tolerance·σ₁ (0: max(rows, cols)·ε)
@@ -54,10 +54,10 @@ struct PinvOptions {
 struct PinvStep {
   static constexpr double none = std::numeric_limits<double>::quiet_NaN();
   int iteration = 0;
-  double residual = 0;                // ‖A A_k A − A‖₂/‖A‖₂ against the input A
-  double residual_shifted = none;     // ‖R A_k R − R‖₂/‖R‖₂, R = A + sI (the released method; NaN for the others)
-  double error = 0;                   // ‖A_k − A†‖₂, A† of the input by the rank-revealing reference
-  double error_shifted = none;        // ‖A_k − R†‖₂ (the released method; NaN for the others)
+  double residual = 0;             // ‖A A_k A − A‖₂/‖A‖₂ against the input A
+  double residual_shifted = none;  // ‖R A_k R − R‖₂/‖R‖₂, R = A + sI (the released method; NaN for the others)
+  double error = 0;                // ‖A_k − A†‖₂, A† of the input by the rank-revealing reference
+  double error_shifted = none;  // ‖A_k − R†‖₂ (the released method; NaN for the others)
 };
 
 struct PinvResult {
@@ -65,10 +65,10 @@ struct PinvResult {
   std::vector<PinvStep> trace;  // iteration 0 is the starting point
   int iterations = 0;
   double alpha = 0;
-  double shift = 0;          // s of the iterated matrix A + sI (0 unless released)
-  bool converged = false;    // the iterated matrix's residual below tolerance (at the end, for the released methods)
-  bool diverged = false;     // that residual grew past 1e6 or stopped being finite (the run stops there)
-  int beta_halvings = -1;    // n of the β rules; −1 where none ran
+  double shift = 0;        // s of the iterated matrix A + sI (0 unless released)
+  bool converged = false;  // the iterated matrix's residual below tolerance (at the end, for the released methods)
+  bool diverged = false;   // that residual grew past 1e6 or stopped being finite (the run stops there)
+  int beta_halvings = -1;  // n of the β rules; −1 where none ran
   bool beta_rule_met = false;
   // ‖I − αA‖₁ − 1 (newton_beta, without the rounding of 1 − αa_jj) or ‖I − αA²‖₁ − 1.01 (released_beta) at the
   // final α: ≤ 0 iff the rule is met; NaN where none ran.

@@ -32,7 +32,7 @@ SpectralNorm spectral_norm(const MatrixD& M, const SpectralOptions& options = {}
 // symmetric eigensolver, which holds σ₁ to rounding (unlike Eigen 3.4.0's BDCSVD) at a fraction of one-sided
 // Jacobi's cost for large M.
 double spectral_norm_svd(const MatrixD& M);
-double spectral_radius(const MatrixD& M);    // max |λ| (dense eigen-decomposition)
+double spectral_radius(const MatrixD& M);  // max |λ| (dense eigen-decomposition)
 
 // All singular values, largest first: |λ| by the symmetric eigensolver when M = Mᵀ (every SOFT bottleneck),
 // one-sided Jacobi otherwise (Eigen 3.4.0's BDCSVD is wrong when most singular values vanish).

@@ -7,4 +7,4 @@ namespace attnlab::studies {
 // run_study(argc, argv, find_study(name)): the study's exit code; an unknown name is a programming error and throws.
 int study_main(int argc, char** argv, const char* name);
 
-}  // namespace attnlab::io
+}  // namespace attnlab::studies

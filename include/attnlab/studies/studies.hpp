@@ -29,4 +29,4 @@ study::StudyDefinition activation_rows_study();
 // row Jacobian a search finds, the row map's properties and a short paired-seed training readout.
 study::StudyDefinition characterise_study();
 
-}  // namespace attnlab::io
+}  // namespace attnlab::studies

@@ -25,7 +25,7 @@ struct StudyOptions {
   std::filesystem::path out;  // empty: runs/<study>-<hash of the arguments>
   std::uint64_t seed = 1;
   std::int64_t trials = 0;  // 0: the study's default
-  int threads = 0;           // 0: every hardware thread
+  int threads = 0;          // 0: every hardware thread
   bool quick = false;
   std::string config;
   Backend backend = Backend::cpu;
@@ -39,7 +39,7 @@ struct StudyOptions {
   std::vector<std::string> params;  // NAME=NUMBER: the formulas' parameters
   std::string convention = "inside";
   Precision precision = Precision::float64;
-  bool plain_means = false;  // no control variates from exact moments (Monte-Carlo studies)
+  bool plain_means = false;              // no control variates from exact moments (Monte-Carlo studies)
   std::vector<double> reference_slopes;  // dashed N^s lines on the sweep's figures
   // Filled by run_study: the command line as typed, and the flags it set (e.g. "--N").
   std::string command;
@@ -62,7 +62,7 @@ struct StudyOutput {
   std::vector<ResultRow> rows{};
   std::vector<Figure> figures{};
   std::vector<std::pair<std::string, std::string>> files{};  // extra outputs: name, content
-  nlohmann::json config = nlohmann::json::object();         // study-specific settings, merged into <study>.json
+  nlohmann::json config = nlohmann::json::object();          // study-specific settings, merged into <study>.json
   std::string summary{};  // the answer in a few lines (a table, the verdict counts): stdout, once everything is written
 };
 
@@ -145,4 +145,4 @@ struct StudyRunHooks {
 // `args` as argv without the program's name.
 int run_study(const StudyDefinition& study, std::vector<std::string> args, StudyRunHooks& hooks);
 
-}  // namespace attnlab::io
+}  // namespace attnlab::study

@@ -16,24 +16,25 @@ namespace attnlab::sweeps {
 
 // What a run trains and validates on.
 struct TrainData {
-  std::string name = "fashion-mnist";                   // or cifar10 (its binary batches in dir), or recall (generated)
+  std::string name = "fashion-mnist";  // or cifar10 (its binary batches in dir), or recall (generated)
   std::filesystem::path dir = train::kFashionMnistDir;
-  Index validation = 5000;                              // images split off the training set (recall: its own stream)
-  Index train_limit = 0;                                // the first K training images (0: all)
-  Index test_limit = 0;                                 // the first K test images (0: all)
+  Index validation = 5000;  // images split off the training set (recall: its own stream)
+  Index train_limit = 0;    // the first K training images (0: all)
+  Index test_limit = 0;     // the first K test images (0: all)
 };
 
 // The recall task's set sizes where train_limit and test_limit are 0: enough fresh examples that a run of the default
 // budgets never sees one twice (the labels alone are stored).
 inline constexpr Index kRecallTrainExamples = 250000, kRecallTestExamples = 10000;
-// The train study's steps with --data recall unless given: the small model (--init unit, seed 1) retrieves at N = 16 after
-// about 1,200 steps and at N = 64 from about 2,400 (60% at 3,000, uniform mixing 16%), under 4 minutes on one core.
+// The train study's steps with --data recall unless given: the small model (--init unit, seed 1) retrieves at N = 16
+// after about 1,200 steps and at N = 64 from about 2,400 (60% at 3,000, uniform mixing 16%), under 4 minutes on one
+// core.
 inline constexpr long kRecallSteps = 3000;
 
-// The model's input under `data`, from its patch: the 32×32 image (three channels for CIFAR-10) cut by the patch, or the
-// recall task's N tokens as an N × train::kRecallWidth image cut into one-row patches, N being the patches the configured
-// patch cuts 32×32 into (so --patch, and a sweep's N, mean the same N on every data set). Throws std::invalid_argument
-// naming the patch when it leaves the recall task fewer than 2 tokens or does not tile 32×32.
+// The model's input under `data`, from its patch: the 32×32 image (three channels for CIFAR-10) cut by the patch, or
+// the recall task's N tokens as an N × train::kRecallWidth image cut into one-row patches, N being the patches the
+// configured patch cuts 32×32 into (so --patch, and a sweep's N, mean the same N on every data set). Throws
+// std::invalid_argument naming the patch when it leaves the recall task fewer than 2 tokens or does not tile 32×32.
 void fit_model_to_data(train::VitConfig& model, const TrainData& data);
 // The files --data-dir must hold (none for recall).
 std::vector<std::string> data_files(const TrainData& data);
@@ -44,7 +45,8 @@ struct RunData {
 };
 // The training and validation sets of a run with this seed: the images' seeded split, or the recall task's streams for
 // the model's N. `images`: the training images (load_images) where the data has them, unused for recall.
-RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed, const train::Dataset* images);
+RunData run_data(const TrainData& data, const train::VitConfig& model, std::uint64_t seed,
+                 const train::Dataset* images);
 // The training images (Fashion-MNIST padded 28 → 32, or CIFAR-10's five data batches; the first train_limit), or with
 // test the test split (the first test_limit).
 train::Dataset load_images(const TrainData& data, bool test);
@@ -84,4 +86,4 @@ std::string run_key(const TrainRun& run);
 // Throws std::invalid_argument naming data-dir when one of `files` is missing from `dir`.
 void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files);
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

@@ -10,4 +10,4 @@ namespace attnlab::sweeps {
 
 study::StudyDefinition train_study();
 
-}  // namespace attnlab::io
+}  // namespace attnlab::sweeps

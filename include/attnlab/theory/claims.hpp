@@ -53,33 +53,36 @@ class Thresholds {
 
 // The SOFT claims' inputs, settable from the SOFT studies' flags (defaults are the claims' own).
 struct SoftOptions {
-  Index n = 1024;                                   // tokens (a 32 × 32 grid for pooling)
-  Index d = 64;                                     // head dimension
-  std::vector<Index> m;                             // bottleneck lengths (empty: each claim's grid)
+  Index n = 1024;        // tokens (a 32 × 32 grid for pooling)
+  Index d = 64;          // head dimension
+  std::vector<Index> m;  // bottleneck lengths (empty: each claim's grid)
   std::vector<std::string> samplers{"random", "first", "pool"};
   std::vector<std::string> tokens{"gaussian", "clustered", "low_rank", "grid"};
-  double tolerance = 1e-8;                          // Newton–Schulz stopping residual
+  double tolerance = 1e-8;  // Newton–Schulz stopping residual
   int max_iterations = 200;
-  MatrixD matrix;                                   // a user's square matrix in place of the bottlenecks (set_matrix)
-  MatrixD file_tokens;                              // a user's n × d tokens in place of every token set (set_tokens)
+  MatrixD matrix;       // a user's square matrix in place of the bottlenecks (set_matrix)
+  MatrixD file_tokens;  // a user's n × d tokens in place of every token set (set_tokens)
 
   void validate() const;  // throws std::invalid_argument naming the parameter
-  // A square, finite, non-zero matrix (singular is fine) from rows of numbers, else std::invalid_argument naming "matrix".
+  // A square, finite, non-zero matrix (singular is fine) from rows of numbers, else std::invalid_argument naming
+  // "matrix".
   void set_matrix(const std::vector<std::vector<double>>& rows);
-  // Tokens from rows of numbers of equal length; sets n and d from them. Else std::invalid_argument naming "tokens-file".
+  // Tokens from rows of numbers of equal length; sets n and d from them. Else std::invalid_argument naming
+  // "tokens-file".
   void set_tokens(const std::vector<std::vector<double>>& rows);
 };
 
 struct ClaimContext {
   std::uint64_t seed = 1;
-  bool quick = false;             // CI-sized grids and trial counts
-  std::uint32_t trials = 0;       // 0: each claim's default
-  ResultCache* cache = nullptr;   // finished configurations (resume and sharing between claims)
+  bool quick = false;            // CI-sized grids and trial counts
+  std::uint32_t trials = 0;      // 0: each claim's default
+  ResultCache* cache = nullptr;  // finished configurations (resume and sharing between claims)
   std::function<ProgressFn(const std::string& label)> progress{};  // may be empty
   SoftOptions soft{};
   // The rows of a finished training sweep by its study name (k_sweep, activation_table, training_norms,
-  // alpha_sweep; a preset model's as "vit-tiny/training_norms": training_rows::sweep_path), empty when there are none: val_accuracy per point with extras seed and validation (images),
-  // alpha_sweep's h and alpha, training_norms' phi_fro and jacobian_fro with step, layer and weight_std.
+  // alpha_sweep; a preset model's as "vit-tiny/training_norms": training_rows::sweep_path), empty when there are none:
+  // val_accuracy per point with extras seed and validation (images), alpha_sweep's h and alpha, training_norms' phi_fro
+  // and jacobian_fro with step, layer and weight_std.
   std::function<std::vector<ResultRow>(const std::string& sweep)> training_rows{};
   // Rows of logits (the activation's argument) that the claims of logit_row_claims() judge in place of
   // their own inputs (--logits-file, to replay a saved worst case); empty: their own.
@@ -127,7 +130,7 @@ struct ClaimOutcome {
   std::string detail{};               // one line: what was measured and why this verdict
   std::vector<ResultRow> evidence{};  // rows for verify.csv
   std::vector<Figure> figures{};
-  std::string markdown{};             // optional section for report.md (tables)
+  std::string markdown{};  // optional section for report.md (tables)
   // Extra outputs by file name, e.g. "worst_inputs/<id>.csv": the worst input found, replayable by a flag.
   std::vector<std::pair<std::string, std::string>> files{};
   std::vector<const Threshold*> thresholds{};  // those the rule read (filled by Claim::check)
@@ -164,8 +167,8 @@ struct ClaimRules {
 
 struct Claim {
   std::string id, source, statement, method;
-  std::string sweep{};     // the training sweep whose rows it judges (training_rows); empty when it samples its own data
-  std::string identity{};  // non-empty: why the statement cannot fail (one-line derivation)
+  std::string sweep{};  // the training sweep whose rows it judges (training_rows); empty when it samples its own data
+  std::string identity{};      // non-empty: why the statement cannot fail (one-line derivation)
   bool judges_logits = false;  // judges rows of logits, so ClaimContext::logits (--logits-file) can replace them
   std::function<std::any(const ClaimContext&)> measure;
   std::function<ClaimOutcome(const std::any&, const Thresholds&)> judge;
@@ -185,8 +188,18 @@ struct ClaimText {
 
 template <class Evidence>
 Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
-  Claim c{std::move(text.id), std::move(text.source), std::move(text.statement), std::move(text.method),
-          std::move(text.sweep), std::move(text.identity), text.judges_logits, {}, {}, {}, {}, {}};
+  Claim c{std::move(text.id),
+          std::move(text.source),
+          std::move(text.statement),
+          std::move(text.method),
+          std::move(text.sweep),
+          std::move(text.identity),
+          text.judges_logits,
+          {},
+          {},
+          {},
+          {},
+          {}};
   c.measure = [m = std::move(rules.measure)](const ClaimContext& ctx) { return std::any(m(ctx)); };
   c.judge = [j = std::move(rules.judge)](const std::any& e, const Thresholds& t) {
     return j(std::any_cast<const Evidence&>(e), t);
@@ -202,10 +215,9 @@ Claim make_claim(ClaimText text, ClaimRules<Evidence> rules) {
   c.contradict = transform(std::move(rules.contradict));
   c.support = transform(std::move(rules.support));
   for (auto& crossing : rules.crossings)
-    c.crossings.push_back({crossing.threshold, std::move(crossing.what), crossing.below, crossing.above,
-                           [place = std::move(crossing.place)](std::any& e, double x) {
-                             place(std::any_cast<Evidence&>(e), x);
-                           }});
+    c.crossings.push_back(
+        {crossing.threshold, std::move(crossing.what), crossing.below, crossing.above,
+         [place = std::move(crossing.place)](std::any& e, double x) { place(std::any_cast<Evidence&>(e), x); }});
   return c;
 }
 

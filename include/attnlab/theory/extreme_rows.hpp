@@ -26,9 +26,9 @@ struct ExtremeRow {
 std::vector<ExtremeRow> extreme_rows(Index n, std::uint64_t seed, std::span<const double> anchors = {});
 
 struct SearchBudget {
-  int restarts = 8;      // random Gaussian starts, at scales 0.1, 1, 10, 100 in turn
-  int iterations = 1500; // adaptive hill-climbing steps per start
-  int polished = 4;      // the best library rows also refined by hill climbing from where they are
+  int restarts = 8;       // random Gaussian starts, at scales 0.1, 1, 10, 100 in turn
+  int iterations = 1500;  // adaptive hill-climbing steps per start
+  int polished = 4;       // the best library rows also refined by hill climbing from where they are
 };
 
 struct RowSearch {

@@ -16,8 +16,8 @@
 
 namespace attnlab::theory {
 
-double rising_by_two(double n, int p);   // [n]_p
-double double_factorial(int n);          // n!! with (−1)!! = 0!! = 1
+double rising_by_two(double n, int p);      // [n]_p
+double double_factorial(int n);             // n!! with (−1)!! = 0!! = 1
 double falling_factorial(double n, int p);  // n!/(n−p)!
 
 struct Ensemble {
@@ -36,11 +36,11 @@ double product_moment_paper(double D, int p, double sigma1, double sigma2);  // 
 
 // E‖∂(M^p)/∂Q‖_F² of the N×N×D×d tensor, M = XQKᵀXᵀ: exact and POLY eq (55)/(71).
 double qgrad2_exact(const Ensemble& e, int p);
-double qgrad2_paper(const Ensemble& e, int p);  // p = 1: eq (55); p > 1: eq (71)
+double qgrad2_paper(const Ensemble& e, int p);   // p = 1: eq (55); p > 1: eq (71)
 double qgrad2_paper_leading(const Ensemble& e);  // eq (56): N²D²dσx⁴σt²
 
-// E of the squared norm `quantity` (frob2, jac2, qgrad2 or kgrad2; attention_norms_streamed's definitions) of ϕ = o·h(c·M)
-// for h = s^p, s (identity), relu = 1{s > 0}·s and relu² = 1{s > 0}·s², without transforms: exact. M's law is
+// E of the squared norm `quantity` (frob2, jac2, qgrad2 or kgrad2; attention_norms_streamed's definitions) of ϕ =
+// o·h(c·M) for h = s^p, s (identity), relu = 1{s > 0}·s and relu² = 1{s > 0}·s², without transforms: exact. M's law is
 // symmetric (Q → −Q flips it and keeps X and V), so relu and relu² have half the moments of s and s². NaN for any other
 // activation or quantity.
 double squared_norm_exact(const EnsembleSpec& e, const Activation& a, const std::string& quantity);

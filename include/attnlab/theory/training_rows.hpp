@@ -41,9 +41,9 @@ inline constexpr const char* jacobian_fro_max = "jacobian_fro_max";
 
 // Extra columns: every row has seed, validation (images), steps, batch and depth (rows written before them have
 // none), function (the activation's registered name), init
-// (the Q/K initialisation; rows written before it existed are timm's) and diverged_at; alpha where the activation takes one; h in alpha_sweep; the norms' rows step, layer, tokens (N + 1)
-// and weight_std (of the initial Q and K weights); control ("yes") on the rows of a sweep's controls, which no claim
-// judges.
+// (the Q/K initialisation; rows written before it existed are timm's) and diverged_at; alpha where the activation takes
+// one; h in alpha_sweep; the norms' rows step, layer, tokens (N + 1) and weight_std (of the initial Q and K weights);
+// control ("yes") on the rows of a sweep's controls, which no claim judges.
 namespace column {
 inline constexpr const char* seed = "seed";
 inline constexpr const char* validation = "validation";

@@ -52,8 +52,8 @@ struct AttentionShape {
 // What the forward keeps for the backward: q and k, from which the backward recomputes ϕ a block of rows at a time.
 template <class T>
 struct AttentionCache {
-  Matrix<T> q, k;             // B·T × D: q and k as they enter qkᵀ (normalised under qk-layernorm)
-  Vector<T> q_rstd, k_rstd;   // B·T·heads: the qk-layernorm rstd per token and head
+  Matrix<T> q, k;            // B·T × D: q and k as they enter qkᵀ (normalised under qk-layernorm)
+  Vector<T> q_rstd, k_rstd;  // B·T·heads: the qk-layernorm rstd per token and head
 };
 
 // Sums over images and heads of ‖ϕ(S)‖_F and of the Frobenius norm of ϕ's Jacobian with respect to its
@@ -65,8 +65,8 @@ struct AttentionNormSums {
 };
 
 template <class T>
-void attention_forward(const Matrix<T>& qkv, const AttentionShape& shape, const Activation& activation,
-                       Matrix<T>& out, AttentionCache<T>& cache, AttentionNormSums* norms = nullptr);
+void attention_forward(const Matrix<T>& qkv, const AttentionShape& shape, const Activation& activation, Matrix<T>& out,
+                       AttentionCache<T>& cache, AttentionNormSums* norms = nullptr);
 // dqkv (B·T × 3D) from dout (B·T × D); with a learned scale θ (ϕ = θ·h), *dtheta += ∂loss/∂θ.
 template <class T>
 void attention_backward(const Matrix<T>& dout, const Matrix<T>& qkv, const AttentionShape& shape,

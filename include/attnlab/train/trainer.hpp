@@ -51,10 +51,10 @@ struct Evaluation {
 // steps (those at step >= (1 - window) * steps) lie within `tolerance` of each other.
 struct Plateau {
   long from_step = 0;
-  int evaluations = 0;      // in the window
-  double spread = 0;        // largest minus smallest accuracy in the window
-  double gain = 0;          // last minus first accuracy in the window
-  bool reached = false;     // at least two evaluations and spread <= tolerance
+  int evaluations = 0;   // in the window
+  double spread = 0;     // largest minus smallest accuracy in the window
+  double gain = 0;       // last minus first accuracy in the window
+  bool reached = false;  // at least two evaluations and spread <= tolerance
 };
 Plateau plateau(const std::vector<Evaluation>& validations, long steps, double window = 0.2, double tolerance = 0.01);
 

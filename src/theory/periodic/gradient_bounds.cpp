@@ -60,7 +60,8 @@ BoundEvidence measure_softmax_diagonal(const ClaimContext& ctx) {
 }
 
 // ||J||_2 of softmax's row Jacobian diag(s) - s s^T: what backpropagation multiplies the incoming gradient by.
-BoundEvidence measure_softmax_operator_norm(const ClaimContext& ctx, std::string id, double bound, std::string reading) {
+BoundEvidence measure_softmax_operator_norm(const ClaimContext& ctx, std::string id, double bound,
+                                            std::string reading) {
   const auto a = definition("softmax");
   const auto f = [a](const VectorD& x) {
     const MatrixD J = forward(a, x).J.dense();
@@ -133,8 +134,12 @@ CosmaxGrowthEvidence measure_cosmax_growth(const ClaimContext& ctx) {
 ClaimOutcome judge_cosmax_growth(const CosmaxGrowthEvidence& e, const Thresholds& t) {
   const auto fit = fit_power_law(e.n, e.mean, e.se);
   const double tol = t(kExponentTolerance);
-  ClaimOutcome out{.verdict = fit.ci_lo > tol ? Verdict::holds : fit.ci_hi < -tol ? Verdict::violated : Verdict::inconclusive,
-                   .measured = fit.exponent, .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi};
+  ClaimOutcome out{.verdict = fit.ci_lo > tol    ? Verdict::holds
+                              : fit.ci_hi < -tol ? Verdict::violated
+                                                 : Verdict::inconclusive,
+                   .measured = fit.exponent,
+                   .ci_lo = fit.ci_lo,
+                   .ci_hi = fit.ci_hi};
   const double t95 = student_t_quantile(0.975, double(e.rows - 1));
   Series grid{.label = "grid search", .x = e.n, .y = e.mean, .fit = SeriesFit{.law = fit}};
   for (std::size_t i = 0; i < e.n.size(); ++i) {
@@ -144,11 +149,14 @@ ClaimOutcome judge_cosmax_growth(const CosmaxGrowthEvidence& e, const Thresholds
     row.value = {.count = e.rows, .mean = e.mean[i], .se = e.se[i], .ci_lo = grid.lo[i], .ci_hi = grid.hi[i]};
     out.evidence.push_back(row);
   }
-  out.detail = text("cosmax (the paper's, layer file's and demo.py's definition alike), others uniform on the paper's "
-                    "[-pi/2, pi/2]: the extreme of ds_i/dx_i over x_i goes like n^",
-                    sig(fit.exponent, 3), " [", sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3), "] (analytic: 1/sum_(j != i) "
-                    "cos x_j ~ pi/(2(n - 1))); the paper (A.5, formula lost) says the extreme grows with n: holds "
-                    "when the exponent's CI lies above ", tol, ", violated below ", -tol);
+  out.detail = text(
+      "cosmax (the paper's, layer file's and demo.py's definition alike), others uniform on the paper's "
+      "[-pi/2, pi/2]: the extreme of ds_i/dx_i over x_i goes like n^",
+      sig(fit.exponent, 3), " [", sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3),
+      "] (analytic: 1/sum_(j != i) "
+      "cos x_j ~ pi/(2(n - 1))); the paper (A.5, formula lost) says the extreme grows with n: holds "
+      "when the exponent's CI lies above ",
+      tol, ", violated below ", -tol);
   out.figures.push_back({.name = "periodic_a5_cosmax",
                          .title = "cosmax: sup over x_i of |ds_i/dx_i|, others uniform on [-pi/2, pi/2]",
                          .xlabel = "n (row length)",
@@ -176,8 +184,9 @@ BoundEvidence measure_cosmax_unstable(const ClaimContext& ctx) {
   if (!ctx.logits.empty()) {
     cases = worst_cases(ctx, "periodic-a5", f, {});
   } else {
-    for (auto c : worst_cases(ctx, "periodic-a5", [&](const VectorD& y) { return f(inside(y)); },
-                              ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}))) {
+    for (auto c : worst_cases(
+             ctx, "periodic-a5", [&](const VectorD& y) { return f(inside(y)); },
+             ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}))) {
       c.logits = inside(c.logits);
       cases.push_back(std::move(c));
     }
@@ -206,40 +215,50 @@ ClaimOutcome judge_cosmax_unstable(const BoundEvidence& e, const Thresholds& t) 
 
 void register_softmax_gradient_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
-      {.id = "periodic.softmax_max_grad", .source = "PERIODIC §3.1", .statement = "max ds_i/dx_i of softmax is 0.25",
-       .method = "largest diagonal Jacobian entry over Gaussian rows at scales 0.1..30 and an adversarial search at n = "
-                 "2..64 (bound rule; tight when the worst case reaches 0.9 of it)",
-       .identity = "ds_j/dx_j = s_j(1 - s_j) <= 1/4 for s_j in [0, 1] (equality at s_j = 1/2): a proof, so the search can "
-                   "show the bound tight or loose, never exceeded",
+      {.id = "periodic.softmax_max_grad",
+       .source = "PERIODIC §3.1",
+       .statement = "max ds_i/dx_i of softmax is 0.25",
+       .method =
+           "largest diagonal Jacobian entry over Gaussian rows at scales 0.1..30 and an adversarial search at n = "
+           "2..64 (bound rule; tight when the worst case reaches 0.9 of it)",
+       .identity =
+           "ds_j/dx_j = s_j(1 - s_j) <= 1/4 for s_j in [0, 1] (equality at s_j = 1/2): a proof, so the search can "
+           "show the bound tight or loose, never exceeded",
        .judges_logits = true},
       bound_rules(measure_softmax_diagonal)));
   r.add(make_claim<BoundEvidence>(
-      {.id = "periodic.softmax_max_grad.as_used", .source = "PERIODIC §3.1",
+      {.id = "periodic.softmax_max_grad.as_used",
+       .source = "PERIODIC §3.1",
        .statement = "'the max gradient of Softmax is 0.25, so it will not cause gradient explosions', read as: a "
                     "gradient backpropagated through softmax shrinks by 0.25 at least (||ds/dx||_2 <= 0.25)",
        .method = "largest eigenvalue of the row Jacobian diag(s) - ss^T over Gaussian rows and an adversarial search "
-                 "(bound rule)", .judges_logits = true},
+                 "(bound rule)",
+       .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) {
         return measure_softmax_operator_norm(ctx, "periodic.softmax_max_grad.as_used", 0.25,
                                              "||ds/dx||_2 (the factor on a backpropagated gradient)");
       })));
   r.add(make_claim<BoundEvidence>(
-      {.id = "periodic.softmax_max_grad.no_explosion", .source = "PERIODIC §3.1",
+      {.id = "periodic.softmax_max_grad.no_explosion",
+       .source = "PERIODIC §3.1",
        .statement = "'so it will not cause gradient explosions', read as what the sentence needs: a gradient "
                     "backpropagated through softmax does not grow (||ds/dx||_2 <= 1)",
        .method = "as periodic.softmax_max_grad.as_used against 1 (bound rule)",
-       .identity = "J = diag(s) - ss^T is symmetric positive semi-definite with J <= diag(s), so ||J||_2 <= max_j s_j <= 1: "
-                   "a proof, so the search can show the bound tight or loose, never exceeded",
+       .identity =
+           "J = diag(s) - ss^T is symmetric positive semi-definite with J <= diag(s), so ||J||_2 <= max_j s_j <= 1: "
+           "a proof, so the search can show the bound tight or loose, never exceeded",
        .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) {
-        return measure_softmax_operator_norm(ctx, "periodic.softmax_max_grad.no_explosion", 1.0,
-                                             "||ds/dx||_2 against 1, the factor above which a backpropagated gradient grows");
+        return measure_softmax_operator_norm(
+            ctx, "periodic.softmax_max_grad.no_explosion", 1.0,
+            "||ds/dx||_2 against 1, the factor above which a backpropagated gradient grows");
       })));
 }
 
 void register_sinsoftmax_ratio_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
-      {.id = "periodic.sinsoftmax_ratio", .source = "PERIODIC §3.4",
+      {.id = "periodic.sinsoftmax_ratio",
+       .source = "PERIODIC §3.4",
        .statement = "sinsoftmax: the largest score is at most e^2 times the smallest",
        .method = "largest max/min score ratio over Gaussian rows and an adversarial search (bound rule), the paper's "
                  "softmax(sin x)",
@@ -248,20 +267,24 @@ void register_sinsoftmax_ratio_claims(ClaimRegistry& r) {
        .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) { return measure_sinsoftmax_ratio(ctx, "sinsoftmax"); })));
   r.add(make_claim<BoundEvidence>(
-      {.id = "periodic.sinsoftmax_ratio.released", .source = "PERIODIC §3.4; demo.py",
+      {.id = "periodic.sinsoftmax_ratio.released",
+       .source = "PERIODIC §3.4; demo.py",
        .statement = "the same for demo.py's softmax(sin(m)/sqrt(d)) (d = 64)",
        .method = "as periodic.sinsoftmax_ratio; the tight constant is e^(2/sqrt(d))",
-       .identity = "s_i/s_j = e^((sin m_i - sin m_j)/sqrt(d)) <= e^(2/sqrt(d)) <= e^2: a proof; the search shows how loose",
+       .identity =
+           "s_i/s_j = e^((sin m_i - sin m_j)/sqrt(d)) <= e^(2/sqrt(d)) <= e^2: a proof; the search shows how loose",
        .judges_logits = true},
       bound_rules([](const ClaimContext& ctx) { return measure_sinsoftmax_ratio(ctx, "sinsoftmax-released"); })));
 }
 
 void register_cosmax_claims(ClaimRegistry& r) {
   r.add(make_claim<CosmaxGrowthEvidence>(
-      {.id = "periodic.a5_cosmax_grad", .source = "PERIODIC §3.2, A.5",
-       .statement = "as n increases, the extreme of cosmax's ds_i/dx_i grows (the text lost its variables: 'As [] "
-                    "increases, Extreme approaches []'; read here as n, the row length; read as the others' cosine sum C, "
-                    "the extreme is 1/C, unbounded as C falls to 0: periodic.a5_cosmax_grad.as_used judges that reading)",
+      {.id = "periodic.a5_cosmax_grad",
+       .source = "PERIODIC §3.2, A.5",
+       .statement =
+           "as n increases, the extreme of cosmax's ds_i/dx_i grows (the text lost its variables: 'As [] "
+           "increases, Extreme approaches []'; read here as n, the row length; read as the others' cosine sum C, "
+           "the extreme is 1/C, unbounded as C falls to 0: periodic.a5_cosmax_grad.as_used judges that reading)",
        .method = "sup over x_i in [-pi/2, pi/2] of |ds_i/dx_i| on a grid, the others uniform on the paper's [-pi/2, "
                  "pi/2], mean over rows, log-log fit over n = 8..1024"},
       {.measure = measure_cosmax_growth,
@@ -269,9 +292,11 @@ void register_cosmax_claims(ClaimRegistry& r) {
        .contradict = [](CosmaxGrowthEvidence& e) { set_growth(e, -1); },
        .support = [](CosmaxGrowthEvidence& e) { set_growth(e, 1); }}));
   r.add(make_claim<BoundEvidence>(
-      {.id = "periodic.a5_cosmax_grad.as_used", .source = "PERIODIC §3.2, A.5",
+      {.id = "periodic.a5_cosmax_grad.as_used",
+       .source = "PERIODIC §3.2, A.5",
        .statement = "'Cosmax is gradient unstable': its diagonal gradient is unbounded within the paper's range",
-       .method = "largest |ds_j/dx_j| over Gaussian rows and an adversarial search mapped into [-pi/2, pi/2]", .judges_logits = true},
+       .method = "largest |ds_j/dx_j| over Gaussian rows and an adversarial search mapped into [-pi/2, pi/2]",
+       .judges_logits = true},
       {.measure = measure_cosmax_unstable,
        .judge = judge_cosmax_unstable,
        .contradict = [](BoundEvidence& e) { rescale_worst(e, 1.0); },

@@ -64,7 +64,8 @@ Submergence submergence(const ClaimContext& ctx, const std::string& name) {
     s_mean.push_back(es.mean), s_se.push_back(es.se), g_mean.push_back(eg.mean), g_se.push_back(eg.se);
     s_lo.push_back(es.ci_lo), s_hi.push_back(es.ci_hi);
   }
-  return {fit_power_law(x, s_mean, s_se), fit_power_law(x, g_mean, g_se),
+  return {fit_power_law(x, s_mean, s_se),
+          fit_power_law(x, g_mean, g_se),
           {.label = definition_note(name), .x = x, .y = s_mean, .lo = s_lo, .hi = s_hi}};
 }
 
@@ -117,8 +118,8 @@ std::array<std::string, 5> measured_cells(const FunctionStats& st, const Thresho
 
 ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
-  std::string table = text("| function | ", kColumns[0], " | ", kColumns[1], " | ", kColumns[2], " | ", kColumns[3], " | ",
-                           kColumns[4], " |\n|---|---|---|---|---|---|\n");
+  std::string table = text("| function | ", kColumns[0], " | ", kColumns[1], " | ", kColumns[2], " | ", kColumns[3],
+                           " | ", kColumns[4], " |\n|---|---|---|---|---|---|\n");
   std::vector<std::string> disagreements;
   int agree = 0, cells = 0;
   for (const auto& st : e.judged) {
@@ -128,7 +129,8 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
     for (std::size_t c = 0; c < 5; ++c) {
       const bool same = measured[c] == paper[c];
       agree += same, ++cells;
-      if (!same) disagreements.push_back(text(st.name, " / ", kColumns[c], ": measured ", measured[c], ", paper ", paper[c]));
+      if (!same)
+        disagreements.push_back(text(st.name, " / ", kColumns[c], ": measured ", measured[c], ", paper ", paper[c]));
       table += text(" | ", measured[c], " (paper ", paper[c], ")");
     }
     table += " |\n";
@@ -144,8 +146,8 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
       for (std::size_t s = 0; s < kScales.size(); ++s) {
         const ExtraColumns at{{"logit_scale", kScales[s]}};
         out.evidence.push_back(evidence_row("value_unstable_rows", st.name, kRowLength, st.value_unstable[s], at));
-        out.evidence.push_back(evidence_row("gradient_unstable_rows", st.name, kRowLength,
-                                            st.frob[s].share_above(t(kGradientFrob)), at));
+        out.evidence.push_back(
+            evidence_row("gradient_unstable_rows", st.name, kRowLength, st.frob[s].share_above(t(kGradientFrob)), at));
         const bool xi = e.xi_part && !st.xi_diagonal.empty();
         out.evidence.push_back(evidence_row(xi ? "saturated_share_xi_part" : "saturated_share", st.name, kRowLength,
                                             saturation_samples(st, e.xi_part)[s].share_below(t(kSaturatedEntry)), at));
@@ -168,22 +170,24 @@ ClaimOutcome judge_table(const TableEvidence& e, const Thresholds& t) {
                               : "",
                     "); ", disagreements.size(), " disagreements (listed in report.md)");
   out.markdown = text(
-      "Columns as measured quantities (rows of n = ", kRowLength, " Gaussian logits at each scale in {0.1, 0.3, 1, 3, "
+      "Columns as measured quantities (rows of n = ", kRowLength,
+      " Gaussian logits at each scale in {0.1, 0.3, 1, 3, "
       "10, 30}; ✓ at every scale, ✘ at none, ✘/✓ at some):\n\n",
       "- *value stability*: at most ", t(kUnstableRows), " of the rows have a score outside [0, 1] or not finite;\n",
       "- *gradient stability*: at most ", t(kUnstableRows), " of the rows have ||ds/dx||_F > ", t(kGradientFrob),
-      " or not finite;\n",
-      "- *no saturation area*: at most ", t(kSaturatedShare), " of the entries have n |ds_j/dx_j| < ", t(kSaturatedEntry),
-      e.xi_part ? " (its x_j-related part: the others' sum of g replaced by (n - 1) times the median |g| at that scale; "
-                  "prenormed rows whole)"
-                : "",
+      " or not finite;\n", "- *no saturation area*: at most ", t(kSaturatedShare),
+      " of the entries have n |ds_j/dx_j| < ", t(kSaturatedEntry),
+      e.xi_part
+          ? " (its x_j-related part: the others' sum of g replaced by (n - 1) times the median |g| at that scale; "
+            "prenormed rows whole)"
+          : "",
       ";\n",
       "- *zero-region gradient good*: with x_1 = 0 among N(0,1) neighbours, the median of n |ds_1/dx_1| is at least ",
       t(kZeroGradient), ";\n",
       "- *info not submerged*: the largest score one entry can reach by moving it over [-10, 10], others N(0,1)",
       e.xi_part ? ", times n (against the uniform share 1/n)" : "", ", does not decay in n = 16..1024 faster than n^",
-      t(kSubmergedExponent), " (upper end of the CI).\n\n", table,
-      "\nPrenorm rows", e.released ? " (demo.py's placement: before the 1/sqrt(d), d = 64)" : "",
+      t(kSubmergedExponent), " (upper end of the CI).\n\n", table, "\nPrenorm rows",
+      e.released ? " (demo.py's placement: before the 1/sqrt(d), d = 64)" : "",
       " have no counterpart in the paper's table. Disagreements with the paper:\n\n", [&] {
         std::string list;
         for (const auto& d : disagreements) list += "- " + d + "\n";
@@ -205,28 +209,30 @@ ClaimRules<TableEvidence> table_rules(bool released, bool xi_part = false) {
   return {.measure = [released, xi_part](const ClaimContext& ctx) { return measure_table(ctx, released, xi_part); },
           .judge = judge_table,
           // softmax's value and gradient made unstable at every scale: two cells the paper marks ✓
-          .contradict = [](TableEvidence& e) {
-            auto& softmax = e.judged.front();
-            for (auto& v : softmax.value_unstable) v = 1.0;
-            for (auto& s : softmax.frob) s = Sample::of({HUGE_VAL});
-          },
+          .contradict =
+              [](TableEvidence& e) {
+                auto& softmax = e.judged.front();
+                for (auto& v : softmax.value_unstable) v = 1.0;
+                for (auto& s : softmax.frob) s = Sample::of({HUGE_VAL});
+              },
           // every cell moved to the paper's: the rule must then agree everywhere
-          .support = [](TableEvidence& e) {
-            for (auto& st : e.judged) {
-              const auto& paper = kPaperTable.at(paper_row(st.name));
-              const auto set = [](const std::string& cell, std::size_t s, auto yes, auto no) {
-                return cell == "✓" || (cell == "✘/✓" && s == 0) ? yes : no;
-              };
-              for (std::size_t s = 0; s < kScales.size(); ++s) {
-                st.value_unstable[s] = set(paper[0], s, 0.0, 1.0);
-                st.frob[s] = Sample::of({set(paper[1], s, 0.0, HUGE_VAL)});
-                st.diagonal[s] = Sample::of({set(paper[2], s, 1.0, 0.0)});
-                if (!st.xi_diagonal.empty()) st.xi_diagonal[s] = st.diagonal[s];
-              }
-              st.zero_median = paper[3] == "✓" ? 1.0 : 0.0;
-              st.submerged.ci_hi = paper[4] == "✓" ? 0.0 : -2.0;  // ✘ under either reading of the column
-            }
-          }};
+          .support =
+              [](TableEvidence& e) {
+                for (auto& st : e.judged) {
+                  const auto& paper = kPaperTable.at(paper_row(st.name));
+                  const auto set = [](const std::string& cell, std::size_t s, auto yes, auto no) {
+                    return cell == "✓" || (cell == "✘/✓" && s == 0) ? yes : no;
+                  };
+                  for (std::size_t s = 0; s < kScales.size(); ++s) {
+                    st.value_unstable[s] = set(paper[0], s, 0.0, 1.0);
+                    st.frob[s] = Sample::of({set(paper[1], s, 0.0, HUGE_VAL)});
+                    st.diagonal[s] = Sample::of({set(paper[2], s, 1.0, 0.0)});
+                    if (!st.xi_diagonal.empty()) st.xi_diagonal[s] = st.diagonal[s];
+                  }
+                  st.zero_median = paper[3] == "✓" ? 1.0 : 0.0;
+                  st.submerged.ci_hi = paper[4] == "✓" ? 0.0 : -2.0;  // ✘ under either reading of the column
+                }
+              }};
 }
 
 // ---- sinmax-constant's submergence ------------------------------------------------------------
@@ -239,9 +245,13 @@ ClaimOutcome judge_submerged(const SubmergedEvidence& e, const Thresholds& t) {
   const auto& s = e.constant.score;
   const auto& g = e.constant.gradient;
   const double limit = t(kSubmergedExponent);
-  const bool vanish = s.ci_hi < limit && g.ci_hi < limit, stays = s.ci_lo > limit || g.ci_lo > limit;
-  ClaimOutcome out{.verdict = vanish ? Verdict::holds : stays ? Verdict::violated : Verdict::inconclusive,
-                   .measured = s.exponent, .ci_lo = s.ci_lo, .ci_hi = s.ci_hi};
+  const bool vanish = s.ci_hi < limit && g.ci_hi<limit, stays = s.ci_lo> limit || g.ci_lo > limit;
+  ClaimOutcome out{.verdict = vanish  ? Verdict::holds
+                              : stays ? Verdict::violated
+                                      : Verdict::inconclusive,
+                   .measured = s.exponent,
+                   .ci_lo = s.ci_lo,
+                   .ci_hi = s.ci_hi};
   out.detail = text("sinmax-constant (demo.py's sinmax, 1 + sin 10x): sup s_1 ~ ", sig(s.prefactor, 3), " n^",
                     sig(s.exponent, 3), " [", sig(s.ci_lo, 3), ", ", sig(s.ci_hi, 3), "], sup |ds_1/dx_1| ~ n^",
                     sig(g.exponent, 3), " [", sig(g.ci_lo, 3), ", ", sig(g.ci_hi, 3),
@@ -259,45 +269,55 @@ ClaimOutcome judge_submerged(const SubmergedEvidence& e, const Thresholds& t) {
   return out;
 }
 
-void set_fit(PowerLawFit& f, double exponent) { f.exponent = exponent, f.ci_lo = exponent - 0.05, f.ci_hi = exponent + 0.05; }
+void set_fit(PowerLawFit& f, double exponent) {
+  f.exponent = exponent, f.ci_lo = exponent - 0.05, f.ci_hi = exponent + 0.05;
+}
 
 }  // namespace
 
 void register_property_table_claims(ClaimRegistry& r) {
   r.add(make_claim<TableEvidence>(
-      {.id = "periodic.property_table", .source = "PERIODIC §3 table",
-       .statement = "the 5-column table (value stability, gradient stability, no saturation area, zero-region gradient, "
-                    "information submerged) for the 7 functions",
+      {.id = "periodic.property_table",
+       .source = "PERIODIC §3 table",
+       .statement =
+           "the 5-column table (value stability, gradient stability, no saturation area, zero-region gradient, "
+           "information submerged) for the 7 functions",
        .method = "each column a measured quantity with a named threshold, regenerated with the paper's definitions "
                  "(with and without prenorm) and compared cell by cell with the paper (holds only if every cell "
                  "agrees, else inexact)"},
       table_rules(false)));
   r.add(make_claim<TableEvidence>(
-      {.id = "periodic.property_table.released", .source = "PERIODIC §3 table; demo.py",
+      {.id = "periodic.property_table.released",
+       .source = "PERIODIC §3 table; demo.py",
        .statement = "the same table for the functions as demo.py defines them (sin_2_max, sin_softmax, map_norm "
                     "before the 1/sqrt(d))",
        .method = "as periodic.property_table with sin2max-released and sinsoftmax-released (d = 64) in the rows of "
                  "Sin2max and SinSoftmax, and demo.py's prenorm"},
       table_rules(true)));
   r.add(make_claim<TableEvidence>(
-      {.id = "periodic.property_table.xi_part", .source = "PERIODIC §3 table, §3 ('we only consider aspects related to x_i'), "
-                                                           "§3.2 ('the constant term')",
-       .statement = "the same table with the gradient read as the paper says it reads it: saturation from the part of "
-                    "n|ds_j/dx_j| that x_j sets (the others' sum of g at a typical background, not one entry near a pole), "
-                    "and submergence, which the paper blames on the constant term, as the influence against the uniform "
-                    "share 1/n that every normalised score has",
-       .method = "as periodic.property_table (the paper's definitions, the same rows); the saturation column from n|g'(x_j)| "
-                 "B/(g(x_j) + B)^2 with B = (n - 1) times the median |g| at that scale; the submergence column from sup n s_1 "
-                 "~ n^(exponent + 1)"},
+      {.id = "periodic.property_table.xi_part",
+       .source = "PERIODIC §3 table, §3 ('we only consider aspects related to x_i'), "
+                 "§3.2 ('the constant term')",
+       .statement =
+           "the same table with the gradient read as the paper says it reads it: saturation from the part of "
+           "n|ds_j/dx_j| that x_j sets (the others' sum of g at a typical background, not one entry near a pole), "
+           "and submergence, which the paper blames on the constant term, as the influence against the uniform "
+           "share 1/n that every normalised score has",
+       .method =
+           "as periodic.property_table (the paper's definitions, the same rows); the saturation column from n|g'(x_j)| "
+           "B/(g(x_j) + B)^2 with B = (n - 1) times the median |g| at that scale; the submergence column from sup n s_1 "
+           "~ n^(exponent + 1)"},
       table_rules(false, true)));
   r.add(make_claim<SubmergedEvidence>(
-      {.id = "periodic.sinmax_submerged", .source = "PERIODIC §3.2",
+      {.id = "periodic.sinmax_submerged",
+       .source = "PERIODIC §3.2",
        .statement = "for sinmax-constant the influence of one x_i and its gradient vanish as n grows",
        .method = "sup over x_1 in [-10, 10] of s_1 and of |ds_1/dx_1| with the others N(0,1), fitted against n = "
                  "16..1024: holds when both exponents' CIs lie below the submergence exponent"},
-      {.measure = [](const ClaimContext& ctx) {
-         return SubmergedEvidence{submergence(ctx, "sinmax-constant"), submergence(ctx, "softmax")};
-       },
+      {.measure =
+           [](const ClaimContext& ctx) {
+             return SubmergedEvidence{submergence(ctx, "sinmax-constant"), submergence(ctx, "softmax")};
+           },
        .judge = judge_submerged,
        .contradict = [](SubmergedEvidence& e) { set_fit(e.constant.score, 0), set_fit(e.constant.gradient, 0); },
        .support = [](SubmergedEvidence& e) { set_fit(e.constant.score, -1), set_fit(e.constant.gradient, -1); }}));

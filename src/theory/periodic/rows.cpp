@@ -30,8 +30,8 @@ SearchBudget search_budget(const ClaimContext& ctx) {
 
 std::string budget_note(const ClaimContext& ctx) {
   const auto b = search_budget(ctx);
-  return text("library of extreme rows, ", b.polished, " of them polished and ", b.restarts,
-              " random restarts, ", b.iterations, " hill-climbing steps each");
+  return text("library of extreme rows, ", b.polished, " of them polished and ", b.restarts, " random restarts, ",
+              b.iterations, " hill-climbing steps each");
 }
 
 RowResult forward(const Activation& a, const VectorD& x) {
@@ -84,7 +84,8 @@ std::vector<Case> worst_cases(const ClaimContext& ctx, const std::string& what, 
   }
   for (Index n : sizes) {
     const auto found = search_rows(n, f, ctx.seed, search_budget(ctx), anchors);
-    cases.push_back({text("search at n = ", n, " over a ", budget_note(ctx), ": ", found.family), found.best, found.logits});
+    cases.push_back(
+        {text("search at n = ", n, " over a ", budget_note(ctx), ": ", found.family), found.best, found.logits});
   }
   return cases;
 }

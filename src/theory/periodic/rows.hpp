@@ -124,27 +124,27 @@ struct FunctionStats {
   std::vector<Sample> frob{};            // per scale: ||ds/dx||_F of every row
   std::vector<Sample> diagonal{};        // per scale: n|ds_j/dx_j| of every entry
   std::vector<Sample> xi_diagonal{};     // per scale: its x_j-related part (xi_related_diagonal); empty with prenorm
-  double zero_median = 0;              // median n|ds_1/dx_1| at x_1 = 0 among N(0,1) neighbours
-  PowerLawFit submerged{};             // sup over x_1 of s_1 against n
+  double zero_median = 0;                // median n|ds_1/dx_1| at x_1 = 0 among N(0,1) neighbours
+  PowerLawFit submerged{};               // sup over x_1 of s_1 against n
   Series submerged_curve{};
 };
 
 // The x_j-related part of n|ds_j/dx_j| (PERIODIC §3: "when judging the gradient-related properties ... we only consider
-// aspects related to x_i"): ds_j/dx_j = g'(x_j) C/(g(x_j) + C)^2 with the others' sum C = sum_(l != j) g(x_l) replaced by
-// a background B = (n - 1) median |g| over every entry of X, so that no other entry (one near a sirenmax pole) decides
-// entry j's gradient; |g|, since the median of a g of both signs (cos at large scales) is 0, no background at all.
-// Empty for a transformed (prenormed) or elementwise activation, which the reading leaves as it is.
+// aspects related to x_i"): ds_j/dx_j = g'(x_j) C/(g(x_j) + C)^2 with the others' sum C = sum_(l != j) g(x_l) replaced
+// by a background B = (n - 1) median |g| over every entry of X, so that no other entry (one near a sirenmax pole)
+// decides entry j's gradient; |g|, since the median of a g of both signs (cos at large scales) is 0, no background at
+// all. Empty for a transformed (prenormed) or elementwise activation, which the reading leaves as it is.
 std::vector<double> xi_related_diagonal(const Activation& a, const MatrixD& X);
 
 void measure_scales(const ClaimContext& ctx, const Activation& a, FunctionStats& st);
 
 // The paper's table (§3, without prenorm), columns in the order of `kColumns`.
 inline const std::array<const char*, 5> kColumns{"value stability", "gradient stability", "no saturation area",
-                                          "zero-region gradient good", "info not submerged"};
+                                                 "zero-region gradient good", "info not submerged"};
 
 inline const std::map<std::string, std::array<std::string, 5>> kPaperTable{
-    {"softmax", {"✓", "✓", "✘/✓", "✓", "✓"}},    {"sinmax-constant", {"✘", "✓", "✓", "✓", "✘"}},
-    {"cosmax", {"✘/✓", "✘/✓", "✓", "✘", "✓"}},  {"sin2max", {"✓", "✓", "✓", "✘", "✓"}},
+    {"softmax", {"✓", "✓", "✘/✓", "✓", "✓"}},       {"sinmax-constant", {"✘", "✓", "✓", "✓", "✘"}},
+    {"cosmax", {"✘/✓", "✘/✓", "✓", "✘", "✓"}},      {"sin2max", {"✓", "✓", "✓", "✘", "✓"}},
     {"sin2max-shifted", {"✓", "✓", "✓", "✓", "✓"}}, {"sinsoftmax", {"✓", "✓", "✓", "✓", "✓"}},
     {"sirenmax", {"✓", "✘/✓", "✓", "✓", "✓"}}};
 

@@ -83,14 +83,14 @@ SaturationEvidence measure_saturation(const ClaimContext& ctx, bool released, bo
 
 ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
-  Figure fig{.name = text(e.released ? "periodic_saturation_released" : "periodic_saturation",
-                          e.xi_part ? "_xi_part" : ""),
-             .title = text("share of saturated entries (n|ds_j/dx_j| < ", t(kSaturatedEntry),
-                           e.xi_part ? ", its x_j part" : "", ") against the logit scale",
-                           e.released ? " (demo.py's definitions, d = 64)" : ""),
-             .xlabel = "logit scale",
-             .ylabel = "share of entries",
-             .logx = true};
+  Figure fig{
+      .name = text(e.released ? "periodic_saturation_released" : "periodic_saturation", e.xi_part ? "_xi_part" : ""),
+      .title = text("share of saturated entries (n|ds_j/dx_j| < ", t(kSaturatedEntry),
+                    e.xi_part ? ", its x_j part" : "", ") against the logit scale",
+                    e.released ? " (demo.py's definitions, d = 64)" : ""),
+      .xlabel = "logit scale",
+      .ylabel = "share of entries",
+      .logx = true};
   std::string shares;
   bool periodic_unsaturated = true;
   double softmax_first = 0, softmax_last = 0, worst_periodic = 0;
@@ -100,8 +100,8 @@ ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) 
       const double share = samples[i].share_below(t(kSaturatedEntry));
       s.x.push_back(kScales[i]);
       s.y.push_back(share);
-      out.evidence.push_back(evidence_row(e.xi_part ? "saturated_share_xi_part" : "saturated_share", f, kRowLength, share,
-                                          {{"logit_scale", kScales[i]}}));
+      out.evidence.push_back(evidence_row(e.xi_part ? "saturated_share_xi_part" : "saturated_share", f, kRowLength,
+                                          share, {{"logit_scale", kScales[i]}}));
     }
     if (f == "softmax") {
       softmax_first = s.y.front(), softmax_last = s.y.back();
@@ -117,19 +117,17 @@ ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) 
   for (const auto& c : e.ensemble) {
     const double share = c.diagonal.share_below(t(kSaturatedEntry));
     ensemble += text(" ", c.function, " at sigma_t ", c.sigma_t, ": ", sig(share, 2), ";");
-    out.evidence.push_back(
-        ensemble_row("saturated_share_ensemble", c.function, share, c.sigma_t));
+    out.evidence.push_back(ensemble_row("saturated_share_ensemble", c.function, share, c.sigma_t));
   }
   const bool softmax_saturates = softmax_last > t(kSoftmaxSaturates) && softmax_last > softmax_first;
   out.verdict = softmax_saturates && periodic_unsaturated ? Verdict::holds : Verdict::violated;
   out.measured = worst_periodic;
-  out.detail = text(e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
-                    e.xi_part ? ", the x_j-related part of n|ds_j/dx_j| (the others' sum of g at (n - 1) times the median |g|)"
-                              : "",
-                    ": saturated share from logit scale 0.1 to 30:", shares, " | ensemble logits:", ensemble,
-                    " | holds when softmax's share grows past ", t(kSoftmaxSaturates),
-                    " and every periodic function stays at or below ", t(kSaturatedShare),
-                    " (measured: the largest periodic share)");
+  out.detail = text(
+      e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
+      e.xi_part ? ", the x_j-related part of n|ds_j/dx_j| (the others' sum of g at (n - 1) times the median |g|)" : "",
+      ": saturated share from logit scale 0.1 to 30:", shares, " | ensemble logits:", ensemble,
+      " | holds when softmax's share grows past ", t(kSoftmaxSaturates),
+      " and every periodic function stays at or below ", t(kSaturatedShare), " (measured: the largest periodic share)");
   out.figures.push_back(fig);
   return out;
 }
@@ -142,10 +140,12 @@ void set_diagonal(SaturationEvidence& e, const std::string& f, double v) {
 }
 
 ClaimRules<SaturationEvidence> saturation_rules(bool released, bool xi_part = false) {
-  return {.measure = [released, xi_part](const ClaimContext& ctx) { return measure_saturation(ctx, released, xi_part); },
-          .judge = judge_saturation,
-          .contradict = [](SaturationEvidence& e) { set_diagonal(e, e.functions.back().first, 0.0); },
-          .support = [](SaturationEvidence& e) {
+  return {
+      .measure = [released, xi_part](const ClaimContext& ctx) { return measure_saturation(ctx, released, xi_part); },
+      .judge = judge_saturation,
+      .contradict = [](SaturationEvidence& e) { set_diagonal(e, e.functions.back().first, 0.0); },
+      .support =
+          [](SaturationEvidence& e) {
             for (auto& [name, samples] : e.functions)
               for (std::size_t i = 0; i < samples.size(); ++i)
                 samples[i] = Sample::of({name == "softmax" && i + 1 == samples.size() ? 0.0 : 1.0});
@@ -179,7 +179,8 @@ PoleEvidence measure_poles(const ClaimContext& ctx) {
       const double frob = forward(a, x).J.dense().norm();
       double g, dg;
       evaluate_row(RowNormalised::sirenmax, x[0], RowConstants{}, g, dg);
-      if (std::isfinite(prev_frob)) jump = std::max(jump, std::abs(frob - prev_frob)), gjump = std::max(gjump, std::abs(dg - prev_g));
+      if (std::isfinite(prev_frob))
+        jump = std::max(jump, std::abs(frob - prev_frob)), gjump = std::max(gjump, std::abs(dg - prev_g));
       prev_frob = frob, prev_g = dg;
       if (h == e.steps[0]) {
         frob_curve.x.push_back(step), frob_curve.y.push_back(frob);
@@ -197,27 +198,33 @@ ClaimOutcome judge_poles(const PoleEvidence& e, const Thresholds& t) {
   const auto fs = fit_power_law(e.steps, e.frob_jump), fg = fit_power_law(e.steps, e.g_jump);
   // A jump point keeps its jump as the step shrinks; a continuous map's steps shrink with h.
   ClaimOutcome out{.verdict = fs.exponent < t(kJumpExponent) ? Verdict::holds : Verdict::violated,
-                   .measured = fs.exponent, .ci_lo = fs.ci_lo, .ci_hi = fs.ci_hi};
+                   .measured = fs.exponent,
+                   .ci_lo = fs.ci_lo,
+                   .ci_hi = fs.ci_hi};
   for (std::size_t i = 0; i < e.steps.size(); ++i) {
-    out.evidence.push_back(evidence_row("max_jump_jacobian_frob", "sirenmax", 16, e.frob_jump[i], {{"step", e.steps[i]}}));
+    out.evidence.push_back(
+        evidence_row("max_jump_jacobian_frob", "sirenmax", 16, e.frob_jump[i], {{"step", e.steps[i]}}));
     out.evidence.push_back(evidence_row("max_jump_g_prime", "sirenmax", 16, e.g_jump[i], {{"step", e.steps[i]}}));
   }
-  out.detail = text("sirenmax (the paper's and demo.py's definition alike): the largest change of ||ds/dx||_F between "
-                    "grid neighbours across the pole shrinks like h^", sig(fs.exponent, 3), " (steps 1e-3..1e-6: ",
-                    sig(e.frob_jump.front(), 3), " -> ", sig(e.frob_jump.back(), 3),
-                    "; a jump point keeps an exponent below ", t(kJumpExponent),
-                    "); the unnormalised g'(x) = cos x/(1 - sin x)^2 does jump (+inf to -inf), its largest step grows "
-                    "like h^", sig(fg.exponent, 3));
+  out.detail = text(
+      "sirenmax (the paper's and demo.py's definition alike): the largest change of ||ds/dx||_F between "
+      "grid neighbours across the pole shrinks like h^",
+      sig(fs.exponent, 3), " (steps 1e-3..1e-6: ", sig(e.frob_jump.front(), 3), " -> ", sig(e.frob_jump.back(), 3),
+      "; a jump point keeps an exponent below ", t(kJumpExponent),
+      "); the unnormalised g'(x) = cos x/(1 - sin x)^2 does jump (+inf to -inf), its largest step grows "
+      "like h^",
+      sig(fg.exponent, 3));
   out.figures.push_back(e.figure);
   // What the verdict reads: the largest step between grid neighbours against the grid's spacing, with both fits.
-  out.figures.push_back({.name = "periodic_sirenmax_jumps",
-                         .title = "sirenmax: largest change between grid neighbours across the pole against the spacing h",
-                         .xlabel = "grid spacing h",
-                         .ylabel = "largest change between neighbours",
-                         .logx = true,
-                         .logy = true,
-                         .series = {{.label = "||ds/dx||_F", .x = e.steps, .y = e.frob_jump, .fit = SeriesFit{.law = fs}},
-                                    {.label = "g'(x_1) (unnormalised)", .x = e.steps, .y = e.g_jump, .fit = SeriesFit{.law = fg}}}});
+  out.figures.push_back(
+      {.name = "periodic_sirenmax_jumps",
+       .title = "sirenmax: largest change between grid neighbours across the pole against the spacing h",
+       .xlabel = "grid spacing h",
+       .ylabel = "largest change between neighbours",
+       .logx = true,
+       .logy = true,
+       .series = {{.label = "||ds/dx||_F", .x = e.steps, .y = e.frob_jump, .fit = SeriesFit{.law = fs}},
+                  {.label = "g'(x_1) (unnormalised)", .x = e.steps, .y = e.g_jump, .fit = SeriesFit{.law = fg}}}});
   return out;
 }
 
@@ -255,10 +262,14 @@ ClaimOutcome judge_prenorm_identity(const PrenormIdentityEvidence& e, const Thre
   const bool invariant = e.invariance <= t(kPrenormInvariance);
   const Verdict growth = growth_verdict(fit, -1.0, t);
   ClaimOutcome out{.verdict = invariant && growth == Verdict::holds ? Verdict::holds : Verdict::violated,
-                   .measured = fit.exponent, .claimed = -1.0, .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi};
+                   .measured = fit.exponent,
+                   .claimed = -1.0,
+                   .ci_lo = fit.ci_lo,
+                   .ci_hi = fit.ci_hi};
   out.detail = text("softmax+prenorm (the paper's placement): scores at logit scale 30 and 1 differ by at most ",
-                    sig(e.invariance, 3), " of the eps bound max|z| eps/var (limit ", t(kPrenormInvariance), "); the median ||ds/dx||_F grows like scale^",
-                    sig(fit.exponent, 4), " as rows flatten (1/sigma: -1); the constants are judged in "
+                    sig(e.invariance, 3), " of the eps bound max|z| eps/var (limit ", t(kPrenormInvariance),
+                    "); the median ||ds/dx||_F grows like scale^", sig(fit.exponent, 4),
+                    " as rows flatten (1/sigma: -1); the constants are judged in "
                     "periodic.prenorm.saturation and periodic.prenorm.gradient");
   for (std::size_t i = 0; i < e.scales.size(); ++i)
     out.evidence.push_back(evidence_row("median_jacobian_frob", "softmax+prenorm", kRowLength, e.median_frob[i],
@@ -269,8 +280,8 @@ ClaimOutcome judge_prenorm_identity(const PrenormIdentityEvidence& e, const Thre
 // Saturation of softmax with prenorm: in z, the argument softmax sees (literal), and in x, the gradient that
 // reaches the logits (as used: 'helps the input escape from the saturation area').
 struct PrenormSaturationEvidence {
-  std::string function;                          // softmax+prenorm or softmax+prenorm-released
-  bool through_prenorm;                          // judge n|ds_j/dx_j| (as used) instead of n|ds_j/dz_j|
+  std::string function;                           // softmax+prenorm or softmax+prenorm-released
+  bool through_prenorm;                           // judge n|ds_j/dx_j| (as used) instead of n|ds_j/dz_j|
   std::vector<Sample> softmax{}, in_z{}, in_x{};  // per scale
 };
 
@@ -322,15 +333,17 @@ ClaimOutcome judge_prenorm_saturation(const PrenormSaturationEvidence& e, const 
 }
 
 ClaimRules<PrenormSaturationEvidence> prenorm_saturation_rules(std::string function, bool through_prenorm) {
-  return {.measure = [function, through_prenorm](const ClaimContext& ctx) {
-            return measure_prenorm_saturation(ctx, function, through_prenorm);
-          },
-          .judge = judge_prenorm_saturation,
-          .contradict = [](PrenormSaturationEvidence& e) {
+  return {
+      .measure = [function, through_prenorm](
+                     const ClaimContext& ctx) { return measure_prenorm_saturation(ctx, function, through_prenorm); },
+      .judge = judge_prenorm_saturation,
+      .contradict =
+          [](PrenormSaturationEvidence& e) {
             for (auto* v : {&e.in_x, &e.in_z})
               for (auto& s : *v) s = Sample::of({0.0});
           },
-          .support = [](PrenormSaturationEvidence& e) {
+      .support =
+          [](PrenormSaturationEvidence& e) {
             for (auto* v : {&e.in_x, &e.in_z})
               for (auto& s : *v) s = Sample::of({1.0});
             e.softmax.back() = Sample::of({0.0});
@@ -380,24 +393,25 @@ PrenormGradientEvidence measure_prenorm_gradient(const ClaimContext& ctx, const 
 
 ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thresholds& t) {
   const double median = e.vit_init.median(), limit = t(kGradientProblem) * kSoftmaxMaxFrob;
-  ClaimOutcome out{.verdict = median > limit                ? Verdict::holds
+  ClaimOutcome out{.verdict = median > limit              ? Verdict::holds
                               : median <= kSoftmaxMaxFrob ? Verdict::violated
                                                           : Verdict::inconclusive,
                    .measured = median};
   std::string by_scale;
   for (std::size_t i = 0; i < e.scales.size(); ++i) {
     by_scale += text(" ", e.scales[i], ": ", sig(e.median_frob[i], 3), ";");
-    out.evidence.push_back(evidence_row("median_jacobian_frob", e.function, kRowLength, e.median_frob[i],
-                                        {{"logit_scale", e.scales[i]}}));
+    out.evidence.push_back(
+        evidence_row("median_jacobian_frob", e.function, kRowLength, e.median_frob[i], {{"logit_scale", e.scales[i]}}));
   }
   out.evidence.push_back(ensemble_row("median_jacobian_frob_vit_init", e.function, median, kVitInitStd));
   out.evidence.push_back(
       ensemble_row("median_jacobian_frob_vit_init", "softmax", e.softmax_vit_init.median(), kVitInitStd));
-  out.detail = text(definition_note(e.function), ": median ||ds/dx||_F on the logits of a ViT at initialisation (N = D = "
-                    "d = 64, sigma_x = 1, Q and K std ", kVitInitStd, ") ", sig(median, 4), " (largest ", sig(e.vit_init.max(), 4),
-                    "; softmax alone ", sig(e.softmax_vit_init.median(), 3), ", never above ", kSoftmaxMaxFrob,
-                    "); holds above ", limit, ", violated at or below ", kSoftmaxMaxFrob,
-                    ". Median on Gaussian rows by scale:", by_scale);
+  out.detail = text(definition_note(e.function),
+                    ": median ||ds/dx||_F on the logits of a ViT at initialisation (N = D = "
+                    "d = 64, sigma_x = 1, Q and K std ",
+                    kVitInitStd, ") ", sig(median, 4), " (largest ", sig(e.vit_init.max(), 4), "; softmax alone ",
+                    sig(e.softmax_vit_init.median(), 3), ", never above ", kSoftmaxMaxFrob, "); holds above ", limit,
+                    ", violated at or below ", kSoftmaxMaxFrob, ". Median on Gaussian rows by scale:", by_scale);
   out.figures.push_back({.name = is_released(e.function) ? "periodic_prenorm_released" : "periodic_prenorm",
                          .title = text("median ||ds/dx||_F against the row's scale, ", definition_note(e.function)),
                          .xlabel = "logit scale",
@@ -413,74 +427,91 @@ ClaimOutcome judge_prenorm_gradient(const PrenormGradientEvidence& e, const Thre
 
 void register_saturation_claims(ClaimRegistry& r) {
   r.add(make_claim<SaturationEvidence>(
-      {.id = "periodic.saturation", .source = "PERIODIC §1, §3, §4",
+      {.id = "periodic.saturation",
+       .source = "PERIODIC §1, §3, §4",
        .statement = "softmax gradients vanish for a growing share of entries as the logit scale grows; the periodic "
                     "functions have no saturation area",
        .method = "share of entries with n|ds_j/dx_j| below the saturation threshold against the logit scale (Gaussian "
                  "rows, n = 64) and on X, Q, K ensemble logits, the paper's definitions"},
       saturation_rules(false)));
+  r.add(make_claim<SaturationEvidence>({.id = "periodic.saturation.released",
+                                        .source = "PERIODIC §1, §3, §4; demo.py",
+                                        .statement = "the same for demo.py's sin_2_max and sin_softmax (d = 64)",
+                                        .method = "as periodic.saturation"},
+                                       saturation_rules(true)));
   r.add(make_claim<SaturationEvidence>(
-      {.id = "periodic.saturation.released", .source = "PERIODIC §1, §3, §4; demo.py",
-       .statement = "the same for demo.py's sin_2_max and sin_softmax (d = 64)",
-       .method = "as periodic.saturation"},
-      saturation_rules(true)));
-  r.add(make_claim<SaturationEvidence>(
-      {.id = "periodic.saturation.xi_part", .source = "PERIODIC §1, §3 ('we only consider aspects related to x_i'), §4",
-       .statement = "the same with the gradient read as the paper reads it: the part of n|ds_j/dx_j| that x_j sets, the "
-                    "others' sum of g at a typical background",
-       .method = "as periodic.saturation with n|g'(x_j)| B/(g(x_j) + B)^2, B = (n - 1) times the median |g| at that scale "
-                 "(the paper's definitions)"},
+      {.id = "periodic.saturation.xi_part",
+       .source = "PERIODIC §1, §3 ('we only consider aspects related to x_i'), §4",
+       .statement =
+           "the same with the gradient read as the paper reads it: the part of n|ds_j/dx_j| that x_j sets, the "
+           "others' sum of g at a typical background",
+       .method =
+           "as periodic.saturation with n|g'(x_j)| B/(g(x_j) + B)^2, B = (n - 1) times the median |g| at that scale "
+           "(the paper's definitions)"},
       saturation_rules(false, true)));
   r.add(make_claim<PoleEvidence>(
-      {.id = "periodic.sirenmax_poles", .source = "PERIODIC §3.5", .statement = "sirenmax's gradient has jump points",
+      {.id = "periodic.sirenmax_poles",
+       .source = "PERIODIC §3.5",
+       .statement = "sirenmax's gradient has jump points",
        .method = "largest change of ||ds/dx||_F between neighbouring x_1 across the pole pi/2 as the grid step "
                  "shrinks: a jump keeps its size, a continuous gradient's changes shrink like the step"},
       {.measure = measure_poles,
        .judge = judge_poles,
-       .contradict = [](PoleEvidence& e) {
-         for (std::size_t i = 0; i < e.steps.size(); ++i) e.frob_jump[i] = e.steps[i];
-       },
-       .support = [](PoleEvidence& e) {
-         for (auto& j : e.frob_jump) j = 1;
-       }}));
+       .contradict =
+           [](PoleEvidence& e) {
+             for (std::size_t i = 0; i < e.steps.size(); ++i) e.frob_jump[i] = e.steps[i];
+           },
+       .support =
+           [](PoleEvidence& e) {
+             for (auto& j : e.frob_jump) j = 1;
+           }}));
   r.add(make_claim<PrenormIdentityEvidence>(
-      {.id = "periodic.prenorm", .source = "PERIODIC §3.6",
+      {.id = "periodic.prenorm",
+       .source = "PERIODIC §3.6",
        .statement = "prenormalisation moves softmax out of saturation but brings its own gradient problems",
        .method = "scores of softmax+prenorm at logit scales 30 and 1 on the same rows, and the growth of the median "
                  "||ds/dx||_F as the row's scale shrinks",
-       .identity = "z = (x - mean)/sqrt(var + eps) is unchanged by x -> a x + b up to eps, so softmax sees unit-variance "
-                   "rows at every logit scale, and dz/dx = P/sigma grows like 1/sigma as rows flatten"},
+       .identity =
+           "z = (x - mean)/sqrt(var + eps) is unchanged by x -> a x + b up to eps, so softmax sees unit-variance "
+           "rows at every logit scale, and dz/dx = P/sigma grows like 1/sigma as rows flatten"},
       {.measure = measure_prenorm_identity,
        .judge = judge_prenorm_identity,
        .contradict = [](PrenormIdentityEvidence& e) { e.invariance = 10; },  // ten times the eps bound
-       .support = [](PrenormIdentityEvidence& e) {
-         e.invariance = 0;
-         for (std::size_t i = 0; i < e.scales.size(); ++i) e.median_frob[i] = 1 / e.scales[i];
-       }}));
+       .support =
+           [](PrenormIdentityEvidence& e) {
+             e.invariance = 0;
+             for (std::size_t i = 0; i < e.scales.size(); ++i) e.median_frob[i] = 1 / e.scales[i];
+           }}));
   r.add(make_claim<PrenormSaturationEvidence>(
-      {.id = "periodic.prenorm.saturation", .source = "PERIODIC §3.6",
+      {.id = "periodic.prenorm.saturation",
+       .source = "PERIODIC §3.6",
        .statement = "prenormalisation moves softmax out of saturation: the argument softmax sees is unsaturated",
        .method = "share of entries with n|ds_j/dz_j| below the saturation threshold, z the prenormed row, Gaussian "
                  "rows at scales 0.1..30 (the paper's placement)",
-       .identity = "z = (x - mean)/sqrt(var + eps) has mean 0 and variance 1 whatever the scale of x (up to eps), so the "
-                   "saturated share of softmax(z) is that of one standardised row at every scale: it cannot move with the "
-                   "logits' scale, and its value is a fixed fact of the row length"},
+       .identity =
+           "z = (x - mean)/sqrt(var + eps) has mean 0 and variance 1 whatever the scale of x (up to eps), so the "
+           "saturated share of softmax(z) is that of one standardised row at every scale: it cannot move with the "
+           "logits' scale, and its value is a fixed fact of the row length"},
       prenorm_saturation_rules("softmax+prenorm", false)));
   r.add(make_claim<PrenormSaturationEvidence>(
-      {.id = "periodic.prenorm.saturation.as_used", .source = "PERIODIC §3.6, §4",
+      {.id = "periodic.prenorm.saturation.as_used",
+       .source = "PERIODIC §3.6, §4",
        .statement = "'prenormalization helps the input escape from the saturation area', read as: the gradient that "
                     "reaches the logits no longer vanishes",
        .method = "share of entries with n|ds_j/dx_j| below the saturation threshold, through the standardisation "
                  "(the paper's placement)"},
       prenorm_saturation_rules("softmax+prenorm", true)));
   r.add(make_claim<PrenormSaturationEvidence>(
-      {.id = "periodic.prenorm.saturation.released", .source = "PERIODIC §3.6; demo.py",
+      {.id = "periodic.prenorm.saturation.released",
+       .source = "PERIODIC §3.6; demo.py",
        .statement = "the same with demo.py's prenorm (map_norm before the 1/sqrt(d), d = 64), in z",
        .method = "as periodic.prenorm.saturation",
-       .identity = "as periodic.prenorm.saturation: a standardised row, then a fixed 1/sqrt(d), whatever the logits' scale"},
+       .identity =
+           "as periodic.prenorm.saturation: a standardised row, then a fixed 1/sqrt(d), whatever the logits' scale"},
       prenorm_saturation_rules("softmax+prenorm-released", false)));
   r.add(make_claim<PrenormSaturationEvidence>(
-      {.id = "periodic.prenorm.saturation.as_used.released", .source = "PERIODIC §3.6, §4; demo.py",
+      {.id = "periodic.prenorm.saturation.as_used.released",
+       .source = "PERIODIC §3.6, §4; demo.py",
        .statement = "the same with demo.py's prenorm, in the gradient reaching the logits",
        .method = "as periodic.prenorm.saturation.as_used"},
       prenorm_saturation_rules("softmax+prenorm-released", true)));
@@ -500,7 +531,9 @@ void register_saturation_claims(ClaimRegistry& r) {
          .support = [](PrenormGradientEvidence& e) { e.vit_init = Sample::of({10.0}); },
          // A median x times softmax's largest: inconclusive between that largest and the gradient problem's edge.
          .crossings = {{&kGradientProblem, "the median at initialisation", Verdict::inconclusive, Verdict::holds,
-                        [](PrenormGradientEvidence& e, double x) { e.vit_init = Sample::of({x * kSoftmaxMaxFrob}); }}}}));
+                        [](PrenormGradientEvidence& e, double x) {
+                          e.vit_init = Sample::of({x * kSoftmaxMaxFrob});
+                        }}}}));
   }
 }
 

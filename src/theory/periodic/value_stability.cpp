@@ -25,7 +25,9 @@ struct NonNegative {
 
 std::vector<NonNegative> non_negative(bool released) {
   const double c = 1 / std::sqrt(double(kReleasedHeadDim));
-  if (released) return {{"sin2max-released", {-kPi / 4 * (1 - c), kPi - kPi / 4 * (1 - c)}}, {"sinsoftmax-released", {-c * kPi / 2}}};
+  if (released)
+    return {{"sin2max-released", {-kPi / 4 * (1 - c), kPi - kPi / 4 * (1 - c)}},
+            {"sinsoftmax-released", {-c * kPi / 2}}};
   return {{"softmax", {}},
           {"sinmax-constant", {-kPi / 20}},
           {"sin2max", {0.0, kPi}},
@@ -39,12 +41,14 @@ std::vector<NonNegative> non_negative(bool released) {
 std::vector<Case> value_inputs(const ClaimContext& ctx, const NonNegative& f) {
   std::vector<Case> inputs;
   if (!ctx.logits.empty()) {
-    for (std::size_t i = 0; i < ctx.logits.size(); ++i) inputs.push_back({text("--logits-file line ", i + 1), 0, ctx.logits[i]});
+    for (std::size_t i = 0; i < ctx.logits.size(); ++i)
+      inputs.push_back({text("--logits-file line ", i + 1), 0, ctx.logits[i]});
     return inputs;
   }
   for (double scale : kScales) {
     const MatrixD X = gaussian_rows(ctx, "periodic-value", row_count(ctx), kRowLength, scale);
-    for (Index i = 0; i < X.rows(); ++i) inputs.push_back({text("Gaussian rows at scale ", scale), 0, X.row(i).transpose()});
+    for (Index i = 0; i < X.rows(); ++i)
+      inputs.push_back({text("Gaussian rows at scale ", scale), 0, X.row(i).transpose()});
   }
   for (Index n : {Index(8), kRowLength})
     for (auto& r : extreme_rows(n, ctx.seed, f.zeros)) inputs.push_back({r.family, 0, std::move(r.logits)});
@@ -94,10 +98,11 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
                                         {{"input", w.input}, {"rows", e.rows[i]}, {"logits", logits_line(w.logits)}}));
   }
   out.measured = largest_excursion;
-  out.detail = text("largest excursion of a score outside [0, 1] (negative: inside) over the inputs (Gaussian rows at "
-                    "scales 0.1..30 and extreme rows at each g's zeros, or the --logits-file rows), paper's and demo.py's "
-                    "definitions:", list,
-                    " the constant that can fail is judged in periodic.value_stability.denominator");
+  out.detail = text(
+      "largest excursion of a score outside [0, 1] (negative: inside) over the inputs (Gaussian rows at "
+      "scales 0.1..30 and extreme rows at each g's zeros, or the --logits-file rows), paper's and demo.py's "
+      "definitions:",
+      list, " the constant that can fail is judged in periodic.value_stability.denominator");
   if (worst) save_worst(out, "periodic.value_stability", *worst);
   return out;
 }
@@ -106,8 +111,8 @@ ClaimOutcome judge_value_identity(const ValueIdentityEvidence& e, const Threshol
 struct DenominatorEvidence {
   bool released = false;
   std::vector<std::string> functions{};
-  std::vector<Case> smallest{};        // per function: the smallest sum_j g(x_j)/n found
-  std::vector<double> typical{};       // per function: the smallest over the Gaussian (or given) rows alone
+  std::vector<Case> smallest{};   // per function: the smallest sum_j g(x_j)/n found
+  std::vector<double> typical{};  // per function: the smallest over the Gaussian (or given) rows alone
 };
 
 double mean_g(const Activation& a, const VectorD& x) {
@@ -135,8 +140,10 @@ DenominatorEvidence measure_denominator(const ClaimContext& ctx, bool released) 
     }
     if (ctx.logits.empty())
       for (Index n : {Index(8), kRowLength}) {
-        const auto found = search_rows(n, [&](const VectorD& x) { return -mean_g(a, x); }, ctx.seed, search_budget(ctx), f.zeros);
-        if (clearly_larger(found.best, -smallest.value)) smallest = {text("search, n = ", n, ": ", found.family), -found.best, found.logits};
+        const auto found = search_rows(
+            n, [&](const VectorD& x) { return -mean_g(a, x); }, ctx.seed, search_budget(ctx), f.zeros);
+        if (clearly_larger(found.best, -smallest.value))
+          smallest = {text("search, n = ", n, ": ", found.family), -found.best, found.logits};
       }
     e.functions.push_back(f.name);
     e.smallest.push_back(smallest);
@@ -156,17 +163,19 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
     const bool judged = paper_marks_value_stable(e.functions[i]);
     if (judged && (!worst || clearly_larger(-s.value, -worst->value))) worst = &s, out.measured = s.value;
     if (judged && s.value < t(kDenominatorFloor)) out.verdict = Verdict::violated;
-    list += text(" ", e.functions[i], judged ? "" : " (paper: not value-stable, not judged)", " ", sig(s.value, 3), " (",
-                 s.input, "; Gaussian or given rows alone ", sig(e.typical[i], 3), ");");
-    out.evidence.push_back(evidence_row("smallest_mean_g", e.functions[i], s.logits.size(), s.value,
-                                        {{"input", s.input}, {"judged", judged ? "yes" : "no"}, {"logits", logits_line(s.logits)}}));
+    list += text(" ", e.functions[i], judged ? "" : " (paper: not value-stable, not judged)", " ", sig(s.value, 3),
+                 " (", s.input, "; Gaussian or given rows alone ", sig(e.typical[i], 3), ");");
+    out.evidence.push_back(
+        evidence_row("smallest_mean_g", e.functions[i], s.logits.size(), s.value,
+                     {{"input", s.input}, {"judged", judged ? "yes" : "no"}, {"logits", logits_line(s.logits)}}));
   }
   out.detail = text(e.released ? "demo.py's definitions (d = 64)" : "the paper's definitions",
                     ": smallest row mean of g over Gaussian rows, extreme rows at g's zeros and a search, or the "
                     "--logits-file rows (",
                     "the functions the paper marks value-stable must stay above ", t(kDenominatorFloor), "):", list);
   if (worst)
-    save_worst(out, e.released ? "periodic.value_stability.denominator.released" : "periodic.value_stability.denominator",
+    save_worst(out,
+               e.released ? "periodic.value_stability.denominator.released" : "periodic.value_stability.denominator",
                *worst);
   return out;
 }
@@ -174,21 +183,23 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
 ClaimRules<DenominatorEvidence> denominator_rules(bool released) {
   return {.measure = [released](const ClaimContext& ctx) { return measure_denominator(ctx, released); },
           .judge = judge_denominator,
-          .contradict = [](DenominatorEvidence& e) {
-            for (std::size_t i = 0; i < e.functions.size(); ++i)
-              if (paper_marks_value_stable(e.functions[i])) e.smallest[i].value = 0;
-          },
-          .support = [](DenominatorEvidence& e) {
-            for (auto& s : e.smallest) s.value = 1;
-          }};
+          .contradict =
+              [](DenominatorEvidence& e) {
+                for (std::size_t i = 0; i < e.functions.size(); ++i)
+                  if (paper_marks_value_stable(e.functions[i])) e.smallest[i].value = 0;
+              },
+          .support =
+              [](DenominatorEvidence& e) {
+                for (auto& s : e.smallest) s.value = 1;
+              }};
 }
 
 // ---- sinmax without the constant: value instability (§3.2) -------------------------------
 
 struct SinmaxValueEvidence {
-  std::vector<double> unstable_share;          // per scale: rows with a score outside [0, 1] or not finite
-  std::vector<double> constant_unstable_share; // the same for sinmax-constant, for contrast
-  std::vector<Case> largest;                   // the largest |score| found
+  std::vector<double> unstable_share;           // per scale: rows with a score outside [0, 1] or not finite
+  std::vector<double> constant_unstable_share;  // the same for sinmax-constant, for contrast
+  std::vector<Case> largest;                    // the largest |score| found
 };
 
 double largest_score(const Activation& a, const VectorD& x) {
@@ -226,8 +237,9 @@ SinmaxValueEvidence measure_sinmax_value(const ClaimContext& ctx) {
     }
   }
   const std::array<double, 2> zeros{0.0, kPi};
-  e.largest = worst_cases(ctx, "periodic-value", [a](const VectorD& x) { return largest_score(a, x); },
-                          ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}), zeros);
+  e.largest = worst_cases(
+      ctx, "periodic-value", [a](const VectorD& x) { return largest_score(a, x); },
+      ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}), zeros);
   return e;
 }
 
@@ -246,12 +258,13 @@ ClaimOutcome judge_sinmax_value(const SinmaxValueEvidence& e, const Thresholds& 
   for (const auto& c : e.largest)
     out.evidence.push_back(evidence_row("largest_abs_score", "sinmax", c.logits.size(), c.value,
                                         {{"input", c.input}, {"logits", logits_line(c.logits)}}));
-  out.detail = text("sinmax (g = sin x: the paper's §3.2 without the constant, layer file Sinmax): share of rows with a "
-                    "score outside [0, 1] or not finite ", sampled ? "by scale 0.1..30:" : "over the given rows:", shares,
-                    "; largest |s_j| found ",
-                    sig(worst.value, 4), " (", worst.input, "); with the constant (1 + sin 10x) the shares are",
-                    contrast.empty() ? " not measured" : contrast, "; holds when the share exceeds ", t(kUnstableRows),
-                    " or a score exceeds ", t(kUnstableScore), " in magnitude");
+  out.detail = text(
+      "sinmax (g = sin x: the paper's §3.2 without the constant, layer file Sinmax): share of rows with a "
+      "score outside [0, 1] or not finite ",
+      sampled ? "by scale 0.1..30:" : "over the given rows:", shares, "; largest |s_j| found ", sig(worst.value, 4),
+      " (", worst.input, "); with the constant (1 + sin 10x) the shares are",
+      contrast.empty() ? " not measured" : contrast, "; holds when the share exceeds ", t(kUnstableRows),
+      " or a score exceeds ", t(kUnstableScore), " in magnitude");
   save_worst(out, "periodic.sinmax_value_unstable", worst);
   return out;
 }
@@ -260,47 +273,58 @@ ClaimOutcome judge_sinmax_value(const SinmaxValueEvidence& e, const Thresholds& 
 
 void register_value_stability_claims(ClaimRegistry& r) {
   r.add(make_claim<SinmaxValueEvidence>(
-      {.id = "periodic.sinmax_value_unstable", .source = "PERIODIC §3.2",
+      {.id = "periodic.sinmax_value_unstable",
+       .source = "PERIODIC §3.2",
        .statement = "without the constant (g = sin x) the value of the scores is unstable",
        .method = "share of Gaussian rows at scales 0.1..30 with a score outside [0, 1] or not finite, and the largest "
                  "|score| over extreme rows at the zeros of sin and an adversarial search",
-       .identity = "a row whose sines take both signs has a score sin x_j / sum_l sin x_l below 0 wherever sin x_j's sign "
-                   "differs from the sum's, and a Gaussian row of 64 entries has sines of both signs at every scale but "
-                   "with probability 2^-63: the share is 1 by construction",
+       .identity =
+           "a row whose sines take both signs has a score sin x_j / sum_l sin x_l below 0 wherever sin x_j's sign "
+           "differs from the sum's, and a Gaussian row of 64 entries has sines of both signs at every scale but "
+           "with probability 2^-63: the share is 1 by construction",
        .judges_logits = true},
       {.measure = measure_sinmax_value,
        .judge = judge_sinmax_value,
-       .contradict = [](SinmaxValueEvidence& e) {
-         for (auto& v : e.unstable_share) v = 0;
-         for (auto& c : e.largest) c.value = 1;
-       },
-       .support = [](SinmaxValueEvidence& e) {
-         for (auto& v : e.unstable_share) v = 0.5;
-       }}));
+       .contradict =
+           [](SinmaxValueEvidence& e) {
+             for (auto& v : e.unstable_share) v = 0;
+             for (auto& c : e.largest) c.value = 1;
+           },
+       .support =
+           [](SinmaxValueEvidence& e) {
+             for (auto& v : e.unstable_share) v = 0.5;
+           }}));
   r.add(make_claim<ValueIdentityEvidence>(
-      {.id = "periodic.value_stability", .source = "PERIODIC §3 table, column 1",
-       .statement = "for g >= 0 (softmax, sinmax-constant, sin2max, sin2max-shifted, sinsoftmax, sirenmax and demo.py's "
-                    "sin2max and sinsoftmax) every score lies in [0, 1]",
+      {.id = "periodic.value_stability",
+       .source = "PERIODIC §3 table, column 1",
+       .statement =
+           "for g >= 0 (softmax, sinmax-constant, sin2max, sin2max-shifted, sinsoftmax, sirenmax and demo.py's "
+           "sin2max and sinsoftmax) every score lies in [0, 1]",
        .method = "largest excursion of a score outside [0, 1] over Gaussian rows and extreme rows at each g's zeros",
-       .identity = "g_j >= 0 and sum_l g_l > 0 give 0 <= g_j/sum_l g_l <= 1", .judges_logits = true},
+       .identity = "g_j >= 0 and sum_l g_l > 0 give 0 <= g_j/sum_l g_l <= 1",
+       .judges_logits = true},
       {.measure = measure_value_identity,
        .judge = judge_value_identity,
        .contradict = [](ValueIdentityEvidence& e) { e.worst.front().value = 0.5; },
-       .support = [](ValueIdentityEvidence& e) {
-         for (auto& w : e.worst) w.value = -1;
-       }}));
+       .support =
+           [](ValueIdentityEvidence& e) {
+             for (auto& w : e.worst) w.value = -1;
+           }}));
   r.add(make_claim<DenominatorEvidence>(
-      {.id = "periodic.value_stability.denominator", .source = "PERIODIC §3 table, column 1",
+      {.id = "periodic.value_stability.denominator",
+       .source = "PERIODIC §3 table, column 1",
        .statement = "value stability for every input: the scores of the functions the paper marks value-stable stay "
                     "defined, their row sum of g bounded away from 0",
        .method = "smallest row mean of g over Gaussian rows, extreme rows at g's zeros and an adversarial search (n = "
-                 "8, 64), the paper's definitions", .judges_logits = true},
+                 "8, 64), the paper's definitions",
+       .judges_logits = true},
       denominator_rules(false)));
-  r.add(make_claim<DenominatorEvidence>(
-      {.id = "periodic.value_stability.denominator.released", .source = "PERIODIC §3 table, column 1; demo.py",
-       .statement = "the same for demo.py's sin_2_max and sin_softmax (d = 64)",
-       .method = "as periodic.value_stability.denominator", .judges_logits = true},
-      denominator_rules(true)));
+  r.add(make_claim<DenominatorEvidence>({.id = "periodic.value_stability.denominator.released",
+                                         .source = "PERIODIC §3 table, column 1; demo.py",
+                                         .statement = "the same for demo.py's sin_2_max and sin_softmax (d = 64)",
+                                         .method = "as periodic.value_stability.denominator",
+                                         .judges_logits = true},
+                                        denominator_rules(true)));
 }
 
 }  // namespace attnlab::periodic_claims

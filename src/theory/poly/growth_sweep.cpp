@@ -7,7 +7,8 @@ std::vector<ActivationSpec> growth_activations() {
   std::vector<ActivationSpec> acts;
   for (int p : {1, 2, 3})
     for (Convention c : {Convention::inside, Convention::outside})
-      for (const char* k : {"1", "sqrtN"}) acts.push_back({.name = "poly", .p = p, .k = KScale::parse(k), .convention = c});
+      for (const char* k : {"1", "sqrtN"})
+        acts.push_back({.name = "poly", .p = p, .k = KScale::parse(k), .convention = c});
   return acts;
 }
 
@@ -24,8 +25,11 @@ std::vector<ResultRow> growth_sweep(const ClaimContext& ctx) {
   for (const auto& g : growth_grids(ctx.quick))
     for (Index N : g.N) {
       AttentionMcConfig c{.ensemble = {.N = N, .D = g.D, .d = g.d, .sigma_x = g.sigma_x, .sigma_t = g.sigma_t},
-                          .activations = growth_activations(), .seed = ctx.seed, .trials = ctx.trials_or(64, 16),
-                          .precision = Precision::float64, .study = "verify"};
+                          .activations = growth_activations(),
+                          .seed = ctx.seed,
+                          .trials = ctx.trials_or(64, 16),
+                          .precision = Precision::float64,
+                          .study = "verify"};
       auto part = ctx.attention_norms(c, text("growth grid ", g.name, " N=", N));
       for (auto& r : part) r.extra.push_back({"grid", g.name});
       rows.insert(rows.end(), part.begin(), part.end());

@@ -38,8 +38,11 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
   if (!ctx.logits.empty()) {
     for (std::size_t i = 0; i < ctx.logits.size(); ++i) {
       const auto& a = ctx.logits[i];
-      ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_given"), .activation = "softmax",
-                    .N = a.size(), .value = estimate(std::vector<double>{ratio(a)})};
+      ResultRow row{.study = "verify",
+                    .quantity = text(bound.quantity, "_ratio_given"),
+                    .activation = "softmax",
+                    .N = a.size(),
+                    .value = estimate(std::vector<double>{ratio(a)})};
       row.extra = {{"input", text("--logits-file line ", i + 1)}};
       e.cases.push_back({row, ratio(a), text("--logits-file line ", i + 1), a});
     }
@@ -60,8 +63,9 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
       std::vector<double> ratios(trials);
       for (std::uint32_t t = 0; t < trials; ++t) {
         MatrixD A(N, N);
-        fill_gaussian(A, GaussianStream(ctx.seed, hash_words({hash_string("softmax-bound"), std::uint64_t(N)}), t,
-                                        StreamTag::Logits),
+        fill_gaussian(A,
+                      GaussianStream(ctx.seed, hash_words({hash_string("softmax-bound"), std::uint64_t(N)}), t,
+                                     StreamTag::Logits),
                       s);
         const auto n = softmax_matrix_norms(A);
         ratios[t] = std::sqrt(bound.row_value(n)) / (bound.constant * std::sqrt(double(N)));
@@ -69,8 +73,12 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
       const double mx = *std::max_element(ratios.begin(), ratios.end());
       series.x.push_back(s);
       series.y.push_back(mx);
-      ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio"), .activation = "softmax", .N = N,
-                    .trials = trials, .value = estimate(ratios)};
+      ResultRow row{.study = "verify",
+                    .quantity = text(bound.quantity, "_ratio"),
+                    .activation = "softmax",
+                    .N = N,
+                    .trials = trials,
+                    .value = estimate(ratios)};
       row.extra = {{"logit_scale", s}, {"input", "gaussian"}};
       e.cases.push_back({row, mx, text("Gaussian logits, N = ", N, ", scale ", s)});
     }
@@ -81,8 +89,11 @@ BoundEvidence measure_softmax_bound(const ClaimContext& ctx, const SoftmaxBound&
   const SearchBudget budget{.restarts = ctx.sized(8, 4), .iterations = ctx.sized(1500, 400)};
   for (Index n : ctx.sized(std::vector<Index>{2, 3, 4, 8, 16, 64, 256}, std::vector<Index>{2, 3, 8})) {
     const auto found = search_rows(n, ratio, ctx.seed, budget);
-    ResultRow row{.study = "verify", .quantity = text(bound.quantity, "_ratio_adversarial"), .activation = "softmax",
-                  .N = n, .value = estimate(std::vector<double>{found.best})};
+    ResultRow row{.study = "verify",
+                  .quantity = text(bound.quantity, "_ratio_adversarial"),
+                  .activation = "softmax",
+                  .N = n,
+                  .value = estimate(std::vector<double>{found.best})};
     row.extra = {{"input", found.family}, {"evaluations", found.evaluations}};
     e.cases.push_back({row, found.best, text("row length ", n, ": ", found.family), found.logits});
   }
@@ -103,7 +114,8 @@ ClaimOutcome judge_softmax_bound(const BoundEvidence& e, const Thresholds& t) {
     out.evidence.back().extra.push_back({"max", c.max_ratio});
     if (c.logits.size() > 0 && (!worst_row || clearly_larger(c.max_ratio, worst_row->max_ratio))) worst_row = &c;
   }
-  if (worst_row) out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), logits_line(worst_row->logits) + "\n"});
+  if (worst_row)
+    out.files.push_back({text("worst_inputs/", e.bound.id, ".csv"), logits_line(worst_row->logits) + "\n"});
   if (!e.figure.series.empty()) out.figures.push_back(e.figure);
   return out;
 }
@@ -129,7 +141,7 @@ ClaimRules<BoundEvidence> softmax_bound_rules(SoftmaxBound bound) {
 struct GrowthClaim {
   std::string quantity;  // frob, qgrad or kgrad
   Convention convention;
-  std::string k;           // "1" or "sqrtN"
+  std::string k;  // "1" or "sqrtN"
   double claimed_exponent;
 };
 
@@ -143,13 +155,15 @@ ClaimOutcome judge_growth(const GrowthEvidence& e, const Thresholds& t) {
   const auto& claim = e.claim;
   ClaimOutcome out{.verdict = Verdict::holds, .claimed = claim.claimed_exponent};
   std::string fits;
-  Figure fig{.name = text("poly_", claim.quantity, "_", to_string(claim.convention), "_k", claim.k),
-             .title = text("E||", claim.quantity == "frob" ? "phi(S)" : "d phi/d" + std::string(claim.quantity == "qgrad" ? "Q" : "K"),
-                           "||_F, phi = x^p/", claim.k, " (", to_string(claim.convention), " convention)"),
-             .xlabel = "N (sequence length, tokens)",
-             .ylabel = "mean with 95% CI",
-             .logx = true,
-             .logy = true};
+  Figure fig{
+      .name = text("poly_", claim.quantity, "_", to_string(claim.convention), "_k", claim.k),
+      .title = text(
+          "E||", claim.quantity == "frob" ? "phi(S)" : "d phi/d" + std::string(claim.quantity == "qgrad" ? "Q" : "K"),
+          "||_F, phi = x^p/", claim.k, " (", to_string(claim.convention), " convention)"),
+      .xlabel = "N (sequence length, tokens)",
+      .ylabel = "mean with 95% CI",
+      .logx = true,
+      .logy = true};
   for (const auto& g : growth_grids(e.quick))
     for (int p : {1, 2, 3}) {
       const ActivationSpec act{.name = "poly", .p = p, .k = KScale::parse(claim.k), .convention = claim.convention};
@@ -165,8 +179,12 @@ ClaimOutcome judge_growth(const GrowthEvidence& e, const Thresholds& t) {
       fits += text(" grid ", g.name, " (D=", g.D, ", d=", g.d, ") p=", p, ": ", sig(fit.exponent, 3), " [",
                    sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3), "];");
       if (g.name == "A" && p == 3) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
-      fig.series.push_back({.label = text("grid ", g.name, " (D=", g.D, ", d=", g.d, ") p=", p), .x = c.x, .y = c.y, .lo = c.lo,
-                            .hi = c.hi, .fit = SeriesFit{.law = fit}});
+      fig.series.push_back({.label = text("grid ", g.name, " (D=", g.D, ", d=", g.d, ") p=", p),
+                            .x = c.x,
+                            .y = c.y,
+                            .lo = c.lo,
+                            .hi = c.hi,
+                            .fit = SeriesFit{.law = fit}});
     }
   out.detail = text("fitted exponents of E||.|| in N (claimed ", claim.claimed_exponent, "):", fits);
   out.figures.push_back(fig);
@@ -196,7 +214,8 @@ std::vector<ResultRow*> last_curve(GrowthEvidence& e) {
   const ActivationSpec act{.name = "poly", .p = 3, .k = KScale::parse(e.claim.k), .convention = e.claim.convention};
   std::vector<ResultRow*> rows;
   for (auto& r : e.rows)
-    if (r.quantity == e.claim.quantity && r.activation == act.label() && extra_value(r, "grid") == "B") rows.push_back(&r);
+    if (r.quantity == e.claim.quantity && r.activation == act.label() && extra_value(r, "grid") == "B")
+      rows.push_back(&r);
   return rows;
 }
 
@@ -223,23 +242,27 @@ std::vector<Crossing<GrowthEvidence>> growth_crossings() {
 }
 
 ClaimRules<GrowthEvidence> growth_rules(GrowthClaim claim) {
-  return {.measure = [claim](const ClaimContext& ctx) { return GrowthEvidence{claim, ctx.quick, growth_sweep(ctx)}; },
+  return {.measure =
+              [claim](const ClaimContext& ctx) {
+                return GrowthEvidence{claim, ctx.quick, growth_sweep(ctx)};
+              },
           .judge = judge_growth,
           .contradict = [](GrowthEvidence& e) { tilt(e.rows, 0.5); },  // an exponent half a power too large
           // Each curve replaced by c N^a at its first point's level, measured with 100 times the trials.
-          .support = [](GrowthEvidence& e) {
-            std::map<std::string, const ResultRow*> first;
-            for (const auto& r : e.rows) {
-              const auto key = r.quantity + r.activation + extra_value(r, "grid");
-              if (!first.count(key) || first[key]->N > r.N) first[key] = &r;
-            }
-            std::map<std::string, std::pair<double, double>> level;  // key -> (N0, mean0)
-            for (const auto& [key, r] : first) level[key] = {double(r->N), r->value.mean};
-            for (auto& r : e.rows) {
-              const auto [N0, mean0] = level[r.quantity + r.activation + extra_value(r, "grid")];
-              measured_precisely_at(r.value, mean0 * std::pow(double(r.N) / N0, e.claim.claimed_exponent));
-            }
-          },
+          .support =
+              [](GrowthEvidence& e) {
+                std::map<std::string, const ResultRow*> first;
+                for (const auto& r : e.rows) {
+                  const auto key = r.quantity + r.activation + extra_value(r, "grid");
+                  if (!first.count(key) || first[key]->N > r.N) first[key] = &r;
+                }
+                std::map<std::string, std::pair<double, double>> level;  // key -> (N0, mean0)
+                for (const auto& [key, r] : first) level[key] = {double(r->N), r->value.mean};
+                for (auto& r : e.rows) {
+                  const auto [N0, mean0] = level[r.quantity + r.activation + extra_value(r, "grid")];
+                  measured_precisely_at(r.value, mean0 * std::pow(double(r.N) / N0, e.claim.claimed_exponent));
+                }
+              },
           .crossings = growth_crossings()};
 }
 
@@ -259,13 +282,18 @@ ActivationSpec level_poly(int p) {
 
 LevelEvidence measure_level(const ClaimContext& ctx) {
   LevelEvidence e;
-  const std::vector<Index> sizes =
-      ctx.sized(std::vector<Index>{16, 32, 64, 128, 256, 512}, std::vector<Index>{8, 16, 32, 64});
+  const std::vector<Index> sizes = ctx.sized(std::vector<Index>{16, 32, 64, 128, 256, 512},
+                                             std::vector<Index>{8, 16, 32, 64});
   for (Index N : sizes) {
-    AttentionMcConfig c{.ensemble = {.N = N, .D = kLevelDim, .d = kLevelDim, .sigma_x = 1.0,
+    AttentionMcConfig c{.ensemble = {.N = N,
+                                     .D = kLevelDim,
+                                     .d = kLevelDim,
+                                     .sigma_x = 1.0,
                                      .sigma_t = 1.0 / std::sqrt(double(kLevelDim))},
                         .activations = {ActivationSpec::parse("softmax"), level_poly(1), level_poly(2), level_poly(3)},
-                        .seed = ctx.seed, .trials = ctx.trials_or(64, 16), .precision = Precision::float64,
+                        .seed = ctx.seed,
+                        .trials = ctx.trials_or(64, 16),
+                        .precision = Precision::float64,
                         .study = "verify"};
     const auto rows = ctx.attention_norms(c, text("level against softmax N=", N));
     for (const auto& r : rows)
@@ -292,7 +320,10 @@ ClaimOutcome judge_level(const LevelEvidence& e, const Thresholds& t) {
   ClaimOutcome out{.verdict = Verdict::holds, .claimed = 0};
   Figure fig{.name = "poly_level_vs_softmax",
              .title = "E||(S/sqrt(d))^p/sqrt(N)||_F / E||softmax(S/sqrt(d))||_F, unit-variance logits",
-             .xlabel = "N (sequence length, tokens)", .ylabel = "ratio with 95% CI", .logx = true, .logy = true};
+             .xlabel = "N (sequence length, tokens)",
+             .ylabel = "ratio with 95% CI",
+             .logx = true,
+             .logy = true};
   std::string fits;
   for (int p : {1, 2, 3}) {
     const auto c = level_ratio(e.rows, p);
@@ -302,13 +333,17 @@ ClaimOutcome judge_level(const LevelEvidence& e, const Thresholds& t) {
     }
     const auto fit = fit_power_law(c.x, c.y, c.se);
     out.verdict = worst(out.verdict, growth_verdict(fit, 0.0, t));
-    fits += text(" p=", p, ": ratio ", sig(c.y.front(), 3), " at N = ", c.x.front(), ", ", sig(c.y.back(), 3), " at N = ",
-                 c.x.back(), ", exponent ", sig(fit.exponent, 3), " [", sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3), "];");
+    fits += text(" p=", p, ": ratio ", sig(c.y.front(), 3), " at N = ", c.x.front(), ", ", sig(c.y.back(), 3),
+                 " at N = ", c.x.back(), ", exponent ", sig(fit.exponent, 3), " [", sig(fit.ci_lo, 3), ", ",
+                 sig(fit.ci_hi, 3), "];");
     if (p == 3) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
-    fig.series.push_back({.label = text("p = ", p), .x = c.x, .y = c.y, .lo = c.lo, .hi = c.hi, .fit = SeriesFit{.law = fit}});
+    fig.series.push_back(
+        {.label = text("p = ", p), .x = c.x, .y = c.y, .lo = c.lo, .hi = c.hi, .fit = SeriesFit{.law = fit}});
   }
-  out.detail = text("E||x^p/sqrt(N)||_F / E||softmax||_F on the same unit-variance logits against N (claimed exponent "
-                    "0; softmax's bound sqrt(N) is not its level):", fits);
+  out.detail = text(
+      "E||x^p/sqrt(N)||_F / E||softmax||_F on the same unit-variance logits against N (claimed exponent "
+      "0; softmax's bound sqrt(N) is not its level):",
+      fits);
   out.evidence = e.rows;
   out.figures.push_back(fig);
   return out;
@@ -328,13 +363,16 @@ ClaimOutcome judge_level_bounds(const LevelEvidence& e, const Thresholds& t) {
     const auto fit = fit_power_law(c.x, c.y, c.se);
     out.verdict = worst(out.verdict, growth_verdict(fit, 0.5, t));
     fits += text(" p=", p, ": exponent ", sig(fit.exponent, 3), " [", sig(fit.ci_lo, 3), ", ", sig(fit.ci_hi, 3),
-                 "], constant E||x^p/sqrt(N)||_F/sqrt(N) ", sig(c.y.front() / std::sqrt(c.x.front()), 3), " at N = ",
-                 c.x.front(), ", ", sig(c.y.back() / std::sqrt(c.x.back()), 3), " at N = ", c.x.back(), ";");
+                 "], constant E||x^p/sqrt(N)||_F/sqrt(N) ", sig(c.y.front() / std::sqrt(c.x.front()), 3),
+                 " at N = ", c.x.front(), ", ", sig(c.y.back() / std::sqrt(c.x.back()), 3), " at N = ", c.x.back(),
+                 ";");
     if (p == 3) out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
   }
-  out.detail = text("E||x^p/sqrt(N)||_F on unit-variance logits against N, read against softmax's bound sqrt(N) (claimed "
-                    "exponent 0.5, the order of both bounds; the constants, softmax's 1 against the column's, are not "
-                    "claimed equal):", fits);
+  out.detail = text(
+      "E||x^p/sqrt(N)||_F on unit-variance logits against N, read against softmax's bound sqrt(N) (claimed "
+      "exponent 0.5, the order of both bounds; the constants, softmax's 1 against the column's, are not "
+      "claimed equal):",
+      fits);
   out.evidence = e.rows;
   return out;
 }
@@ -350,7 +388,8 @@ void set_poly_level(LevelEvidence& e, const std::function<double(double N, doubl
 
 // x^p's norms half a power steeper, softmax's unchanged.
 void steepen_poly_level(LevelEvidence& e) {
-  auto poly = std::partition(e.rows.begin(), e.rows.end(), [](const ResultRow& r) { return r.activation == "softmax"; });
+  auto poly = std::partition(e.rows.begin(), e.rows.end(),
+                             [](const ResultRow& r) { return r.activation == "softmax"; });
   std::vector<ResultRow> steeper(poly, e.rows.end());
   tilt(steeper, 0.5);
   std::copy(steeper.begin(), steeper.end(), poly);
@@ -371,8 +410,11 @@ struct HighPEvidence {
 
 HighPEvidence measure_high_p(const ClaimContext& ctx, const std::string& init, double sigma_t) {
   AttentionMcConfig c{.ensemble = {.N = kInitDim, .D = kInitDim, .d = kInitDim, .sigma_x = 1.0, .sigma_t = sigma_t},
-                      .activations = {}, .seed = ctx.seed, .trials = ctx.trials_or(64, 16),
-                      .precision = Precision::float64, .study = "verify"};
+                      .activations = {},
+                      .seed = ctx.seed,
+                      .trials = ctx.trials_or(64, 16),
+                      .precision = Precision::float64,
+                      .study = "verify"};
   for (int p = 1; p <= kCataloguePMax; ++p)
     c.activations.push_back({.name = "poly", .p = p, .k = KScale{}, .convention = Convention::inside});
   HighPEvidence e{.init = init, .logit_std = double(kInitDim) * sigma_t * sigma_t};
@@ -453,41 +495,54 @@ ClaimRules<HighPEvidence> high_p_rules(std::string init, double sigma_t) {
 
 void register_norm_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
-      {.id = "poly.softmax_fro_bound", .source = "POLY Thm 4.1 (6)", .statement = "||softmax(A)||_F <= sqrt(N) for every A",
+      {.id = "poly.softmax_fro_bound",
+       .source = "POLY Thm 4.1 (6)",
+       .statement = "||softmax(A)||_F <= sqrt(N) for every A",
        .method = "Gaussian A at logit scales 1e-3..1e3 and N up to 512, plus adversarial row search",
        .identity = "a softmax row s has ||s||_2 <= ||s||_1 = 1, so ||softmax(A)||_F^2 = sum_i ||s_i||^2 <= N: a proof, "
                    "so the search can show the bound tight or loose, never exceeded",
        .judges_logits = true},
       softmax_bound_rules({"poly.softmax_fro_bound", "frob", 1.0, false})));
   r.add(make_claim<BoundEvidence>(
-      {.id = "poly.softmax_jac_bound", .source = "POLY Thm 4.1 (7)",
+      {.id = "poly.softmax_jac_bound",
+       .source = "POLY Thm 4.1 (7)",
        .statement = "||grad softmax(A)||_F <= 2 sqrt(N) for every A",
-       .method = "per-row closed form of the N^2 x N^2 Jacobian on Gaussian A, plus adversarial row search", .judges_logits = true},
+       .method = "per-row closed form of the N^2 x N^2 Jacobian on Gaussian A, plus adversarial row search",
+       .judges_logits = true},
       softmax_bound_rules({"poly.softmax_jac_bound", "jac", 2.0, true})));
   r.add(make_claim<GrowthEvidence>(
-      {.id = "poly.frob_growth", .source = "POLY Thm 4.2 (8)", .statement = "E||(XQK^TX^T/sqrt(d))^p||_F = O(N), p >= 1",
+      {.id = "poly.frob_growth",
+       .source = "POLY Thm 4.2 (8)",
+       .statement = "E||(XQK^TX^T/sqrt(d))^p||_F = O(N), p >= 1",
        .method = "log-log fit of the Monte-Carlo mean over N, p = 1, 2, 3, two (D, d, sigma) grids"},
       growth_rules({"frob", Convention::inside, "1", 1.0})));
+  r.add(make_claim<GrowthEvidence>({.id = "poly.frob_scaled",
+                                    .source = "POLY Cor 4.1 (9)",
+                                    .statement = "E||N^(-1/2)(XQK^TX^T/sqrt(d))^p||_F = O(sqrt(N))",
+                                    .method = "as poly.frob_growth with k = sqrt(N)"},
+                                   growth_rules({"frob", Convention::inside, "sqrtN", 0.5})));
   r.add(make_claim<GrowthEvidence>(
-      {.id = "poly.frob_scaled", .source = "POLY Cor 4.1 (9)", .statement = "E||N^(-1/2)(XQK^TX^T/sqrt(d))^p||_F = O(sqrt(N))",
-       .method = "as poly.frob_growth with k = sqrt(N)"},
-      growth_rules({"frob", Convention::inside, "sqrtN", 0.5})));
-  r.add(make_claim<GrowthEvidence>(
-      {.id = "poly.qgrad_growth", .source = "POLY Thm 4.3 (10)", .statement = "E||d/dQ ((XQK^TX^T)^p/sqrt(d))|| = O(N)",
+      {.id = "poly.qgrad_growth",
+       .source = "POLY Thm 4.3 (10)",
+       .statement = "E||d/dQ ((XQK^TX^T)^p/sqrt(d))|| = O(N)",
        .method = "O(N^2)-after-S contraction of the N x N x D x d Jacobian, log-log fit over N"},
       growth_rules({"qgrad", Convention::outside, "1", 1.0})));
-  r.add(make_claim<GrowthEvidence>(
-      {.id = "poly.qgrad_scaled", .source = "POLY Cor 4.2 (11)", .statement = "the same scaled by N^(-1/2) is O(sqrt(N))",
-       .method = "as poly.qgrad_growth with k = sqrt(N)"},
-      growth_rules({"qgrad", Convention::outside, "sqrtN", 0.5})));
-  r.add(make_claim<GrowthEvidence>(
-      {.id = "poly.kgrad", .source = "POLY after Cor 4.2", .statement = "analogous estimate for d/dK: O(N)",
-       .method = "as poly.qgrad_growth for the K-gradient"},
-      growth_rules({"kgrad", Convention::outside, "1", 1.0})));
+  r.add(make_claim<GrowthEvidence>({.id = "poly.qgrad_scaled",
+                                    .source = "POLY Cor 4.2 (11)",
+                                    .statement = "the same scaled by N^(-1/2) is O(sqrt(N))",
+                                    .method = "as poly.qgrad_growth with k = sqrt(N)"},
+                                   growth_rules({"qgrad", Convention::outside, "sqrtN", 0.5})));
+  r.add(make_claim<GrowthEvidence>({.id = "poly.kgrad",
+                                    .source = "POLY after Cor 4.2",
+                                    .statement = "analogous estimate for d/dK: O(N)",
+                                    .method = "as poly.qgrad_growth for the K-gradient"},
+                                   growth_rules({"kgrad", Convention::outside, "1", 1.0})));
   r.add(make_claim<LevelEvidence>(
-      {.id = "poly.level_vs_softmax", .source = "POLY §4 after Cor 4.1",
-       .statement = "scaled by 1/sqrt(N), x^p attention is at softmax's level: E||x^p/sqrt(N)||_F / E||softmax||_F = O(1) "
-                    "(the sentence read as comparing the norms; poly.level_vs_softmax.bounds reads it as comparing the bounds)",
+      {.id = "poly.level_vs_softmax",
+       .source = "POLY §4 after Cor 4.1",
+       .statement =
+           "scaled by 1/sqrt(N), x^p attention is at softmax's level: E||x^p/sqrt(N)||_F / E||softmax||_F = O(1) "
+           "(the sentence read as comparing the norms; poly.level_vs_softmax.bounds reads it as comparing the bounds)",
        .method = "both on the same unit-variance Gaussian logits (D = d = 64), N = 16..512; log-log fit of the ratio"},
       {.measure = measure_level,
        .judge = judge_level,
@@ -495,11 +550,14 @@ void register_norm_claims(ClaimRegistry& r) {
        // x^p's norm at a fixed multiple of softmax's at every N.
        .support = [](LevelEvidence& e) { set_poly_level(e, [](double, double softmax) { return 3 * softmax; }); }}));
   r.add(make_claim<LevelEvidence>(
-      {.id = "poly.level_vs_softmax.bounds", .source = "POLY §4 after Cor 4.1, Thm 4.1",
-       .statement = "the same sentence read as a comparison of bounds: E||x^p/sqrt(N)||_F = O(sqrt(N)) (Cor 4.1) is of the "
-                    "order of softmax's ||softmax(S)||_F <= sqrt(N) (Thm 4.1)",
-       .method = "as poly.level_vs_softmax (the same samples); log-log fit of E||x^p/sqrt(N)||_F over N against exponent "
-                 "1/2, p = 1, 2, 3"},
+      {.id = "poly.level_vs_softmax.bounds",
+       .source = "POLY §4 after Cor 4.1, Thm 4.1",
+       .statement =
+           "the same sentence read as a comparison of bounds: E||x^p/sqrt(N)||_F = O(sqrt(N)) (Cor 4.1) is of the "
+           "order of softmax's ||softmax(S)||_F <= sqrt(N) (Thm 4.1)",
+       .method =
+           "as poly.level_vs_softmax (the same samples); log-log fit of E||x^p/sqrt(N)||_F over N against exponent "
+           "1/2, p = 1, 2, 3"},
       {.measure = measure_level,
        .judge = judge_level_bounds,
        .contradict = steepen_poly_level,
@@ -509,7 +567,8 @@ void register_norm_claims(ClaimRegistry& r) {
 
 void register_high_p_claims(ClaimRegistry& r) {
   r.add(make_claim<HighPEvidence>(
-      {.id = "poly.high_p.init_norms", .source = "POLY §5, A.2.4",
+      {.id = "poly.high_p.init_norms",
+       .source = "POLY §5, A.2.4",
        .statement = "x^p and its gradient vanish near 0 for large p: at initialisation E||S^p||_F, E||dS^p/dS||_F and "
                     "E||dS^p/dQ||_F fall with every step of p = 1..8 (the logits of timm's N(0, 0.02^2) Q and K; "
                     "poly.high_p.init_norms.unit takes the unit-variance init)",
@@ -517,9 +576,11 @@ void register_high_p_claims(ClaimRegistry& r) {
                  "(S/sqrt(d) of std 0.0128), x^p inside, k = 1; ratio of consecutive means with 95% intervals"},
       high_p_rules("timm", kTimmWeightStd)));
   r.add(make_claim<HighPEvidence>(
-      {.id = "poly.high_p.init_norms.unit", .source = "POLY §5, A.2.4",
-       .statement = "the same at the unit-variance init (the trainer's --init unit: S/sqrt(d) of std 1), where E|z|^2p = "
-                    "(2p-1)!! grows with p",
+      {.id = "poly.high_p.init_norms.unit",
+       .source = "POLY §5, A.2.4",
+       .statement =
+           "the same at the unit-variance init (the trainer's --init unit: S/sqrt(d) of std 1), where E|z|^2p = "
+           "(2p-1)!! grows with p",
        .method = "as poly.high_p.init_norms with sigma_t = 1/sqrt(D)"},
       high_p_rules("unit", 1 / std::sqrt(double(kInitDim)))));
 }

@@ -79,14 +79,17 @@ MomentJudgement judge_points(const std::vector<MomentPoint>& points, const Thres
 // Sixth and higher moments of Gaussian products are so heavy-tailed that their sample SE runs low:
 // a large z at high p says more about the estimator than about the formula (see the z_exact column).
 std::string exact_agreement(const MomentJudgement& j) {
-  return text("within the z limit of Monte-Carlo at ", j.exact_within, " of ", j.rows.size(),
-              " points (largest |z| ", sig(j.worst_exact_z, 3), ")");
+  return text("within the z limit of Monte-Carlo at ", j.exact_within, " of ", j.rows.size(), " points (largest |z| ",
+              sig(j.worst_exact_z, 3), ")");
 }
 
 ClaimOutcome moment_outcome(const MomentEvidence& e, const MomentJudgement& j, const std::string& exact_form) {
   const auto& h = e.points[e.headline];
-  ClaimOutcome out{.verdict = j.verdict, .measured = h.row.value.mean, .claimed = h.paper,
-                   .ci_lo = h.row.value.ci_lo, .ci_hi = h.row.value.ci_hi};
+  ClaimOutcome out{.verdict = j.verdict,
+                   .measured = h.row.value.mean,
+                   .claimed = h.paper,
+                   .ci_lo = h.row.value.ci_lo,
+                   .ci_hi = h.row.value.ci_hi};
   out.evidence = j.rows;
   out.detail = text("largest |relative error| of the paper's formula ", sig(j.worst_paper, 3), "; exact ", exact_form,
                     ": ", exact_agreement(j));
@@ -106,8 +109,11 @@ MomentEvidence measure_product_moments(const ClaimContext& ctx, int p_max) {
   const double s1 = kProductSigma1, s2 = kProductSigma2;
   const std::vector<Index> dims = ctx.sized(std::vector<Index>{4, 16, 64, 256}, std::vector<Index>{4, 16});
   MomentEvidence e;
-  e.figure = {.name = "poly_proof_pp_moment", .title = "E(c^2p), c = sum_i a_i b_i: paper eq (43) / Monte-Carlo",
-              .xlabel = "D", .ylabel = "paper / Monte-Carlo", .logx = true};
+  e.figure = {.name = "poly_proof_pp_moment",
+              .title = "E(c^2p), c = sum_i a_i b_i: paper eq (43) / Monte-Carlo",
+              .xlabel = "D",
+              .ylabel = "paper / Monte-Carlo",
+              .logx = true};
   std::map<int, Series> by_p;
   for (Index D : dims) {
     const std::uint32_t trials = ctx.trials_or(400000, 20000);
@@ -117,8 +123,7 @@ MomentEvidence measure_product_moments(const ClaimContext& ctx, int p_max) {
       std::vector<ResultRow> rs;
       for (int p = 1; p <= p_max; ++p) {
         auto r = closed_form_row("c11_moment", mc[std::size_t(p - 1)], theory::product_moment_paper(D, p, s1, s2),
-                                 theory::product_moment_exact(D, p, s1, s2),
-                                 {{"sigma1", s1}, {"sigma2", s2}});
+                                 theory::product_moment_exact(D, p, s1, s2), {{"sigma1", s1}, {"sigma2", s2}});
         r.D = D;
         r.p = p;
         rs.push_back(r);
@@ -151,9 +156,10 @@ MomentEvidence measure_independence_model(const ClaimContext& ctx) {
   for (const auto& r : growth_sweep(ctx)) {
     const ActivationSpec inside{.name = "poly", .p = r.p, .k = KScale{}, .convention = Convention::inside};
     if (r.quantity != "frob2" || r.activation != inside.label()) continue;
-    const theory::Ensemble ens{.N = double(r.N), .D = double(r.D), .d = double(r.d),
-                               .sigma_x = r.sigma_x, .sigma_t = r.sigma_t};
-    const double independent = theory::frobenius2_independent_exact(ens, r.p), exact = theory::frobenius2_exact(ens, r.p);
+    const theory::Ensemble ens{
+        .N = double(r.N), .D = double(r.D), .d = double(r.d), .sigma_x = r.sigma_x, .sigma_t = r.sigma_t};
+    const double independent = theory::frobenius2_independent_exact(ens, r.p),
+                 exact = theory::frobenius2_exact(ens, r.p);
     Estimate unscaled = r.value;  // the sweep measured ||(S/sqrt(d))^p||^2
     for (double* v : {&unscaled.mean, &unscaled.se, &unscaled.ci_lo, &unscaled.ci_hi}) *v *= std::pow(double(r.d), r.p);
     auto row = closed_form_row("S_frob2_independent_model", unscaled, independent, exact, {});
@@ -176,12 +182,15 @@ MomentEvidence measure_qgrad_moments(const ClaimContext& ctx, std::vector<int> p
   MomentEvidence e;
   for (const auto& cfg : configs) {
     AttentionMcConfig c{.ensemble = {.N = cfg.N, .D = cfg.D, .d = cfg.d, .sigma_x = sx, .sigma_t = st},
-                        .activations = {}, .seed = ctx.seed, .trials = ctx.trials_or(4000, 400),
-                        .precision = Precision::float64, .study = "verify"};
+                        .activations = {},
+                        .seed = ctx.seed,
+                        .trials = ctx.trials_or(4000, 400),
+                        .precision = Precision::float64,
+                        .study = "verify"};
     for (int p : powers) c.activations.push_back({.name = "poly", .p = p, .convention = Convention::none});
     const auto rows = ctx.attention_norms(c, text("gradient moments N=", cfg.N));
-    const theory::Ensemble ens{.N = double(cfg.N), .D = double(cfg.D), .d = double(cfg.d),
-                               .sigma_x = sx, .sigma_t = st};
+    const theory::Ensemble ens{
+        .N = double(cfg.N), .D = double(cfg.D), .d = double(cfg.d), .sigma_x = sx, .sigma_t = st};
     for (const auto& r : rows) {
       if (r.quantity != "qgrad2") continue;
       const double paper = theory::qgrad2_paper(ens, r.p), exact = theory::qgrad2_exact(ens, r.p);
@@ -197,18 +206,18 @@ MomentEvidence measure_qgrad_moments(const ClaimContext& ctx, std::vector<int> p
 
 ClaimRules<MomentEvidence> moment_rules(std::function<MomentEvidence(const ClaimContext&)> measure,
                                         std::string exact_form) {
-  return {.measure = std::move(measure),
-          .judge = [exact_form](const MomentEvidence& e, const Thresholds& t) {
-            return moment_outcome(e, judge_points(e.points, t), exact_form);
-          },
-          .contradict = [](MomentEvidence& e) { move_paper(e.points, 1.2); },
-          .support = [](MomentEvidence& e) { move_paper(e.points, 1.0); },
-          .crossings = {{&kClosedForm, "the last point's formula off its Monte-Carlo mean", Verdict::holds, Verdict::inexact,
-                         [](MomentEvidence& e, double x) {
-                           auto& [row, paper, exact] = e.points.back();
-                           paper = row.value.mean * (1 + x);
-                           row.value.ci_lo = row.value.ci_hi = row.value.mean;  // measured exactly: the tolerance decides
-                         }}}};
+  return {
+      .measure = std::move(measure),
+      .judge = [exact_form](const MomentEvidence& e,
+                            const Thresholds& t) { return moment_outcome(e, judge_points(e.points, t), exact_form); },
+      .contradict = [](MomentEvidence& e) { move_paper(e.points, 1.2); },
+      .support = [](MomentEvidence& e) { move_paper(e.points, 1.0); },
+      .crossings = {{&kClosedForm, "the last point's formula off its Monte-Carlo mean", Verdict::holds,
+                     Verdict::inexact, [](MomentEvidence& e, double x) {
+                       auto& [row, paper, exact] = e.points.back();
+                       paper = row.value.mean * (1 + x);
+                       row.value.ci_lo = row.value.ci_hi = row.value.mean;  // measured exactly: the tolerance decides
+                     }}}};
 }
 
 // ---- The bound the proof of Thm 4.2 takes after eq (43) -------------------------------------------
@@ -249,7 +258,10 @@ ClaimOutcome judge_proof_bound(const ProofBoundEvidence& e, const Thresholds& t)
   int with_mc = 0, mc_above = 0;
   std::string largest_D;
   for (const auto& pt : e.points) {
-    ResultRow row{.study = "verify", .quantity = "c11_moment_over_proof_bound", .D = Index(pt.D), .p = pt.p,
+    ResultRow row{.study = "verify",
+                  .quantity = "c11_moment_over_proof_bound",
+                  .D = Index(pt.D),
+                  .p = pt.p,
                   .value = estimate(std::vector<double>{ratio(pt)})};
     row.extra = {{"bound", pt.bound}, {"exact", pt.exact}};
     if (pt.mc) {
@@ -261,12 +273,13 @@ ClaimOutcome judge_proof_bound(const ProofBoundEvidence& e, const Thresholds& t)
     out.evidence.push_back(row);
     if (pt.D == e.points.back().D) largest_D += text(" p=", pt.p, ": ", sig(ratio(pt), 4), ";");
   }
-  out.detail = text("exact E(c11^2p) = (2p-1)!![D]_p s1^2p s2^2p over the proof's bound D^p (2p-1)!! s1^2p s2^2p, p = 1..",
-                    kCataloguePMax, ": largest ", sig(ratio(*worst_point), 4), " at D = ", worst_point->D, ", p = ",
-                    worst_point->p, " (prod_(k<p) (1 + 2k/D); the bound is an equality at p = 1 and exceeded at every p "
-                    ">= 2, since (43) counts D!/(D-p)! ordered index sets where the moment has [D]_p); at D = ",
-                    e.points.back().D, ":", largest_D, " Monte-Carlo's 95% interval above the bound at ", mc_above, " of ",
-                    with_mc, " points it covers (p <= 5); the order D^p, all the proof needs, survives");
+  out.detail = text(
+      "exact E(c11^2p) = (2p-1)!![D]_p s1^2p s2^2p over the proof's bound D^p (2p-1)!! s1^2p s2^2p, p = 1..",
+      kCataloguePMax, ": largest ", sig(ratio(*worst_point), 4), " at D = ", worst_point->D, ", p = ", worst_point->p,
+      " (prod_(k<p) (1 + 2k/D); the bound is an equality at p = 1 and exceeded at every p "
+      ">= 2, since (43) counts D!/(D-p)! ordered index sets where the moment has [D]_p); at D = ",
+      e.points.back().D, ":", largest_D, " Monte-Carlo's 95% interval above the bound at ", mc_above, " of ", with_mc,
+      " points it covers (p <= 5); the order D^p, all the proof needs, survives");
   return out;
 }
 
@@ -274,48 +287,59 @@ ClaimOutcome judge_proof_bound(const ProofBoundEvidence& e, const Thresholds& t)
 
 void register_proof_claims(ClaimRegistry& r) {
   r.add(make_claim<MomentEvidence>(
-      {.id = "poly.proof_p1_moment", .source = "POLY eq (41)",
+      {.id = "poly.proof_p1_moment",
+       .source = "POLY eq (41)",
        .statement = "C = AB independent Gaussian factors: E(c11^2) = D s1^2 s2^2",
        .method = "Monte-Carlo of c11 = a.b",
        .identity = "c11 = sum_i a_i b_i with independent zero-mean terms, so E(c11^2) = sum_i E(a_i^2) E(b_i^2) = "
                    "D s1^2 s2^2 exactly; poly.proof_independence_model asks what the model is used for"},
       moment_rules([](const ClaimContext& ctx) { return measure_product_moments(ctx, 1); }, kProductExact)));
   r.add(make_claim<MomentEvidence>(
-      {.id = "poly.proof_independence_model", .source = "POLY eq (41)-(43), proof of Thm 4.2",
+      {.id = "poly.proof_independence_model",
+       .source = "POLY eq (41)-(43), proof of Thm 4.2",
        .statement = "E||S^p||_F^2 for S = XQK^TX^T is that of independent factors A = XQ, B = K^TX^T",
        .method = "the model's moment against the exact (Wick) moment and Monte-Carlo of the growth grids, per D, d, "
                  "N and p = 1, 2, 3"},
       moment_rules(measure_independence_model, "Wick moment of XQK^TX^T (theory/moments.hpp)")));
   r.add(make_claim<MomentEvidence>(
-      {.id = "poly.proof_pp_moment", .source = "POLY eq (43)",
+      {.id = "poly.proof_pp_moment",
+       .source = "POLY eq (43)",
        .statement = "E(c11^2) for C = (AB)^p ~ D!/(D-p)! (2p-1)!! s1^2p s2^2p",
        .method = "paper, exact (2p-1)!![D]_p and Monte-Carlo for D = 4..256, p = 1..5"},
       moment_rules([](const ClaimContext& ctx) { return measure_product_moments(ctx, 5); }, kProductExact)));
   r.add(make_claim<ProofBoundEvidence>(
-      {.id = "poly.proof_pp_bound", .source = "POLY after eq (43)",
+      {.id = "poly.proof_pp_bound",
+       .source = "POLY after eq (43)",
        .statement = "E(c11^2) for C = (AB)^p is bounded above by D^p (2p-1)!! s1^2p s2^2p (from D!/(D-p)! <= D^p)",
-       .method = "the exact moment (2p-1)!![D]_p s1^2p s2^2p over the bound for D = 4..256 and every p the catalogue uses "
-                 "(1..8), with poly.proof_pp_moment's Monte-Carlo beside it (p <= 5); bound rule on the largest ratio"},
+       .method =
+           "the exact moment (2p-1)!![D]_p s1^2p s2^2p over the bound for D = 4..256 and every p the catalogue uses "
+           "(1..8), with poly.proof_pp_moment's Monte-Carlo beside it (p <= 5); bound rule on the largest ratio"},
       {.measure = measure_proof_bound,
        .judge = judge_proof_bound,
-       .contradict = [](ProofBoundEvidence& e) {  // a moment a quarter above the bound
-         for (auto& pt : e.points) pt.exact = 1.25 * pt.bound;
-       },
+       .contradict =
+           [](ProofBoundEvidence& e) {  // a moment a quarter above the bound
+             for (auto& pt : e.points) pt.exact = 1.25 * pt.bound;
+           },
        .support = [](ProofBoundEvidence& e) {  // the bound met with equality
          for (auto& pt : e.points) pt.exact = pt.bound;
        }}));
   r.add(make_claim<MomentEvidence>(
-      {.id = "poly.proof_grad_p1", .source = "POLY eq (55)-(56)",
+      {.id = "poly.proof_grad_p1",
+       .source = "POLY eq (55)-(56)",
        .statement = "E||d(XQK^TX^T)/dQ||_F^2 = 3NDd sx^4 st^2 + N(N-1)D(D-1)d sx^4 st^2 ~ N^2 D^2 d sx^4 st^2",
        .method = "paper, exact Wick expectation and Monte-Carlo of the contracted Jacobian norm"},
       moment_rules([](const ClaimContext& ctx) { return measure_qgrad_moments(ctx, {1}); },
                    "Wick expectation p^2 (2p-3)!! [d]_p sx^4p st^(4p-2) (N(N-1)[D]_p^2 + N[D]_2p)")));
-  r.add(make_claim<MomentEvidence>(
-      {.id = "poly.proof_grad_pp", .source = "POLY eq (70)-(71)",
-       .statement = "E||d(XQK^TX^T)^p/dQ||_F^2 ~ N^2 D^2p d^p (2p-3)!! sx^4p st^(4p-2)",
-       .method = "paper, exact Wick expectation and Monte-Carlo for p = 2, 3"},
-      moment_rules([](const ClaimContext& ctx) { return measure_qgrad_moments(ctx, {2, 3}); },
-                   "Wick expectation p^2 (2p-3)!! [d]_p sx^4p st^(4p-2) (N(N-1)[D]_p^2 + N[D]_2p)")));
+  r.add(
+      make_claim<MomentEvidence>({.id = "poly.proof_grad_pp",
+                                  .source = "POLY eq (70)-(71)",
+                                  .statement = "E||d(XQK^TX^T)^p/dQ||_F^2 ~ N^2 D^2p d^p (2p-3)!! sx^4p st^(4p-2)",
+                                  .method = "paper, exact Wick expectation and Monte-Carlo for p = 2, 3"},
+                                 moment_rules(
+                                     [](const ClaimContext& ctx) {
+                                       return measure_qgrad_moments(ctx, {2, 3});
+                                     },
+                                     "Wick expectation p^2 (2p-3)!! [d]_p sx^4p st^(4p-2) (N(N-1)[D]_p^2 + N[D]_2p)")));
 }
 
 }  // namespace attnlab::poly_claims

@@ -35,7 +35,8 @@ BetaEvidence measure_beta_rule(const ClaimContext& ctx) {
   BetaEvidence e;
   for (const auto& in : newton_inputs(ctx, {16, 49, 100, 256}, {16, 49})) {
     const auto paper = pseudo_inverse(in.A, {.method = PinvMethod::newton_beta, .max_iterations = 1, .trace = false});
-    const auto released = pseudo_inverse(in.A, {.method = PinvMethod::released_beta, .max_iterations = 1, .trace = false});
+    const auto released = pseudo_inverse(in.A,
+                                         {.method = PinvMethod::released_beta, .max_iterations = 1, .trace = false});
     e.cases.push_back({in.label, in.m, paper.beta_rule_met, column_dominant(in.A), released.beta_rule_met,
                        paper.beta_halvings, released.beta_halvings, paper.beta_rule_excess});
   }
@@ -50,7 +51,8 @@ ClaimOutcome judge_beta_rule(const BetaEvidence& e, const Thresholds&) {
     met += c.met, dominant += c.dominant, released += c.released_met;
     if (!c.met) unmet += text(" ", c.input, " m=", c.m, ";");
     out.evidence.push_back(soft_row("beta_rule_met", c.input, 0, c.m, c.met,
-                                    {{"halvings", c.halvings}, {"excess", c.excess},
+                                    {{"halvings", c.halvings},
+                                     {"excess", c.excess},
                                      {"column_dominant", c.dominant ? "true" : "false"},
                                      {"released_met", c.released_met ? "true" : "false"},
                                      {"released_halvings", c.released_halvings}}));
@@ -59,12 +61,14 @@ ClaimOutcome judge_beta_rule(const BetaEvidence& e, const Thresholds&) {
   out.verdict = total == 0 ? Verdict::inconclusive : met == total ? Verdict::holds : Verdict::violated;
   out.measured = met;
   out.claimed = total;
-  out.detail = text("the paper's rule (smallest n with ||I - 2 beta^n A/||A||_1^2||_1 <= 1) is met on ", met, " of ", total,
-                    " bottlenecks", unmet.empty() ? std::string() : text(" (the paper's rule unmet on:", unmet, ")"),
-                    "; it is met exactly when every column is diagonally dominant with a positive diagonal ",
-                    "(then at n = max(0, ceil(log2(1/||A||_1)))), which ", dominant, " of ", total,
-                    " are (a unit-diagonal kernel needs every column's off-diagonal sum <= 1); for comparison the released "
-                    "rule (||I - alpha A^2||_1 <= 1.01 within 10 halvings) is met on ", released, " of ", total);
+  out.detail = text(
+      "the paper's rule (smallest n with ||I - 2 beta^n A/||A||_1^2||_1 <= 1) is met on ", met, " of ", total,
+      " bottlenecks", unmet.empty() ? std::string() : text(" (the paper's rule unmet on:", unmet, ")"),
+      "; it is met exactly when every column is diagonally dominant with a positive diagonal ",
+      "(then at n = max(0, ceil(log2(1/||A||_1)))), which ", dominant, " of ", total,
+      " are (a unit-diagonal kernel needs every column's off-diagonal sum <= 1); for comparison the released "
+      "rule (||I - alpha A^2||_1 <= 1.01 within 10 halvings) is met on ",
+      released, " of ", total);
   return out;
 }
 
@@ -112,9 +116,10 @@ ClaimOutcome judge_nonsingular(const SingularEvidence& e, const Thresholds& t) {
   out.verdict = total == 0 ? Verdict::inconclusive : singular == 0 ? Verdict::holds : Verdict::violated;
   out.measured = singular;
   out.claimed = 0;
-  out.detail = text(singular, " of ", total, " bottleneck matrices of the token ensembles are singular to working precision "
-                    "(sigma_min/sigma_1 <= singular_cutoff m eps); smallest sigma_min/sigma_1 ", sig(smallest, 3),
-                    which.empty() ? std::string() : "; singular:" + which,
+  out.detail = text(singular, " of ", total,
+                    " bottleneck matrices of the token ensembles are singular to working precision "
+                    "(sigma_min/sigma_1 <= singular_cutoff m eps); smallest sigma_min/sigma_1 ",
+                    sig(smallest, 3), which.empty() ? std::string() : "; singular:" + which,
                     " (the paper's statement is about trained features, which these ensembles only stand in for)");
   return out;
 }
@@ -123,36 +128,44 @@ ClaimOutcome judge_nonsingular(const SingularEvidence& e, const Thresholds& t) {
 
 void register_bottleneck_claims(ClaimRegistry& r) {
   r.add(make_claim<BetaEvidence>(
-      {.id = "soft.beta_rule.satisfiable", .source = "SOFT Sec 3.3",
+      {.id = "soft.beta_rule.satisfiable",
+       .source = "SOFT Sec 3.3",
        .statement = "some n satisfies ||I - A 2 beta^n/||A||_1^2||_1 <= 1 (\"we find the smallest n_i that holds this "
                     "inequality\")",
-       .method = "the rule's search (64 halvings) on the bottlenecks of soft.prop1.alpha_rule; the closed form (met iff "
-                 "every column is diagonally dominant) and the released rule's outcome beside it"},
+       .method =
+           "the rule's search (64 halvings) on the bottlenecks of soft.prop1.alpha_rule; the closed form (met iff "
+           "every column is diagonally dominant) and the released rule's outcome beside it"},
       {.measure = measure_beta_rule,
        .judge = judge_beta_rule,
-       .contradict = [](BetaEvidence& e) {
-         if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
-         e.cases.front().met = false;
-       },
-       .support = [](BetaEvidence& e) {
-         for (auto& c : e.cases) c.met = true;
-         if (e.cases.empty()) e.cases.push_back({"support", 2, true});
-       }}));
+       .contradict =
+           [](BetaEvidence& e) {
+             if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
+             e.cases.front().met = false;
+           },
+       .support =
+           [](BetaEvidence& e) {
+             for (auto& c : e.cases) c.met = true;
+             if (e.cases.empty()) e.cases.push_back({"support", 2, true});
+           }}));
   r.add(make_claim<SingularEvidence>(
-      {.id = "soft.nonsingular_in_practice", .source = "SOFT Sec 3.2",
+      {.id = "soft.nonsingular_in_practice",
+       .source = "SOFT Sec 3.2",
        .statement = "the bottleneck matrix A is always non-singular in practice",
-       .method = "sigma_min/sigma_1 of the bottleneck matrices of every token ensemble and m in {16, 49, 100, 256} (trials: "
-                 "--trials, default 4), counting those at or below the reference's cutoff m eps"},
+       .method =
+           "sigma_min/sigma_1 of the bottleneck matrices of every token ensemble and m in {16, 49, 100, 256} (trials: "
+           "--trials, default 4), counting those at or below the reference's cutoff m eps"},
       {.measure = measure_nonsingular,
        .judge = judge_nonsingular,
-       .contradict = [](SingularEvidence& e) {
-         if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
-         e.cases.front().sigma_ratio = 0;
-       },
-       .support = [](SingularEvidence& e) {
-         for (auto& c : e.cases) c.sigma_ratio = 0.5;
-         if (e.cases.empty()) e.cases.push_back({"support", 2, 0.5});
-       },
+       .contradict =
+           [](SingularEvidence& e) {
+             if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
+             e.cases.front().sigma_ratio = 0;
+           },
+       .support =
+           [](SingularEvidence& e) {
+             for (auto& c : e.cases) c.sigma_ratio = 0.5;
+             if (e.cases.empty()) e.cases.push_back({"support", 2, 0.5});
+           },
        // The last bottleneck's sigma_min/sigma_1 at x m eps: singular below the cutoff's value x.
        .crossings = {{&kSingularCutoff, "the last bottleneck's sigma_min/sigma_1", Verdict::violated, Verdict::holds,
                       [](SingularEvidence& e, double x) {

@@ -23,9 +23,9 @@ const Threshold kLevelledChange{
 struct Fig5Case {
   std::string input;
   Index m = 0;
-  double residual = 0, residual_shifted = kNaN;  // after 20 iterations, against A and against A + sI
-  bool rule_met = true;                           // the β rules only
-  int diverged_at = -1;                           // the iteration at which the run blew up; -1 where it did not
+  double residual = 0, residual_shifted = kNaN;     // after 20 iterations, against A and against A + sI
+  bool rule_met = true;                             // the β rules only
+  int diverged_at = -1;                             // the iteration at which the run blew up; -1 where it did not
   double previous = kNaN, previous_shifted = kNaN;  // residual and residual_shifted after 19 iterations
 };
 
@@ -42,10 +42,14 @@ double float32_floor(Index m, const Thresholds& t) { return t(kFloat32Units) * d
 Fig5Evidence measure_fig5(const ClaimContext& ctx, PinvMethod method, bool float32_shift, bool levelled) {
   Fig5Evidence e{.method = to_string(method), .levelled = levelled};
   e.figure = {.name = text("soft_fig5_", e.method, float32_shift ? "_f32" : "", levelled ? "_levelled" : ""),
-              .title = text("||A A_k A - A||_2/||A||_2 over 20 iterations of ", e.method, float32_shift ? " (0.01f shift)" : ""),
-              .xlabel = "iteration", .ylabel = "relative residual against A", .logy = true};
+              .title = text("||A A_k A - A||_2/||A||_2 over 20 iterations of ", e.method,
+                            float32_shift ? " (0.01f shift)" : ""),
+              .xlabel = "iteration",
+              .ylabel = "relative residual against A",
+              .logy = true};
   for (const auto& in : newton_inputs(ctx, {49}, {49})) {
-    const auto r = pseudo_inverse(in.A, {.method = method, .max_iterations = 20, .tolerance = 0, .float32_shift = float32_shift});
+    const auto r = pseudo_inverse(
+        in.A, {.method = method, .max_iterations = 20, .tolerance = 0, .float32_shift = float32_shift});
     e.shift = r.shift;
     e.cases.push_back({in.label, in.m, r.trace.back().residual, r.trace.back().residual_shifted,
                        r.beta_halvings < 0 || r.beta_rule_met});
@@ -63,7 +67,8 @@ Fig5Evidence measure_fig5(const ClaimContext& ctx, PinvMethod method, bool float
 
 // At the float32 floor, or moved by at most kLevelledChange of itself over the last iteration.
 bool levelled_off(double residual, double previous, double floor, const Thresholds& t) {
-  return residual <= floor || (std::isfinite(residual) && std::abs(residual - previous) <= t(kLevelledChange) * previous);
+  return residual <= floor ||
+         (std::isfinite(residual) && std::abs(residual - previous) <= t(kLevelledChange) * previous);
 }
 
 ClaimOutcome judge_fig5(const Fig5Evidence& e, const Thresholds& t) {
@@ -83,34 +88,46 @@ ClaimOutcome judge_fig5(const Fig5Evidence& e, const Thresholds& t) {
     unmet += !c.rule_met;
     worst = std::max(worst, c.residual / floor);
     if (c.residual > floor)
-      misses += text(" ", c.input, " m=", c.m, " ", c.diverged_at >= 0 ? text("diverged at ", c.diverged_at) : sig(c.residual, 3), ";");
-    out.evidence.push_back(soft_row("residual_after_20", e.method + "/" + c.input, 0, c.m, c.residual,
-                                    {{"residual_shifted", std::isnan(c.residual_shifted) ? Cell() : Cell(c.residual_shifted)},
-                                     {"float32_floor", floor}, {"beta_rule_met", c.rule_met ? "true" : "false"}}));
+      misses += text(" ", c.input, " m=", c.m, " ",
+                     c.diverged_at >= 0 ? text("diverged at ", c.diverged_at) : sig(c.residual, 3), ";");
+    out.evidence.push_back(
+        soft_row("residual_after_20", e.method + "/" + c.input, 0, c.m, c.residual,
+                 {{"residual_shifted", std::isnan(c.residual_shifted) ? Cell() : Cell(c.residual_shifted)},
+                  {"float32_floor", floor},
+                  {"beta_rule_met", c.rule_met ? "true" : "false"}}));
   }
   const int total = int(e.cases.size());
-  // A shifted iteration converges to (A + sI)^-1, whose residual against A is at least s/(sigma_1 + s) (about 2e-4 here),
-  // far above the floor: it is judged on the matrix it iterates on, with the residual against A beside it.
+  // A shifted iteration converges to (A + sI)^-1, whose residual against A is at least s/(sigma_1 + s) (about 2e-4
+  // here), far above the floor: it is judged on the matrix it iterates on, with the residual against A beside it.
   const bool shifted = e.shift != 0;
   const int judged = e.levelled ? levelled : shifted ? within_shifted : within;
   out.verdict = total == 0 ? Verdict::inconclusive : judged == total ? Verdict::holds : Verdict::violated;
   out.measured = judged;
   out.claimed = total;
   if (e.levelled) {
-    out.detail = text(levelled, " of ", total, " bottlenecks have levelled off after 20 iterations of ", e.method,
-                      " (the residual ", shifted ? "against R = A + sI " : "", "at the float32 floor or moved by at most ",
-                      t(kLevelledChange), " of itself over iteration 20; levelled is not converged: a stalled residual "
-                      "counts); at the floor: ", shifted ? within_shifted : within, " of ", total,
-                      moving.empty() ? "" : "; still moving:" + moving);
+    out.detail = text(
+        levelled, " of ", total, " bottlenecks have levelled off after 20 iterations of ", e.method, " (the residual ",
+        shifted ? "against R = A + sI " : "", "at the float32 floor or moved by at most ", t(kLevelledChange),
+        " of itself over iteration 20; levelled is not converged: a stalled residual "
+        "counts); at the floor: ",
+        shifted ? within_shifted : within, " of ", total, moving.empty() ? "" : "; still moving:" + moving);
     out.figures.push_back(e.figure);
     return out;
   }
-  out.detail = text(shifted ? text(within_shifted, " of ", total, " bottlenecks have ||R R_20 R - R||_2/||R||_2, R = A + sI "
-                                   "(the matrix it iterates on; s = ", sig(e.shift, 10), "), at the float32 floor after 20 "
-                                   "iterations of ", e.method, "; against A itself, which the shift keeps at least s/(sigma_1 "
-                                   "+ s) away: ", within, " of ", total)
-                            : text(within, " of ", total, " bottlenecks have ||A A_20 A - A||_2/||A||_2 at the float32 floor "
-                                   "fig5_float32_units m 2^-24 (2.9e-6 at m = 49) after 20 iterations of ", e.method),
+  out.detail = text(shifted ? text(within_shifted, " of ", total,
+                                   " bottlenecks have ||R R_20 R - R||_2/||R||_2, R = A + sI "
+                                   "(the matrix it iterates on; s = ",
+                                   sig(e.shift, 10),
+                                   "), at the float32 floor after 20 "
+                                   "iterations of ",
+                                   e.method,
+                                   "; against A itself, which the shift keeps at least s/(sigma_1 "
+                                   "+ s) away: ",
+                                   within, " of ", total)
+                            : text(within, " of ", total,
+                                   " bottlenecks have ||A A_20 A - A||_2/||A||_2 at the float32 floor "
+                                   "fig5_float32_units m 2^-24 (2.9e-6 at m = 49) after 20 iterations of ",
+                                   e.method),
                     "; worst residual against A ", sig(worst, 3), " times its floor",
                     unmet > 0 ? text("; beta rule unmet on ", unmet, " of ", total) : std::string(),
                     misses.empty() ? "" : "; above the floor against A:" + misses);
@@ -119,18 +136,19 @@ ClaimOutcome judge_fig5(const Fig5Evidence& e, const Thresholds& t) {
 }
 
 ClaimRules<Fig5Evidence> fig5_rules(PinvMethod method, bool float32_shift, bool levelled = false) {
-  return {.measure = [method, float32_shift, levelled](const ClaimContext& ctx) {
-            return measure_fig5(ctx, method, float32_shift, levelled);
-          },
+  return {.measure = [method, float32_shift,
+                      levelled](const ClaimContext& ctx) { return measure_fig5(ctx, method, float32_shift, levelled); },
           .judge = judge_fig5,
-          .contradict = [](Fig5Evidence& e) {  // one bottleneck above the floor and still halving
-            if (e.cases.empty()) e.cases.push_back({"contradiction", 49});
-            e.cases.front().residual = e.cases.front().residual_shifted = 1e-2;
-            e.cases.front().previous = e.cases.front().previous_shifted = 2e-2;
-          },
-          .support = [](Fig5Evidence& e) {
-            for (auto& c : e.cases) c.residual = c.residual_shifted = 0;
-          }};
+          .contradict =
+              [](Fig5Evidence& e) {  // one bottleneck above the floor and still halving
+                if (e.cases.empty()) e.cases.push_back({"contradiction", 49});
+                e.cases.front().residual = e.cases.front().residual_shifted = 1e-2;
+                e.cases.front().previous = e.cases.front().previous_shifted = 2e-2;
+              },
+          .support =
+              [](Fig5Evidence& e) {
+                for (auto& c : e.cases) c.residual = c.residual_shifted = 0;
+              }};
 }
 
 }  // namespace
@@ -139,8 +157,11 @@ void register_fig5_claims(ClaimRegistry& r) {
   const auto fig5 = [&](const std::string& id, const std::string& statement, const std::string& method, PinvMethod m,
                         bool f32) {
     r.add(make_claim<Fig5Evidence>(
-        {.id = id, .source = "SOFT Fig 5", .statement = statement,
-         .method = method + ": ||A A_20 A - A||_2/||A||_2 (the paper's metric) on m = 49 bottlenecks of every token "
+        {.id = id,
+         .source = "SOFT Fig 5",
+         .statement = statement,
+         .method = method +
+                   ": ||A A_20 A - A||_2/||A||_2 (the paper's metric) on m = 49 bottlenecks of every token "
                    "ensemble, the structured extremes and the matrices no kernel gives (signed SPD, diagonal, "
                    "circulant), against the float32 floor fig5_float32_units m 2^-24; the shifted variants are judged "
                    "against A + 0.01 I, the matrix they iterate on, with the residual against A beside it"},
@@ -153,7 +174,8 @@ void register_fig5_claims(ClaimRegistry& r) {
   // The shifted variants converge to (A + 0.01 I)^-1, never to A+: they are judged against A + 0.01 I.
   fig5("soft.fig5.released", within + " (the released SOFT code, to the inverse of A + 0.01 I it iterates on)",
        "SOFT/kernel/inverse.py: alpha = 1.8/(largest signed row sum)^2 on A + 0.01 I", PinvMethod::released, false);
-  fig5("soft.fig5.released_f32", within + " (the released SOFT code, to the inverse of A + 0.01f I as float32 builds it)",
+  fig5("soft.fig5.released_f32",
+       within + " (the released SOFT code, to the inverse of A + 0.01f I as float32 builds it)",
        "as soft.fig5.released with the shift 0.01f", PinvMethod::released, true);
   fig5("soft.fig5.released_beta", within + " (the released SOFT++ code's beta rule)",
        "models/softmax_free_transformer.py newton_inv: alpha halved while ||I - alpha A^2||_1 > 1.01, at most 10 times",
@@ -166,10 +188,14 @@ void register_fig5_claims(ClaimRegistry& r) {
            {"soft.fig5.released_f32", PinvMethod::released, true},
            {"soft.fig5.released_beta", PinvMethod::released_beta, false}})
     r.add(make_claim<Fig5Evidence>(
-        {.id = id + ".levelled", .source = "SOFT Fig 5",
-         .statement = "'converges within 20 iterations' read as Fig 5 shows it: by iteration 20 the residual has levelled "
-                      "off (" + id + "'s method)",
-         .method = "as " + id + ", judged by the residual's change over iteration 20 (fig5_levelled_change of itself), "
+        {.id = id + ".levelled",
+         .source = "SOFT Fig 5",
+         .statement =
+             "'converges within 20 iterations' read as Fig 5 shows it: by iteration 20 the residual has levelled "
+             "off (" +
+             id + "'s method)",
+         .method = "as " + id +
+                   ", judged by the residual's change over iteration 20 (fig5_levelled_change of itself), "
                    "or the float32 floor"},
         fig5_rules(m, f32, true)));
 }

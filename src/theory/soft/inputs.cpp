@@ -5,7 +5,10 @@ namespace attnlab::soft_claims {
 
 ResultRow soft_row(const std::string& quantity, const std::string& label, Index n, Index m, double value,
                    ExtraColumns extra) {
-  ResultRow r{.study = "verify", .quantity = quantity, .activation = label, .N = n,
+  ResultRow r{.study = "verify",
+              .quantity = quantity,
+              .activation = label,
+              .N = n,
               .value = estimate(std::vector<double>{value})};
   extra.insert(extra.begin(), {"m", m});
   r.extra = std::move(extra);
@@ -32,9 +35,11 @@ std::vector<std::string> token_kinds(const ClaimContext& ctx) {
 TokenSet token_set(const ClaimContext& ctx, const std::string& kind, Index n, std::uint32_t trial) {
   if (has_tokens_file(ctx)) return {.label = kTokensFile, .T = ctx.soft.file_tokens};
   const auto spec = token_spec(kind, n, ctx.soft.d);
-  return {.label = kind, .T = draw_tokens(spec, ctx.seed, trial),
+  return {.label = kind,
+          .T = draw_tokens(spec, ctx.seed, trial),
           .sampler = spec.kind == TokenEnsemble::grid ? Sampler::pool : Sampler::random,
-          .grid_h = spec.grid_h, .grid_w = spec.grid_w};
+          .grid_h = spec.grid_h,
+          .grid_w = spec.grid_w};
 }
 
 MatrixD bottleneck_matrix(const ClaimContext& ctx, const TokenSet& tokens, Index m, std::uint32_t trial) {
@@ -50,8 +55,9 @@ std::vector<Index> m_grid(const ClaimContext& ctx, std::vector<Index> full, std:
 MatrixD structured_tokens(const std::string& kind, Index n, Index d, std::uint64_t seed) {
   const double s = std::pow(double(d), -0.25);
   MatrixD G(n, d);
-  fill_gaussian(G, GaussianStream(seed, hash_words({hash_string("soft-structured"), hash_string(kind), std::uint64_t(n)}),
-                                  0, StreamTag::Q),
+  fill_gaussian(G,
+                GaussianStream(seed, hash_words({hash_string("soft-structured"), hash_string(kind), std::uint64_t(n)}),
+                               0, StreamTag::Q),
                 s);
   if (kind == "identical") return G.row(0).replicate(n, 1);
   if (kind == "collapsed_clusters") {
@@ -81,8 +87,10 @@ void SoftOptions::validate() const {
   // The full kernel of n tokens is n x n; a size beyond memory is refused before anything is allocated.
   const double kernel_bytes = 8 * double(n) * double(n), memory = physical_memory_bytes();
   if (kernel_bytes > memory)
-    throw std::invalid_argument(text("n: ", n, " tokens need a ", sig(kernel_bytes / 1e9, 3), " GB kernel, more than this "
-                                     "machine's ", sig(memory / 1e9, 3), " GB"));
+    throw std::invalid_argument(text("n: ", n, " tokens need a ", sig(kernel_bytes / 1e9, 3),
+                                     " GB kernel, more than this "
+                                     "machine's ",
+                                     sig(memory / 1e9, 3), " GB"));
   for (Index v : m) {
     if (v < 1) throw std::invalid_argument(text("m must be at least 1 (got ", v, ")"));
     if (v > n) throw std::invalid_argument(text("m must not exceed n = ", n, " (got ", v, ")"));
@@ -91,7 +99,8 @@ void SoftOptions::validate() const {
   for (const auto& t : tokens) parse_token_ensemble(t);
   if (!(tolerance >= 0) || !std::isfinite(tolerance))
     throw std::invalid_argument(text("tolerance must be a finite number >= 0 (got ", tolerance, ")"));
-  if (max_iterations < 1) throw std::invalid_argument(text("max-iterations must be at least 1 (got ", max_iterations, ")"));
+  if (max_iterations < 1)
+    throw std::invalid_argument(text("max-iterations must be at least 1 (got ", max_iterations, ")"));
 }
 
 void SoftOptions::set_matrix(const std::vector<std::vector<double>>& rows) {
@@ -100,8 +109,8 @@ void SoftOptions::set_matrix(const std::vector<std::vector<double>>& rows) {
   matrix.resize(m, m);
   for (Index i = 0; i < m; ++i) {
     if (static_cast<Index>(rows[std::size_t(i)].size()) != m)
-      throw std::invalid_argument(text("matrix: row ", i + 1, " has ", rows[std::size_t(i)].size(), " entries, expected ", m,
-                                       " (the matrix must be square)"));
+      throw std::invalid_argument(text("matrix: row ", i + 1, " has ", rows[std::size_t(i)].size(),
+                                       " entries, expected ", m, " (the matrix must be square)"));
     for (Index j = 0; j < m; ++j) matrix(i, j) = rows[std::size_t(i)][std::size_t(j)];
   }
   if (matrix.cwiseAbs().maxCoeff() == 0) throw std::invalid_argument("matrix: is zero (no alpha: ||A|| = 0)");

@@ -47,7 +47,9 @@ struct TokenSet {
   Sampler sampler = Sampler::random;
   Index grid_h = 0, grid_w = 0;  // pool: the token grid
 
-  MatrixD landmarks(Index m, std::uint64_t seed) const { return bottleneck_tokens(T, {sampler, m, grid_h, grid_w}, seed); }
+  MatrixD landmarks(Index m, std::uint64_t seed) const {
+    return bottleneck_tokens(T, {sampler, m, grid_h, grid_w}, seed);
+  }
 };
 
 inline constexpr const char* kTokensFile = "tokens_file";
@@ -70,7 +72,8 @@ std::vector<Index> m_grid(const ClaimContext& ctx, std::vector<Index> full, std:
 // tokens repeated (collapsed clusters); i.i.d. tokens shrunk 1e-3 (every kernel entry → 1) or grown 1e3 (→ δ_ij,
 // softmax → one-hot); and an outlier: tokens sharing a direction u, one of them 8 times further along it, which
 // every query of softmax attention then attends to.
-inline const std::vector<std::string> kStructured{"identical", "collapsed_clusters", "tiny_scale", "huge_scale", "outlier"};
+inline const std::vector<std::string> kStructured{"identical", "collapsed_clusters", "tiny_scale", "huge_scale",
+                                                  "outlier"};
 
 MatrixD structured_tokens(const std::string& kind, Index n, Index d, std::uint64_t seed);
 

@@ -68,7 +68,8 @@ struct NewtonCase {
   int iterations = 0;
   bool diverged = false;
   double sigma1 = 0;
-  bool norm1_is_sigma1 = false;  // ||A||_1 = sigma_1 (diagonal, circulant, A = I, identical tokens): alpha sigma_1^2 = 2
+  bool norm1_is_sigma1 =
+      false;  // ||A||_1 = sigma_1 (diagonal, circulant, A = I, identical tokens): alpha sigma_1^2 = 2
   std::string status{};
   std::vector<PinvStep> trace{};
 };
@@ -83,8 +84,10 @@ NewtonCase newton_case(const SoftMatrix& in, PinvMethod method, int iterations, 
   c.sigma_ratio = s(s.size() - 1) / s(0);
   c.sigma1 = s(0);
   c.norm1_is_sigma1 = in.A.cwiseAbs().colwise().sum().maxCoeff() <= s(0) * (1 + 1e-12);
-  const auto r = pseudo_inverse(in.A, {.method = method, .max_iterations = iterations, .tolerance = 0,
-                                        .alpha = alpha_scale > 0 ? alpha_scale / (s(0) * s(0)) : 0});
+  const auto r = pseudo_inverse(in.A, {.method = method,
+                                       .max_iterations = iterations,
+                                       .tolerance = 0,
+                                       .alpha = alpha_scale > 0 ? alpha_scale / (s(0) * s(0)) : 0});
   c.alpha = r.alpha;
   c.iterations = r.iterations;
   c.diverged = r.diverged;
@@ -100,7 +103,9 @@ struct NewtonEvidence {
 };
 
 // Where double precision puts a converged iterate: relative error and residual about m eps κ_r.
-double newton_floor(const NewtonCase& c, const Thresholds& t) { return t(kRoundingFactor) * double(c.m) * kEps * c.kappa; }
+double newton_floor(const NewtonCase& c, const Thresholds& t) {
+  return t(kRoundingFactor) * double(c.m) * kEps * c.kappa;
+}
 // The first iterate within the floor of A+ in error and residual, or the trace's end. Only reaching is judged: on a
 // rank-deficient A the error's block outside A's row and column spaces doubles each step, so once rounding seeds it
 // the iterate leaves A+ again, and whether rounding seeds it depends on the CPU's summation order.
@@ -125,7 +130,8 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
     const double best_error = std::min_element(c.trace.begin(), c.trace.end(), [](const auto& a, const auto& b) {
                                 return a.error < b.error;
                               })->error;
-    const std::string what = text(" ", c.input, " m=", c.m, ": ||A_k - A+||/||A+|| = ", sig(step.error / c.pinv_norm, 3), " (best ",
+    const std::string what = text(" ", c.input, " m=", c.m,
+                                  ": ||A_k - A+||/||A+|| = ", sig(step.error / c.pinv_norm, 3), " (best ",
                                   sig(best_error / c.pinv_norm, 3), "), residual ", sig(step.residual, 3), ", floor ",
                                   sig(floor, 3), ", rank ", c.rank, "/", c.m, c.diverged ? ", diverged" : "",
                                   c.norm1_is_sigma1 && !ok && c.alpha * c.sigma1 * c.sigma1 > 1.99
@@ -135,12 +141,17 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
                                   ";");
     if (floor >= 1) unresolvable += what;
     else if (!ok) failures += what;
-    out.evidence.push_back(soft_row("judged_relative_error", c.input, 0, c.m, step.error / c.pinv_norm,
-                                    {{"residual", step.residual}, {"best_relative_error", best_error / c.pinv_norm},
-                                     {"floor", floor}, {"alpha", c.alpha}, {"rank", c.rank},
-                                     {"kappa_kept", c.kappa}, {"sigma_min_over_sigma_1", c.sigma_ratio},
-                                     {"iterations", step.iteration},
-                                     {"pinv_status", ok ? text("reached A+ at iteration ", step.iteration) : c.status}}));
+    out.evidence.push_back(
+        soft_row("judged_relative_error", c.input, 0, c.m, step.error / c.pinv_norm,
+                 {{"residual", step.residual},
+                  {"best_relative_error", best_error / c.pinv_norm},
+                  {"floor", floor},
+                  {"alpha", c.alpha},
+                  {"rank", c.rank},
+                  {"kappa_kept", c.kappa},
+                  {"sigma_min_over_sigma_1", c.sigma_ratio},
+                  {"iterations", step.iteration},
+                  {"pinv_status", ok ? text("reached A+ at iteration ", step.iteration) : c.status}}));
   }
   out.verdict = resolvable == 0 ? Verdict::inconclusive : reached == resolvable ? Verdict::holds : Verdict::violated;
   out.measured = reached;
@@ -150,8 +161,9 @@ ClaimOutcome judge_newton(const NewtonEvidence& e, const Thresholds& t) {
                     ": some A_k has ||A_k - A+||_2 <= floor ||A+||_2 and ||A A_k A - A||/||A|| <= floor, floor = "
                     "soft_rounding_factor m eps kappa, kappa = sigma_1/sigma_r of the part the reference keeps)",
                     failures.empty() ? std::string(".") : text("; not reached:", failures),
-                    unresolvable.empty() ? std::string()
-                                         : text(" Not counted, A+ undetermined to working precision (floor >= 1):", unresolvable),
+                    unresolvable.empty()
+                        ? std::string()
+                        : text(" Not counted, A+ undetermined to working precision (floor >= 1):", unresolvable),
                     e.cases.empty() ? " No input in this class." : "");
   return out;
 }
@@ -161,14 +173,18 @@ ClaimRules<NewtonEvidence> newton_rules(std::function<NewtonEvidence(const Claim
           .judge = judge_newton,
           // One more well-conditioned input, left a tenth of A+ off (contradict) or reached (support; every other
           // input reached too).
-          .contradict = [](NewtonEvidence& e) {
-            e.cases.push_back({.input = "contradiction", .m = 2, .pinv_norm = 1,
-                               .trace = {{.iteration = 1, .residual = 0.1, .error = 0.1}}});
-          },
-          .support = [](NewtonEvidence& e) {
-            for (auto& c : e.cases) c.trace = {{.iteration = 1}}, c.diverged = false;
-            e.cases.push_back({.input = "support", .m = 2, .pinv_norm = 1, .trace = {{.iteration = 1}}});
-          },
+          .contradict =
+              [](NewtonEvidence& e) {
+                e.cases.push_back({.input = "contradiction",
+                                   .m = 2,
+                                   .pinv_norm = 1,
+                                   .trace = {{.iteration = 1, .residual = 0.1, .error = 0.1}}});
+              },
+          .support =
+              [](NewtonEvidence& e) {
+                for (auto& c : e.cases) c.trace = {{.iteration = 1}}, c.diverged = false;
+                e.cases.push_back({.input = "support", .m = 2, .pinv_norm = 1, .trace = {{.iteration = 1}}});
+              },
           // The last input's only iterate off A+ by x m eps kappa: within the floor below the factor's value x.
           .crossings = {{&kRoundingFactor, "the last input's error at its rounding floor", Verdict::holds,
                          Verdict::violated, [](NewtonEvidence& e, double x) {
@@ -186,7 +202,8 @@ NewtonEvidence measure_prop1(const ClaimContext& ctx, double alpha_scale, std::s
 
 // The old check dropped bottlenecks whose rounding floor 10 eps/(sigma_min/sigma_1) reached the stopping tolerance.
 NewtonEvidence measure_prop1_unresolved(const ClaimContext& ctx) {
-  auto e = measure_prop1(ctx, 0, "alpha = 2/||A||_1^2, bottlenecks with 10 eps/(sigma_min/sigma_1) >= --tolerance only");
+  auto e = measure_prop1(ctx, 0,
+                         "alpha = 2/||A||_1^2, bottlenecks with 10 eps/(sigma_min/sigma_1) >= --tolerance only");
   std::erase_if(e.cases, [&](const NewtonCase& c) { return 10 * kEps / c.sigma_ratio < ctx.soft.tolerance; });
   return e;
 }
@@ -235,12 +252,14 @@ ClaimOutcome judge_prop2(const MonotoneEvidence& e, const Thresholds& t) {
     if (!j.reaches_floor) stuck += text(" ", c.input, " m=", c.m, " (residual ", sig(c.trace.back().residual, 3), ");");
     out.evidence.push_back(soft_row("monotone_to_floor", c.input, 0, c.m, j.monotone && j.reaches_floor,
                                     {{"monotone", j.monotone ? "true" : "false"},
-                                     {"reaches_floor", j.reaches_floor ? "true" : "false"}, {"first_rise", j.first_rise}}));
+                                     {"reaches_floor", j.reaches_floor ? "true" : "false"},
+                                     {"first_rise", j.first_rise}}));
   }
   out.verdict = good == int(e.cases.size()) ? Verdict::holds : Verdict::violated;
   out.measured = good;
   out.claimed = double(e.cases.size());
-  out.detail = text(good, " of ", e.cases.size(), " traces (alpha = 2/||A||_1^2) fall monotonically in ||A A_k A - A||_2 (until "
+  out.detail = text(good, " of ", e.cases.size(),
+                    " traces (alpha = 2/||A||_1^2) fall monotonically in ||A A_k A - A||_2 (until "
                     "prop2_floor_factor eps kappa) and ||A_k - A+||_2 (beyond the rounding of A+) and reach the floor",
                     rises.empty() ? "" : "; rises:" + rises, stuck.empty() ? "" : "; never reach the floor:" + stuck,
                     " | with alpha = 1.05 x 2/sigma_1^2: ", e.above_limit.status);
@@ -284,7 +303,9 @@ void set_last_trace(MonotoneEvidence& e, const std::vector<std::pair<double, dou
 // (soft_rounding_factor, the error's noise).
 std::vector<Crossing<MonotoneEvidence>> trace_crossings() {
   return {{&kTraceRise, "a residual rise on the last trace", Verdict::holds, Verdict::violated,
-           [](MonotoneEvidence& e, double x) { set_last_trace(e, {{1, 0}, {0.5, 0}, {0.5 + x, 0}, {0, 0}}); }},
+           [](MonotoneEvidence& e, double x) {
+             set_last_trace(e, {{1, 0}, {0.5, 0}, {0.5 + x, 0}, {0, 0}});
+           }},
           {&kTraceFloorFactor, "the last trace's residual before a rise", Verdict::holds, Verdict::violated,
            [](MonotoneEvidence& e, double x) {
              const double y = x * kEps * e.cases.back().kappa;
@@ -308,32 +329,42 @@ void register_newton_claims(ClaimRegistry& r) {
       "grown 1e3, an outlier. --matrix replaces them all, as bottlenecks; --tokens-file, as tokens (landmarks at random).";
   const std::string newton = "Newton-Schulz (Alg. 2 iteration) for --max-iterations (200) steps without early stop, ";
   r.add(make_claim<NewtonEvidence>(
-      {.id = "soft.prop1.alpha_rule", .source = "SOFT Prop 1, App. B",
-       .statement = "alpha = 2/||A||_1^2 ensures A_k -> A+ (\"We set alpha = 2/||A||_1^2 to ensure it is small enough\")",
-       .method = newton + "alpha = 2/||A||_1^2, on m in {16, 49, 100, 256}; judged on the first iterate within the floor of A+ in ||A_k - A+||_2 and the "
-                 "residual (a rank-deficient A's iterate can leave A+ again: the error's block outside A's row and column "
-                 "spaces doubles each step once rounding seeds it, and which CPU's rounding seeds it is not the claim's "
-                 "matter)." +
-                 tokens},
+      {.id = "soft.prop1.alpha_rule",
+       .source = "SOFT Prop 1, App. B",
+       .statement =
+           "alpha = 2/||A||_1^2 ensures A_k -> A+ (\"We set alpha = 2/||A||_1^2 to ensure it is small enough\")",
+       .method =
+           newton +
+           "alpha = 2/||A||_1^2, on m in {16, 49, 100, 256}; judged on the first iterate within the floor of A+ in ||A_k - A+||_2 and the "
+           "residual (a rank-deficient A's iterate can leave A+ again: the error's block outside A's row and column "
+           "spaces doubles each step once rounding seeds it, and which CPU's rounding seeds it is not the claim's "
+           "matter)." +
+           tokens},
       newton_rules([](const ClaimContext& ctx) { return measure_prop1(ctx, 0, "alpha = 2/||A||_1^2"); })));
   r.add(make_claim<NewtonEvidence>(
-      {.id = "soft.prop1.small_alpha", .source = "SOFT Prop 1",
+      {.id = "soft.prop1.small_alpha",
+       .source = "SOFT Prop 1",
        .statement = "when alpha is sufficiently small, A_k -> A+",
-       .method = newton + "alpha = 1/sigma_1^2 (half the limit 2/sigma_1^2 below which it converges in exact arithmetic), "
+       .method = newton +
+                 "alpha = 1/sigma_1^2 (half the limit 2/sigma_1^2 below which it converges in exact arithmetic), "
                  "same bottlenecks, same judgement"},
       newton_rules([](const ClaimContext& ctx) { return measure_prop1(ctx, 1, "alpha = 1/sigma_1^2"); })));
   r.add(make_claim<NewtonEvidence>(
-      {.id = "soft.prop1.unresolved", .source = "SOFT Prop 1",
+      {.id = "soft.prop1.unresolved",
+       .source = "SOFT Prop 1",
        .statement = "A_k -> A+ (alpha = 2/||A||_1^2) also on the bottlenecks a conditioning filter would drop",
-       .method = "soft.prop1.alpha_rule restricted to the inputs whose rounding floor 10 eps/(sigma_min/sigma_1) reaches "
-                 "--tolerance: numerically singular and rank-deficient bottlenecks"},
+       .method =
+           "soft.prop1.alpha_rule restricted to the inputs whose rounding floor 10 eps/(sigma_min/sigma_1) reaches "
+           "--tolerance: numerically singular and rank-deficient bottlenecks"},
       newton_rules(measure_prop1_unresolved)));
   r.add(make_claim<MonotoneEvidence>(
-      {.id = "soft.prop2_monotone", .source = "SOFT Prop 2",
+      {.id = "soft.prop2_monotone",
+       .source = "SOFT Prop 2",
        .statement = "||A A_k A - A|| and ||A_k - A+|| decrease to 0 monotonously (alpha = 2/||A||_1^2)",
-       .method = "the traces of soft.prop1.alpha_rule: every residual step falls until the floor prop2_floor_factor eps "
-                 "kappa, the trace reaches it, and no error step before it rises beyond the rounding of A+; plus one run above the "
-                 "convergence limit"},
+       .method =
+           "the traces of soft.prop1.alpha_rule: every residual step falls until the floor prop2_floor_factor eps "
+           "kappa, the trace reaches it, and no error step before it rises beyond the rounding of A+; plus one run above the "
+           "convergence limit"},
       {.measure = measure_prop2,
        .judge = judge_prop2,
        .contradict = [](MonotoneEvidence& e) { set_traces(e, true); },

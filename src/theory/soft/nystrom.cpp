@@ -40,7 +40,8 @@ NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
   const MatrixD S = gaussian_kernel(T, T);
   const double normS = spectral_norm_svd(S);
   NystromErrorEvidence e{.n = T.rows(), .tokens = tokens.label};
-  for (const auto& name : has_tokens_file(ctx) ? std::vector<std::string>{to_string(Sampler::random)} : ctx.soft.samplers) {
+  for (const auto& name :
+       has_tokens_file(ctx) ? std::vector<std::string>{to_string(Sampler::random)} : ctx.soft.samplers) {
     e.samplers.push_back(name);
     e.m.emplace_back(), e.error.emplace_back();
     tokens.sampler = parse_sampler(name);
@@ -57,8 +58,12 @@ NystromErrorEvidence measure_nystrom_error(const ClaimContext& ctx) {
 
 ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds&) {
   ClaimOutcome out;
-  Figure fig{.name = "soft_nystrom_error", .title = text("||S_hat - S||_2/||S||_2 against m (n = ", e.n, " ", e.tokens, " tokens)"),
-             .xlabel = "m (bottleneck length)", .ylabel = "relative spectral error", .logx = true, .logy = true};
+  Figure fig{.name = "soft_nystrom_error",
+             .title = text("||S_hat - S||_2/||S||_2 against m (n = ", e.n, " ", e.tokens, " tokens)"),
+             .xlabel = "m (bottleneck length)",
+             .ylabel = "relative spectral error",
+             .logx = true,
+             .logy = true};
   bool falls = !e.samplers.empty();
   std::string detail;
   for (std::size_t s = 0; s < e.samplers.size(); ++s) {
@@ -74,9 +79,12 @@ ClaimOutcome judge_nystrom_error(const NystromErrorEvidence& e, const Thresholds
     fig.series.push_back({.label = e.samplers[s], .x = m, .y = err, .fit = SeriesFit{.law = fit}});
   }
   out.verdict = falls ? Verdict::holds : Verdict::violated;
-  out.detail = text("n = ", e.n, " ", e.tokens, " tokens, SVD pseudo-inverse; relative spectral error from the smallest to the largest m "
-                    "(holds when the fitted exponent's interval lies below 0 for every sampler; measured: the slowest sampler's "
-                    "exponent):", detail);
+  out.detail = text(
+      "n = ", e.n, " ", e.tokens,
+      " tokens, SVD pseudo-inverse; relative spectral error from the smallest to the largest m "
+      "(holds when the fitted exponent's interval lies below 0 for every sampler; measured: the slowest sampler's "
+      "exponent):",
+      detail);
   out.figures.push_back(fig);
   return out;
 }
@@ -104,11 +112,13 @@ ClaimOutcome judge_nystrom_ranking(const NystromErrorEvidence& e, const Threshol
   out.verdict = g_first > g_random && g_first > g_pool ? Verdict::holds : Verdict::violated;
   out.measured = g_first / std::max(g_random, g_pool);
   out.claimed = 1;
-  out.detail = text("n = ", e.n, " ", e.tokens, " tokens: geometric-mean relative spectral error over m = ", e.m[first].front(),
-                    "..", e.m[first].back(), ": first (biased) ", sig(g_first, 3), ", random ", sig(g_random, 3), ", pool ",
+  out.detail = text("n = ", e.n, " ", e.tokens,
+                    " tokens: geometric-mean relative spectral error over m = ", e.m[first].front(), "..",
+                    e.m[first].back(), ": first (biased) ", sig(g_first, 3), ", random ", sig(g_random, 3), ", pool ",
                     sig(g_pool, 3), "; first errs most at ", worst_at, " of ", e.m[first].size(),
                     " m (holds when its geometric mean exceeds both others'; measured: its ratio to the larger; random "
-                    "against pool, equal in Table 10's accuracy, ", sig(g_random / g_pool, 3), ")");
+                    "against pool, equal in Table 10's accuracy, ",
+                    sig(g_random / g_pool, 3), ")");
   for (std::size_t s = 0; s < count; ++s)
     for (std::size_t i = 0; i < e.m[s].size(); ++i)
       out.evidence.push_back(
@@ -116,7 +126,8 @@ ClaimOutcome judge_nystrom_ranking(const NystromErrorEvidence& e, const Threshol
   return out;
 }
 
-// First-m's error at each m set to `factor` times the smallest other sampler's (factor < 1) or the largest (factor > 1).
+// First-m's error at each m set to `factor` times the smallest other sampler's (factor < 1) or the largest (factor >
+// 1).
 void set_first_against_others(NystromErrorEvidence& e, double factor) {
   const std::size_t first = sampler_index(e, Sampler::first);
   if (first == e.samplers.size()) return;
@@ -153,8 +164,8 @@ ClaimOutcome judge_nystrom_sensitivity(const NystromErrorEvidence& e, const Thre
                s_pool = scatter_about_trend(e.m[pool], e.error[pool]);
   const double factor = t(kSensitivityFactor);
   out.verdict = s_random >= factor * s_pool ? Verdict::holds
-                : s_random <= s_pool         ? Verdict::violated
-                                             : Verdict::inconclusive;
+                : s_random <= s_pool        ? Verdict::violated
+                                            : Verdict::inconclusive;
   out.measured = s_random / s_pool;
   out.claimed = factor;
   std::string scatters;
@@ -162,10 +173,13 @@ ClaimOutcome judge_nystrom_sensitivity(const NystromErrorEvidence& e, const Thre
     if (e.m[s].size() < 3) continue;
     const double scatter = scatter_about_trend(e.m[s], e.error[s]);
     scatters += text(" ", e.samplers[s], " ", sig(scatter, 3), ";");
-    out.evidence.push_back(soft_row("log_error_scatter_about_power_law", e.samplers[s] + "/" + e.tokens, e.n, 0, scatter));
+    out.evidence.push_back(
+        soft_row("log_error_scatter_about_power_law", e.samplers[s] + "/" + e.tokens, e.n, 0, scatter));
   }
-  out.detail = text("n = ", e.n, " ", e.tokens, " tokens, one landmark draw per m: RMS of log(error) about each sampler's "
-                    "power law in m:", scatters, " random over pool ", sig(s_random / s_pool, 3), " (holds at ", factor,
+  out.detail = text("n = ", e.n, " ", e.tokens,
+                    " tokens, one landmark draw per m: RMS of log(error) about each sampler's "
+                    "power law in m:",
+                    scatters, " random over pool ", sig(s_random / s_pool, 3), " (holds at ", factor,
                     " or more, violated at 1 or less)");
   return out;
 }
@@ -196,8 +210,8 @@ struct ComplexityEvidence {
 ComplexityEvidence measure_complexity(const ClaimContext& ctx) {
   ComplexityEvidence e{{"Nystrom"}, {"full"}};
   const Index m = 49, c = 64;
-  const std::vector<Index> sides =
-      ctx.sized(std::vector<Index>{16, 32, 64, 90, 128}, std::vector<Index>{16, 24, 32, 48});
+  const std::vector<Index> sides = ctx.sized(std::vector<Index>{16, 32, 64, 90, 128},
+                                             std::vector<Index>{16, 24, 32, 48});
   for (bool nystrom : {true, false}) {
     auto& curve = nystrom ? e.nystrom : e.full;
     for (Index side : sides) {
@@ -209,9 +223,10 @@ ComplexityEvidence measure_complexity(const ClaimContext& ctx) {
       ProcessCost best{HUGE_VAL, HUGE_VAL};
       for (int repeat = 0; repeat < 3; ++repeat) {
         const auto cost = cost_in_child("soft.complexity", [&] {
-          volatile double sink =
-              nystrom ? soft_attention(Q, V, {Sampler::pool, m, side, side}, {PinvMethod::newton, 20, 0, 0, false}, ctx.seed).sum()
-                      : (gaussian_kernel(Q, Q) * V).sum();
+          volatile double sink = nystrom ? soft_attention(Q, V, {Sampler::pool, m, side, side},
+                                                          {PinvMethod::newton, 20, 0, 0, false}, ctx.seed)
+                                               .sum()
+                                         : (gaussian_kernel(Q, Q) * V).sum();
           (void)sink;
         });
         best.seconds = std::min(best.seconds, cost.seconds);
@@ -227,10 +242,17 @@ ClaimOutcome judge_complexity(const ComplexityEvidence& e, const Thresholds& t) 
   ClaimOutcome out{.claimed = 1};
   Figure time_fig{.name = "soft_complexity_time",
                   .title = "wall time of attention over n (m = 49, d = 64; lines: fits over the three largest n)",
-                  .xlabel = "n (tokens)", .ylabel = "seconds", .logx = true, .logy = true};
-  Figure mem_fig{.name = "soft_complexity_memory",
-                 .title = "peak memory growth of attention over n (m = 49, d = 64; lines: fits over the three largest n)",
-                 .xlabel = "n (tokens)", .ylabel = "MiB", .logx = true, .logy = true};
+                  .xlabel = "n (tokens)",
+                  .ylabel = "seconds",
+                  .logx = true,
+                  .logy = true};
+  Figure mem_fig{
+      .name = "soft_complexity_memory",
+      .title = "peak memory growth of attention over n (m = 49, d = 64; lines: fits over the three largest n)",
+      .xlabel = "n (tokens)",
+      .ylabel = "MiB",
+      .logx = true,
+      .logy = true};
   std::string detail;
   bool linear = true, quadratic = true;
   // Fixed costs (m³ pseudo-inverse, process start) dominate small n: fit the largest three sizes.
@@ -243,9 +265,13 @@ ClaimOutcome judge_complexity(const ComplexityEvidence& e, const Thresholds& t) 
     const auto ft = fit_power_law(tail(curve->n), tail(curve->seconds));
     const auto fm = fit_power_law(tail(curve->n), tail(curve->megabytes));
     const double fitted_from = tail(curve->n).front(), fitted_to = curve->n.back();
-    time_fig.series.push_back({.label = curve->name, .x = curve->n, .y = curve->seconds,
+    time_fig.series.push_back({.label = curve->name,
+                               .x = curve->n,
+                               .y = curve->seconds,
                                .fit = SeriesFit{.law = ft, .x_lo = fitted_from, .x_hi = fitted_to}});
-    mem_fig.series.push_back({.label = curve->name, .x = curve->n, .y = curve->megabytes,
+    mem_fig.series.push_back({.label = curve->name,
+                              .x = curve->n,
+                              .y = curve->megabytes,
                               .fit = SeriesFit{.law = fm, .x_lo = fitted_from, .x_hi = fitted_to}});
     detail += text(" ", curve->name, ": time ~ n^", sig(ft.exponent, 3), ", memory ~ n^", sig(fm.exponent, 3), ";");
     if (curve == &e.nystrom) {
@@ -256,9 +282,12 @@ ClaimOutcome judge_complexity(const ComplexityEvidence& e, const Thresholds& t) 
     }
   }
   out.verdict = linear && quadratic ? Verdict::holds : Verdict::violated;
-  out.detail = text("n from ", e.nystrom.n.front(), " to ", e.nystrom.n.back(), ", exponents fitted over the three largest n "
-                    "(holds: Nystrom below complexity_linear_max, full above complexity_quadratic_min; memory is the peak "
-                    "resident growth of a child process):", detail);
+  out.detail = text(
+      "n from ", e.nystrom.n.front(), " to ", e.nystrom.n.back(),
+      ", exponents fitted over the three largest n "
+      "(holds: Nystrom below complexity_linear_max, full above complexity_quadratic_min; memory is the peak "
+      "resident growth of a child process):",
+      detail);
   out.figures = {time_fig, mem_fig};
   return out;
 }
@@ -275,10 +304,12 @@ void power_costs(CostCurve& c, double exponent) {
 
 void register_complexity_claims(ClaimRegistry& r) {
   r.add(make_claim<ComplexityEvidence>(
-      {.id = "soft.complexity", .source = "SOFT Sec 3.2, Fig 1b",
+      {.id = "soft.complexity",
+       .source = "SOFT Sec 3.2, Fig 1b",
        .statement = "Nystrom attention is O(n) in time and memory, full attention O(n^2)",
-       .method = "wall time and peak RSS growth (each point in its own child process, best of 3) of SOFT attention (m = 49, "
-                 "20 Newton-Schulz iterations) and of exp(Q - Q) V, n up to 16,384"},
+       .method =
+           "wall time and peak RSS growth (each point in its own child process, best of 3) of SOFT attention (m = 49, "
+           "20 Newton-Schulz iterations) and of exp(Q - Q) V, n up to 16,384"},
       {.measure = measure_complexity,
        .judge = judge_complexity,
        .contradict = [](ComplexityEvidence& e) { power_costs(e.nystrom, 2); },
@@ -287,28 +318,34 @@ void register_complexity_claims(ClaimRegistry& r) {
 
 void register_nystrom_error_claims(ClaimRegistry& r) {
   r.add(make_claim<NystromErrorEvidence>(
-      {.id = "soft.nystrom_error", .source = "SOFT Sec 3.2, Table 10",
+      {.id = "soft.nystrom_error",
+       .source = "SOFT Sec 3.2, Table 10",
        .statement = "||S_hat - S|| against m for each bottleneck sampling (random, first-m, pooling)",
-       .method = "relative spectral error of the Nystrom reconstruction on grid tokens, each sampler, m = 4..256; holds when "
-                 "the error falls with m for every sampler"},
+       .method =
+           "relative spectral error of the Nystrom reconstruction on grid tokens, each sampler, m = 4..256; holds when "
+           "the error falls with m for every sampler"},
       {.measure = measure_nystrom_error,
        .judge = judge_nystrom_error,
        .contradict = [](NystromErrorEvidence& e) { power_errors(e, 0.5); },
        .support = [](NystromErrorEvidence& e) { power_errors(e, -1); }}));
   r.add(make_claim<NystromErrorEvidence>(
-      {.id = "soft.nystrom_error.table10_ranking", .source = "SOFT Table 10, App. ('Biased sampling can miss the most salient "
-                                                           "samples')",
-       .statement = "Table 10's ranking of sampling methods read on the Nystrom reconstruction: biased (first-m) sampling "
-                    "errs most, random and average pooling less (Table 10 ranks top-1; its learned convolution is not "
-                    "implemented)",
-       .method = "as soft.nystrom_error (the same grid tokens and m); geometric mean of each sampler's relative spectral "
-                 "error over m"},
+      {.id = "soft.nystrom_error.table10_ranking",
+       .source = "SOFT Table 10, App. ('Biased sampling can miss the most salient "
+                 "samples')",
+       .statement =
+           "Table 10's ranking of sampling methods read on the Nystrom reconstruction: biased (first-m) sampling "
+           "errs most, random and average pooling less (Table 10 ranks top-1; its learned convolution is not "
+           "implemented)",
+       .method =
+           "as soft.nystrom_error (the same grid tokens and m); geometric mean of each sampler's relative spectral "
+           "error over m"},
       {.measure = measure_nystrom_error,
        .judge = judge_nystrom_ranking,
        .contradict = [](NystromErrorEvidence& e) { set_first_against_others(e, 0.5); },
        .support = [](NystromErrorEvidence& e) { set_first_against_others(e, 2.0); }}));
   r.add(make_claim<NystromErrorEvidence>(
-      {.id = "soft.nystrom_error.random_sensitive", .source = "SOFT Sec 3.2",
+      {.id = "soft.nystrom_error.random_sensitive",
+       .source = "SOFT Sec 3.2",
        .statement = "'random sampling is considerably sensitive to the choice of m': its reconstruction error moves "
                     "erratically with m, against average pooling",
        .method = "as soft.nystrom_error (one landmark draw per m); RMS of log(error) about each sampler's fitted power "

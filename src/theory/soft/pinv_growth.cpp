@@ -60,18 +60,27 @@ ClaimOutcome judge_pinv_growth(const GrowthEvidence& e, bool normalised, double 
   const auto& g = e.growth;
   const auto& values = normalised ? g.normalised : g.plain;
   const auto fit = fit_power_law(g.m, values, normalised ? g.normalised_se : g.plain_se);
-  ClaimOutcome out{.verdict = growth_verdict(fit, claimed, t), .measured = fit.exponent, .claimed = claimed,
-                   .ci_lo = fit.ci_lo, .ci_hi = fit.ci_hi, .evidence = e.rows};
-  out.detail = text("fitted exponent of ", normalised ? "||D^-1/2 A+ D^-1/2||_2" : "||A+||_2", " in m for ",
-                    g.kind == kTokensFile ? "the tokens file (landmarks at random)" : "k = 4 clusters (spread 0.1)", ": ",
-                    exponent_text(fit), "; values ", sig(values.front(), 3), " to ", sig(values.back(), 3),
-                    normalised ? "" : " (singular values below m eps sigma_1 count as zero, which caps ||A+|| near 1/(m eps))");
+  ClaimOutcome out{.verdict = growth_verdict(fit, claimed, t),
+                   .measured = fit.exponent,
+                   .claimed = claimed,
+                   .ci_lo = fit.ci_lo,
+                   .ci_hi = fit.ci_hi,
+                   .evidence = e.rows};
+  out.detail = text(
+      "fitted exponent of ", normalised ? "||D^-1/2 A+ D^-1/2||_2" : "||A+||_2", " in m for ",
+      g.kind == kTokensFile ? "the tokens file (landmarks at random)" : "k = 4 clusters (spread 0.1)", ": ",
+      exponent_text(fit), "; values ", sig(values.front(), 3), " to ", sig(values.back(), 3),
+      normalised ? "" : " (singular values below m eps sigma_1 count as zero, which caps ||A+|| near 1/(m eps))");
   if (!normalised)
     out.figures.push_back({.name = "soft_prop5_pinv_growth",
-                           .title = g.kind == kTokensFile ? "||A+||_2 of the bottleneck matrix of the tokens file"
-                                                          : "||A+||_2 of the bottleneck matrix of clustered (k-connected) tokens",
-                           .xlabel = "m (bottleneck length)", .ylabel = "geometric mean over trials", .logx = true,
-                           .logy = true, .series = {{.label = "||A+||_2", .x = g.m, .y = g.plain, .fit = SeriesFit{.law = fit}}}});
+                           .title = g.kind == kTokensFile
+                                        ? "||A+||_2 of the bottleneck matrix of the tokens file"
+                                        : "||A+||_2 of the bottleneck matrix of clustered (k-connected) tokens",
+                           .xlabel = "m (bottleneck length)",
+                           .ylabel = "geometric mean over trials",
+                           .logx = true,
+                           .logy = true,
+                           .series = {{.label = "||A+||_2", .x = g.m, .y = g.plain, .fit = SeriesFit{.law = fit}}}});
   return out;
 }
 
@@ -84,22 +93,26 @@ void exact_growth(std::vector<double>& m, std::vector<double>& values, std::vect
 }
 
 ClaimRules<GrowthEvidence> pinv_growth_rules(bool normalised, double claimed) {
-  return {.measure = [](const ClaimContext& ctx) {
-            GrowthEvidence e{pinv_growth(ctx, "clustered")};
-            e.rows = growth_rows(ctx, e.growth);
-            return e;
-          },
-          .judge = [normalised, claimed](const GrowthEvidence& e, const Thresholds& t) {
-            return judge_pinv_growth(e, normalised, claimed, t);
-          },
-          .contradict = [normalised, claimed](GrowthEvidence& e) {  // a whole power of m faster than claimed
-            auto& g = e.growth;
-            exact_growth(g.m, normalised ? g.normalised : g.plain, normalised ? g.normalised_se : g.plain_se, claimed + 1);
-          },
-          .support = [normalised, claimed](GrowthEvidence& e) {
-            auto& g = e.growth;
-            exact_growth(g.m, normalised ? g.normalised : g.plain, normalised ? g.normalised_se : g.plain_se, claimed);
-          }};
+  return {.measure =
+              [](const ClaimContext& ctx) {
+                GrowthEvidence e{pinv_growth(ctx, "clustered")};
+                e.rows = growth_rows(ctx, e.growth);
+                return e;
+              },
+          .judge = [normalised, claimed](const GrowthEvidence& e,
+                                         const Thresholds& t) { return judge_pinv_growth(e, normalised, claimed, t); },
+          .contradict =
+              [normalised, claimed](GrowthEvidence& e) {  // a whole power of m faster than claimed
+                auto& g = e.growth;
+                exact_growth(g.m, normalised ? g.normalised : g.plain, normalised ? g.normalised_se : g.plain_se,
+                             claimed + 1);
+              },
+          .support =
+              [normalised, claimed](GrowthEvidence& e) {
+                auto& g = e.growth;
+                exact_growth(g.m, normalised ? g.normalised : g.plain, normalised ? g.normalised_se : g.plain_se,
+                             claimed);
+              }};
 }
 
 // ---- after Prop 5: ||S_hat||_2 against m; the Prop 6 proof's equality ------------------------------------------
@@ -153,15 +166,19 @@ ClaimOutcome judge_s_hat_growth(const SHatEvidence& e, const Thresholds& t) {
   out.verdict = v == Verdict::loose ? Verdict::violated : v;
   out.measured = fit.exponent, out.ci_lo = fit.ci_lo, out.ci_hi = fit.ci_hi;
   for (std::size_t i = 0; i < e.m.size(); ++i)
-    out.evidence.push_back(soft_row("s_hat_norm", "clustered", e.n, Index(e.m[i]), e.s_hat[i],
-                                    {{"s_norm", e.s_full}}));
-  out.detail = text("fitted exponent of ||P^T A+ P||_2 in m for k = 4 clusters (n = ", e.n, ", SVD pseudo-inverse): ",
-                    exponent_text(fit), "; values ", sig(e.s_hat.front(), 3), " to ", sig(e.s_hat.back(), 3),
-                    " against ||S||_2 = ", sig(e.s_full, 3), " of the kernel it reconstructs (S - S_hat is a Schur "
-                    "complement of a positive semi-definite kernel, so ||S_hat||_2 <= ||S||_2 <= n at every m; holds within "
-                    "exponent_tolerance of 2, below it the norm is not proportional to m^2)");
-  out.figures.push_back({.name = "soft_s_hat_growth", .title = "||S_hat||_2 of clustered tokens against m",
-                         .xlabel = "m (bottleneck length)", .ylabel = "geometric mean over trials", .logx = true,
+    out.evidence.push_back(soft_row("s_hat_norm", "clustered", e.n, Index(e.m[i]), e.s_hat[i], {{"s_norm", e.s_full}}));
+  out.detail = text(
+      "fitted exponent of ||P^T A+ P||_2 in m for k = 4 clusters (n = ", e.n,
+      ", SVD pseudo-inverse): ", exponent_text(fit), "; values ", sig(e.s_hat.front(), 3), " to ",
+      sig(e.s_hat.back(), 3), " against ||S||_2 = ", sig(e.s_full, 3),
+      " of the kernel it reconstructs (S - S_hat is a Schur "
+      "complement of a positive semi-definite kernel, so ||S_hat||_2 <= ||S||_2 <= n at every m; holds within "
+      "exponent_tolerance of 2, below it the norm is not proportional to m^2)");
+  out.figures.push_back({.name = "soft_s_hat_growth",
+                         .title = "||S_hat||_2 of clustered tokens against m",
+                         .xlabel = "m (bottleneck length)",
+                         .ylabel = "geometric mean over trials",
+                         .logx = true,
                          .logy = true,
                          .series = {{.label = "||S_hat||_2", .x = e.m, .y = e.s_hat, .fit = SeriesFit{.law = fit}},
                                     {.label = "||S||_2", .x = e.m, .y = std::vector<double>(e.m.size(), e.s_full)}}});
@@ -214,9 +231,10 @@ ClaimOutcome judge_prop6_step(const ProofStepEvidence& e, const Thresholds& t) {
   }
   out.verdict = unequal > 0 ? Verdict::violated : Verdict::holds;
   out.measured = smallest->ratio;
-  out.detail = text("||D^-1 A+||_2 / (||D^-1||_2 ||A+||_2) below 1 by more than its rounding allowance on ", unequal, " of ",
-                    judged, " bottlenecks (", e.cases.size() - std::size_t(judged), " left out, A+ undetermined); smallest ",
-                    sig(smallest->ratio, 4), " (", smallest->input, " m=", smallest->m,
+  out.detail = text("||D^-1 A+||_2 / (||D^-1||_2 ||A+||_2) below 1 by more than its rounding allowance on ", unequal,
+                    " of ", judged, " bottlenecks (", e.cases.size() - std::size_t(judged),
+                    " left out, A+ undetermined); smallest ", sig(smallest->ratio, 4), " (", smallest->input,
+                    " m=", smallest->m,
                     "): the equality the proof of (16) uses is an inequality, so (16) does not follow from it");
   return out;
 }
@@ -244,8 +262,12 @@ Fig6Evidence measure_fig6(const ClaimContext& ctx) {
 
 ClaimOutcome judge_fig6(const Fig6Evidence& e, const Thresholds&) {
   ClaimOutcome out{.evidence = e.rows};
-  Figure norms{.name = "soft_fig6b_spectral", .title = "spectral norm of the bottleneck pseudo-inverse with and without normalisation",
-               .xlabel = "m", .ylabel = "spectral norm", .logx = true, .logy = true};
+  Figure norms{.name = "soft_fig6b_spectral",
+               .title = "spectral norm of the bottleneck pseudo-inverse with and without normalisation",
+               .xlabel = "m",
+               .ylabel = "spectral norm",
+               .logx = true,
+               .logy = true};
   bool lower = true;
   std::string detail;
   for (const auto& g : e.growth) {
@@ -258,9 +280,13 @@ ClaimOutcome judge_fig6(const Fig6Evidence& e, const Thresholds&) {
     }
     detail += text(" ", g.kind, ": up to ", sig(best_ratio, 3), "x lower;");
   }
-  Figure spectrum{.name = "soft_fig6a_spectrum",
-                  .title = text("eigenvalues of the bottleneck matrix A (m = ", e.eigenvalues.size(), ", ", e.spectrum_of, ")"),
-                  .xlabel = "index", .ylabel = "eigenvalue", .logy = true, .series = {{.label = "lambda_i(A)"}}};
+  Figure spectrum{
+      .name = "soft_fig6a_spectrum",
+      .title = text("eigenvalues of the bottleneck matrix A (m = ", e.eigenvalues.size(), ", ", e.spectrum_of, ")"),
+      .xlabel = "index",
+      .ylabel = "eigenvalue",
+      .logy = true,
+      .series = {{.label = "lambda_i(A)"}}};
   const auto& ev = e.eigenvalues;
   for (Index i = 0; i < ev.size(); ++i)
     spectrum.series[0].x.push_back(double(i + 1)), spectrum.series[0].y.push_back(std::max(ev[i], 1e-17));
@@ -275,59 +301,73 @@ ClaimOutcome judge_fig6(const Fig6Evidence& e, const Thresholds&) {
 
 void register_pinv_growth_claims(ClaimRegistry& r) {
   r.add(make_claim<GrowthEvidence>(
-      {.id = "soft.prop5_pinv_growth", .source = "SOFT Prop 5, App. C",
+      {.id = "soft.prop5_pinv_growth",
+       .source = "SOFT Prop 5, App. C",
        .statement = "||A+||_2 = O(m^2) for a k-connected bottleneck matrix",
        .method = "geometric mean over trials of ||A+||_2 (SVD) for clustered tokens, fitted exponent in m (claimed 2)"},
       pinv_growth_rules(false, 2.0)));
   r.add(make_claim<GrowthEvidence>(
-      {.id = "soft.prop6_normalized", .source = "SOFT Prop 6", .statement = "||D^-1/2 A+ D^-1/2||_2 = O(m)",
+      {.id = "soft.prop6_normalized",
+       .source = "SOFT Prop 6",
+       .statement = "||D^-1/2 A+ D^-1/2||_2 = O(m)",
        .method = "the same matrices after SOFT++'s symmetric normalisation, fitted exponent in m (claimed 1)"},
       pinv_growth_rules(true, 1.0)));
 }
 
 void register_fig6_claims(ClaimRegistry& r) {
   r.add(make_claim<Fig6Evidence>(
-      {.id = "soft.fig6_spectral", .source = "SOFT Fig 6",
+      {.id = "soft.fig6_spectral",
+       .source = "SOFT Fig 6",
        .statement = "||A+||_2 against ||D^-1/2 A+ D^-1/2||_2 across bottleneck lengths; eigenvalue spectrum of A",
        .method = "both norms over m for every token ensemble; the eigenvalues of a pooled m = 49 bottleneck",
        .identity = "a Gaussian kernel is non-negative with unit diagonal, so D = diag(A 1) >= I and ||D^-1/2||_2 <= 1: "
                    "||D^-1/2 A+ D^-1/2||_2 <= ||A+||_2 always (the proof of SOFT Prop 6)"},
       {.measure = measure_fig6,
        .judge = judge_fig6,
-       .contradict = [](Fig6Evidence& e) {
-         if (!e.growth.empty() && !e.growth.front().m.empty()) e.growth.front().normalised[0] = 2 * e.growth.front().plain[0];
-       },
-       .support = [](Fig6Evidence& e) {
-         for (auto& g : e.growth)
-           for (std::size_t i = 0; i < g.m.size(); ++i) g.normalised[i] = g.plain[i] / 2;
-       }}));
+       .contradict =
+           [](Fig6Evidence& e) {
+             if (!e.growth.empty() && !e.growth.front().m.empty())
+               e.growth.front().normalised[0] = 2 * e.growth.front().plain[0];
+           },
+       .support =
+           [](Fig6Evidence& e) {
+             for (auto& g : e.growth)
+               for (std::size_t i = 0; i < g.m.size(); ++i) g.normalised[i] = g.plain[i] / 2;
+           }}));
 }
 
 void register_s_hat_claims(ClaimRegistry& r) {
   r.add(make_claim<SHatEvidence>(
-      {.id = "soft.prop5_s_hat_growth", .source = "SOFT after Prop 5",
-       .statement = "'||S_hat||_2 is proportional quadratically with the length m of bottleneck token sequence', read as "
-                    "the paper writes it, a rate: an exponent below 2 violates it (as an upper bound it would be loose)",
-       .method = "||P^T A+ P||_2 (Lanczos, matrix-free) of clustered (k-connected, Prop 5's assumption) tokens with the SVD "
-                 "pseudo-inverse, m = 4..256, geometric means over trials; log-log fit against exponent 2"},
+      {.id = "soft.prop5_s_hat_growth",
+       .source = "SOFT after Prop 5",
+       .statement =
+           "'||S_hat||_2 is proportional quadratically with the length m of bottleneck token sequence', read as "
+           "the paper writes it, a rate: an exponent below 2 violates it (as an upper bound it would be loose)",
+       .method =
+           "||P^T A+ P||_2 (Lanczos, matrix-free) of clustered (k-connected, Prop 5's assumption) tokens with the SVD "
+           "pseudo-inverse, m = 4..256, geometric means over trials; log-log fit against exponent 2"},
       {.measure = measure_s_hat_growth,
        .judge = judge_s_hat_growth,
        .contradict = [](SHatEvidence& e) { exact_growth(e.m, e.s_hat, e.se, 0); },  // flat in m, as S's own norm
        .support = [](SHatEvidence& e) { exact_growth(e.m, e.s_hat, e.se, 2); }}));
   r.add(make_claim<ProofStepEvidence>(
-      {.id = "soft.prop6.proof_step", .source = "SOFT proof of Prop 6",
+      {.id = "soft.prop6.proof_step",
+       .source = "SOFT proof of Prop 6",
        .statement = "||D^-1||_2 ||A+||_2 = ||D^-1 A+||_2 for the bottleneck matrix A, D = diag(A 1) ('also, D is a "
                     "diagonal matrix')",
-       .method = "the ratio ||D^-1 A+||_2/(||D^-1||_2 ||A+||_2) (SVD) on the bottleneck matrices of every token ensemble, "
-                 "m = 4, 16, 49: a counterexample search; equal within soft_rounding_factor m eps kappa"},
+       .method =
+           "the ratio ||D^-1 A+||_2/(||D^-1||_2 ||A+||_2) (SVD) on the bottleneck matrices of every token ensemble, "
+           "m = 4, 16, 49: a counterexample search; equal within soft_rounding_factor m eps kappa"},
       {.measure = measure_prop6_step,
        .judge = judge_prop6_step,
-       .contradict = [](ProofStepEvidence& e) {  // one well-conditioned bottleneck at half the product
-         e.cases.push_back({"contradiction", 4, 0.5, kEps});
-       },
-       .support = [](ProofStepEvidence& e) {
-         for (auto& c : e.cases) c.ratio = 1;
-       }}));
+       .contradict =
+           [](ProofStepEvidence& e) {  // one well-conditioned bottleneck at half the product
+             e.cases.push_back({"contradiction", 4, 0.5, kEps});
+           },
+       .support =
+           [](ProofStepEvidence& e) {
+             for (auto& c : e.cases) c.ratio = 1;
+           }}));
 }
 
 }  // namespace attnlab::soft_claims

@@ -48,8 +48,8 @@ struct BoundCase {
 
 struct BoundEvidence {
   std::vector<BoundCase> cases{};
-  std::string replay_hint;     // what --matrix means for this claim
-  std::string tokens_hint{};   // how --tokens-file replays a case's tokens
+  std::string replay_hint;    // what --matrix means for this claim
+  std::string tokens_hint{};  // how --tokens-file replays a case's tokens
   std::vector<Figure> figures{};
 };
 
@@ -57,7 +57,9 @@ struct BoundEvidence {
 // where kept, as worst_inputs/<id>.tokens.csv.
 ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std::string& id, const std::string& what) {
   if (e.cases.empty()) return {.verdict = Verdict::inconclusive, .detail = "no inputs"};
-  const auto net = [&](const BoundCase& c) { return c.ratio / (1 + (c.allowance > 0 ? c.allowance * t(kRoundingFactor) : 0)); };
+  const auto net = [&](const BoundCase& c) {
+    return c.ratio / (1 + (c.allowance > 0 ? c.allowance * t(kRoundingFactor) : 0));
+  };
   const auto& w = *first_largest(e.cases.begin(), e.cases.end(), net);
   ClaimOutcome out{.verdict = bound_verdict(net(w), t), .measured = w.ratio, .claimed = 1};
   int above = 0;
@@ -82,25 +84,28 @@ ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t, const std:
   if (w.replay.size() > 0) out.files.push_back({file, matrix_csv(w.replay)});
   out.detail = text("largest ", what, " ", sig(w.ratio, 6), " at ", w.input, " (", above, " of ", e.cases.size(),
                     " inputs above 1 beyond rounding); ",
-                    w.replay.size() > 0 ? text("the worst input is ", file, ", replayed by ", e.replay_hint)
-                                        : std::string("the worst input is too large to keep (regenerate it from its label)"),
+                    w.replay.size() > 0
+                        ? text("the worst input is ", file, ", replayed by ", e.replay_hint)
+                        : std::string("the worst input is too large to keep (regenerate it from its label)"),
                     w.replay_tokens.size() > 0 ? text("; its tokens are ", tokens_file, ", replayed by ", e.tokens_hint)
                                                : std::string());
   out.figures = e.figures;
   return out;
 }
 
-// The worst case moved to `ratio` (the others scaled alike, allowances dropped): 1.25 for a violation, 0.99 for support.
+// The worst case moved to `ratio` (the others scaled alike, allowances dropped): 1.25 for a violation, 0.99 for
+// support.
 void rescale_ratios(BoundEvidence& e, double ratio) {
   double worst = 0;
   for (const auto& c : e.cases) worst = std::max(worst, c.ratio);
   for (auto& c : e.cases) c.ratio *= ratio / worst, c.allowance = 0;
 }
 
-// bound_verdict's edges, and the rounding allowance's: the last input above the bound by (1 + a·x), with an allowance of
-// a per unit of the factor, is within its allowance below the factor's value x and violates the bound above it.
+// bound_verdict's edges, and the rounding allowance's: the last input above the bound by (1 + a·x), with an allowance
+// of a per unit of the factor, is within its allowance below the factor's value x and violates the bound above it.
 std::vector<Crossing<BoundEvidence>> rounding_factor_crossings() {
-  auto crossings = bound_crossings<BoundEvidence>([](BoundEvidence& e, double r) { e.cases.back().ratio = r; }, rescale_ratios);
+  auto crossings = bound_crossings<BoundEvidence>([](BoundEvidence& e, double r) { e.cases.back().ratio = r; },
+                                                  rescale_ratios);
   crossings.push_back({&kRoundingFactor, "the last input above the bound within its rounding allowance", Verdict::holds,
                        Verdict::violated, [](BoundEvidence& e, double x) {
                          constexpr double allowance = 1e-3;  // per unit of the factor: 10% at its value, 100
@@ -139,7 +144,8 @@ std::vector<TokenCase> attention_token_cases(const ClaimContext& ctx, const std:
       spec.scale *= scale;
       const MatrixD Q = draw_tokens(spec, ctx.seed, 0);
       cases.push_back({text("gaussian n=", n, " scale ", scale, " K=Q"), Q, Q});
-      if (cross) cases.push_back({text("gaussian n=", n, " scale ", scale, " K!=Q"), Q, draw_tokens(spec, ctx.seed, 1)});
+      if (cross)
+        cases.push_back({text("gaussian n=", n, " scale ", scale, " K!=Q"), Q, draw_tokens(spec, ctx.seed, 1)});
     }
   for (Index n : {Index{16}, Index{64}})
     for (const auto& kind : kStructured) {
@@ -176,8 +182,13 @@ EigenCase eigen_case(const std::string& input, const MatrixD& L, bool self) {
     log_d(i) = top + std::log((L.row(i).array() - top).exp().sum());
   }
   const double kappa_v = std::exp(0.5 * (log_d.maxCoeff() - log_d.minCoeff()));
-  return {input, L.rows(), ev.imag().cwiseAbs().maxCoeff(), ev.real().minCoeff(), ev.real().maxCoeff(),
-          double(L.rows()) * kEps * spectral_norm_svd(S) * kappa_v, self};
+  return {input,
+          L.rows(),
+          ev.imag().cwiseAbs().maxCoeff(),
+          ev.real().minCoeff(),
+          ev.real().maxCoeff(),
+          double(L.rows()) * kEps * spectral_norm_svd(S) * kappa_v,
+          self};
 }
 
 EigenEvidence measure_prop3_literal(const ClaimContext& ctx) {
@@ -200,8 +211,10 @@ ClaimOutcome judge_prop3_literal(const EigenEvidence& e, const Thresholds& t) {
   for (const auto& c : e.cases) {
     const double allowance = c.allowance * t(kRoundingFactor);
     out.evidence.push_back(soft_row("eigenvalue_range", c.input, c.n, 0, c.max_real,
-                                    {{"min_real", c.min_real}, {"max_imag", c.max_imag},
-                                     {"allowance", allowance}, {"K_equals_Q", c.self ? "true" : "false"}}));
+                                    {{"min_real", c.min_real},
+                                     {"max_imag", c.max_imag},
+                                     {"allowance", allowance},
+                                     {"K_equals_Q", c.self ? "true" : "false"}}));
     if (!c.self) {
       cross_radius = std::max({cross_radius, std::abs(c.min_real), std::abs(c.max_real)});
       cross_imag = std::max(cross_imag, c.max_imag);
@@ -226,8 +239,10 @@ ClaimOutcome judge_prop3_literal(const EigenEvidence& e, const Thresholds& t) {
 
 // ||S||_2 ≤ 1, the reading the error-growth argument needs (||XY|| ≤ ||X|| ||Y||), on K = Q and K ≠ Q.
 BoundEvidence measure_prop3_as_used(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.prop3.as_used --matrix <file> (the logits Q K^T/sqrt(d); S is their row softmax)",
-                  .tokens_hint = "soft_spectral --claims soft.prop3.as_used --tokens-file <file> (the tokens Q = K)"};
+  BoundEvidence e{
+      .replay_hint =
+          "soft_spectral --claims soft.prop3.as_used --matrix <file> (the logits Q K^T/sqrt(d); S is their row softmax)",
+      .tokens_hint = "soft_spectral --claims soft.prop3.as_used --tokens-file <file> (the tokens Q = K)"};
   // `tokens`: Q where K = Q, which --tokens-file replays; empty otherwise.
   const auto add = [&](const std::string& input, const MatrixD& L, const MatrixD& tokens) {
     const double norm = spectral_norm_svd(row_softmax(L));
@@ -248,10 +263,15 @@ BoundEvidence measure_prop3_as_used(const ClaimContext& ctx) {
 // ---- Prop 4: Gaussian-kernel attention ---------------------------------------------------------
 
 BoundEvidence measure_prop4(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.prop4_gauss_eig --matrix <file> (the kernel S = exp(Q - Q))",
-                  .tokens_hint = "soft_spectral --claims soft.prop4_gauss_eig --tokens-file <file> (the tokens Q)"};
-  Figure fig{.name = "soft_prop4_gauss_eig", .title = "largest eigenvalue of Gaussian-kernel attention over n",
-             .xlabel = "n", .ylabel = "lambda_1 / n", .logx = true, .logy = true};
+  BoundEvidence e{
+      .replay_hint = "soft_spectral --claims soft.prop4_gauss_eig --matrix <file> (the kernel S = exp(Q - Q))",
+      .tokens_hint = "soft_spectral --claims soft.prop4_gauss_eig --tokens-file <file> (the tokens Q)"};
+  Figure fig{.name = "soft_prop4_gauss_eig",
+             .title = "largest eigenvalue of Gaussian-kernel attention over n",
+             .xlabel = "n",
+             .ylabel = "lambda_1 / n",
+             .logx = true,
+             .logy = true};
   const auto add = [&](const std::string& input, const MatrixD& S, const MatrixD& tokens) {
     const double ratio = spectral_norm(S, {.tolerance = 1e-12}).value / double(S.rows());  // symmetric PSD: λ₁ = σ₁
     const bool keep = S.rows() <= 256;
@@ -259,7 +279,9 @@ BoundEvidence measure_prop4(const ClaimContext& ctx) {
                        keep ? tokens : MatrixD()});
     return ratio;
   };
-  const auto add_tokens = [&](const std::string& input, const MatrixD& T) { return add(input, gaussian_kernel(T, T), T); };
+  const auto add_tokens = [&](const std::string& input, const MatrixD& T) {
+    return add(input, gaussian_kernel(T, T), T);
+  };
   if (ctx.soft.matrix.size() > 0) {
     add("matrix (kernel)", ctx.soft.matrix, MatrixD());
     return e;
@@ -273,12 +295,14 @@ BoundEvidence measure_prop4(const ClaimContext& ctx) {
     for (Index n : ctx.sized(std::vector<Index>{64, 256, 1024, 2048}, std::vector<Index>{64, 256})) {
       auto spec = token_spec("gaussian", n, ctx.soft.d);
       spec.scale *= scale;
-      s.x.push_back(double(n)), s.y.push_back(add_tokens(text("gaussian n=", n, " scale ", scale), draw_tokens(spec, ctx.seed, 0)));
+      s.x.push_back(double(n)),
+          s.y.push_back(add_tokens(text("gaussian n=", n, " scale ", scale), draw_tokens(spec, ctx.seed, 0)));
     }
     fig.series.push_back(s);
   }
   for (Index n : {Index{16}, Index{64}})
-    for (const auto& kind : kStructured) add_tokens(text(kind, " n=", n), structured_tokens(kind, n, ctx.soft.d, ctx.seed));
+    for (const auto& kind : kStructured)
+      add_tokens(text(kind, " n=", n), structured_tokens(kind, n, ctx.soft.d, ctx.seed));
   add_tokens("one token", structured_tokens("identical", 1, ctx.soft.d, ctx.seed));
   e.figures.push_back(fig);
   return e;
@@ -290,9 +314,10 @@ BoundEvidence measure_prop4(const ClaimContext& ctx) {
 double eq15_ratio(const MatrixD& M, Index m) {
   const MatrixD A = M.topLeftCorner(m, m), P = M.topRightCorner(m, M.cols() - m);
   const MatrixD pinv = dense_pinv(A);
-  const double s_hat = spectral_norm([&](const VectorD& v) -> VectorD { return P.transpose() * (pinv * (P * v)); },
-                                     [&](const VectorD& v) -> VectorD { return P.transpose() * (pinv.transpose() * (P * v)); },
-                                     P.cols(), P.cols(), {.tolerance = 1e-10})
+  const double s_hat = spectral_norm(
+                           [&](const VectorD& v) -> VectorD { return P.transpose() * (pinv * (P * v)); },
+                           [&](const VectorD& v) -> VectorD { return P.transpose() * (pinv.transpose() * (P * v)); },
+                           P.cols(), P.cols(), {.tolerance = 1e-10})
                            .value;
   const double p = spectral_norm_svd(P);
   return s_hat / (p * p * spectral_norm_svd(pinv));
@@ -305,20 +330,24 @@ MatrixD stacked_kernel(const MatrixD& landmarks, const MatrixD& T) {
 }
 
 BoundEvidence measure_eq15(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.eq15 --matrix <file> --m <m of the input label> (the kernel of [bottleneck tokens; tokens])",
-                  .tokens_hint = text("soft_spectral --claims soft.eq15 --tokens-file <file> --m <m of the input label> --seed ",
-                                      ctx.seed, " (the tokens; the seed samples the same landmarks)")};
+  BoundEvidence e{
+      .replay_hint =
+          "soft_spectral --claims soft.eq15 --matrix <file> --m <m of the input label> (the kernel of [bottleneck tokens; tokens])",
+      .tokens_hint = text("soft_spectral --claims soft.eq15 --tokens-file <file> --m <m of the input label> --seed ",
+                          ctx.seed, " (the tokens; the seed samples the same landmarks)")};
   if (ctx.soft.matrix.size() > 0) {
     if (ctx.soft.m.size() != 1 || ctx.soft.m.front() >= ctx.soft.matrix.rows())
-      throw std::invalid_argument("m: soft.eq15 reads --matrix as the kernel of [bottleneck; tokens] and needs one --m "
-                                  "below its size");
+      throw std::invalid_argument(
+          "m: soft.eq15 reads --matrix as the kernel of [bottleneck; tokens] and needs one --m "
+          "below its size");
     const Index m = ctx.soft.m.front();
     const double ratio = eq15_ratio(ctx.soft.matrix, m);
     e.cases.push_back({"matrix", ratio, 0, soft_row("ratio_to_bound", "matrix", ctx.soft.matrix.rows() - m, m, ratio),
                        ctx.soft.matrix});
     return e;
   }
-  // Tokens whose landmarks were sampled at random replay with --tokens-file (which samples them so); pooled ones do not.
+  // Tokens whose landmarks were sampled at random replay with --tokens-file (which samples them so); pooled ones do
+  // not.
   const auto add = [&](const TokenSet& tokens, Index m) {
     const MatrixD M = stacked_kernel(tokens.landmarks(m, ctx.seed), tokens.T);
     const double ratio = eq15_ratio(M, m);
@@ -334,7 +363,8 @@ BoundEvidence measure_eq15(const ClaimContext& ctx) {
   }
   if (has_tokens_file(ctx)) return e;
   for (const auto& kind : kStructured)
-    for (Index m : {Index{4}, Index{16}}) add({.label = kind, .T = structured_tokens(kind, 64, ctx.soft.d, ctx.seed)}, m);
+    for (Index m : {Index{4}, Index{16}})
+      add({.label = kind, .T = structured_tokens(kind, 64, ctx.soft.d, ctx.seed)}, m);
   return e;
 }
 
@@ -350,16 +380,17 @@ std::vector<std::pair<std::string, MatrixD>> symmetric_samples(const ClaimContex
   for (Index m : {2, 5, 16, 64})
     for (std::uint32_t t = 0; t < ctx.sized(40u, 5u); ++t) {
       MatrixD F(m, m);
-      fill_gaussian(F, GaussianStream(ctx.seed, hash_words({hash_string("lemma"), std::uint64_t(m)}), t, StreamTag::A), 1.0);
+      fill_gaussian(F, GaussianStream(ctx.seed, hash_words({hash_string("lemma"), std::uint64_t(m)}), t, StreamTag::A),
+                    1.0);
       out.push_back({text("symmetric m=", m, " trial ", t), (F + F.transpose()) / 2});
       out.push_back({text("kernel m=", m, " trial ", t), gaussian_kernel(F, F)});
       out.push_back({text("diagonal m=", m, " trial ", t), VectorD(F.col(0)).asDiagonal()});
     }
   for (Index m : {2, 16}) {
     MatrixD F(m, m);
-    fill_gaussian(F, GaussianStream(ctx.seed, hash_words({hash_string("lemma-structured"), std::uint64_t(m)}), 0,
-                                    StreamTag::A),
-                  1.0);
+    fill_gaussian(
+        F, GaussianStream(ctx.seed, hash_words({hash_string("lemma-structured"), std::uint64_t(m)}), 0, StreamTag::A),
+        1.0);
     const MatrixD sym = (F + F.transpose()) / 2;
     out.push_back({text("all ones m=", m), MatrixD::Ones(m, m)});
     out.push_back({text("rank one m=", m), F.col(0) * F.col(0).transpose()});
@@ -388,8 +419,11 @@ BoundEvidence measure_lemma1(const ClaimContext& ctx) {
 // (1 + ‖F‖)/(1 − ‖F‖)) as its allowance. Besides the samples scaled to ‖F‖_p = 0.1 .. 0.999: cI (the tight case)
 // and a scaled nilpotent Jordan block.
 BoundEvidence measure_lemma2(const ClaimContext& ctx) {
-  BoundEvidence e{.replay_hint = "soft_spectral --claims soft.lemma2 --matrix <file> (F; each p with ||F||_p < 1 is checked)"};
-  const auto norm = [](const MatrixD& M, int p) { return p == 1 ? norm1(M) : p == 2 ? spectral_norm_svd(M) : norm_inf(M); };
+  BoundEvidence e{
+      .replay_hint = "soft_spectral --claims soft.lemma2 --matrix <file> (F; each p with ||F||_p < 1 is checked)"};
+  const auto norm = [](const MatrixD& M, int p) {
+    return p == 1 ? norm1(M) : p == 2 ? spectral_norm_svd(M) : norm_inf(M);
+  };
   const auto add = [&](const std::string& input, const MatrixD& F, int p) {
     const double f = norm(F, p);
     if (!(f < 1)) return;
@@ -397,7 +431,8 @@ BoundEvidence measure_lemma2(const ClaimContext& ctx) {
     const double allowance = double(F.rows()) * kEps * (1 + f) / (1 - f);  // per unit of soft_rounding_factor
     const std::string label = text(input, ", p = ", p == 0 ? "inf" : text(p), ", ||F|| = ", sig(f, 4));
     e.cases.push_back({label, ratio, allowance,
-                       soft_row("inverse_ratio", label, 0, F.rows(), ratio, {{"norm_p", p == 0 ? "inf" : text(p)}}), F});
+                       soft_row("inverse_ratio", label, 0, F.rows(), ratio, {{"norm_p", p == 0 ? "inf" : text(p)}}),
+                       F});
   };
   auto samples = symmetric_samples(ctx);
   if (ctx.soft.matrix.size() == 0) {
@@ -429,8 +464,10 @@ GradientEvidence measure_eq12(const ClaimContext& ctx) {
   GradientEvidence e;
   for (Index m : {3, 8, 20}) {
     MatrixD X(m, m), G(m, m);
-    fill_gaussian(X, GaussianStream(ctx.seed, hash_words({hash_string("eq12"), std::uint64_t(m)}), 0, StreamTag::A), 1.0);
-    fill_gaussian(G, GaussianStream(ctx.seed, hash_words({hash_string("eq12"), std::uint64_t(m)}), 0, StreamTag::B), 1.0);
+    fill_gaussian(X, GaussianStream(ctx.seed, hash_words({hash_string("eq12"), std::uint64_t(m)}), 0, StreamTag::A),
+                  1.0);
+    fill_gaussian(G, GaussianStream(ctx.seed, hash_words({hash_string("eq12"), std::uint64_t(m)}), 0, StreamTag::B),
+                  1.0);
     X += double(m) * MatrixD::Identity(m, m);  // well conditioned
     const MatrixD Y = linalg::inverse(X);
     const MatrixD analytic = -Y.transpose() * G * Y.transpose();
@@ -441,7 +478,8 @@ GradientEvidence measure_eq12(const ClaimContext& ctx) {
         MatrixD Xp = X, Xm = X;
         Xp(a, b) += h;
         Xm(a, b) -= h;
-        const double fd = (G.cwiseProduct(linalg::inverse(Xp)).sum() - G.cwiseProduct(linalg::inverse(Xm)).sum()) / (2 * h);
+        const double fd = (G.cwiseProduct(linalg::inverse(Xp)).sum() - G.cwiseProduct(linalg::inverse(Xm)).sum()) /
+                          (2 * h);
         err = std::max(err, std::abs(fd - analytic(a, b)));
       }
     e.errors.push_back({m, err / analytic.cwiseAbs().maxCoeff()});
@@ -458,8 +496,9 @@ ClaimOutcome judge_eq12(const GradientEvidence& e, const Thresholds& t) {
   }
   out.verdict = worst <= t(kFdTolerance) ? Verdict::holds : Verdict::violated;
   out.measured = worst;
-  out.detail = text("largest |finite difference - (-Y^T G Y^T)| relative to the gradient's largest entry, m = 3, 8, 20: ",
-                    sig(worst, 3), " (central differences, step 1e-6; holds at or below eq12_fd_tolerance)");
+  out.detail = text(
+      "largest |finite difference - (-Y^T G Y^T)| relative to the gradient's largest entry, m = 3, 8, 20: ",
+      sig(worst, 3), " (central differences, step 1e-6; holds at or below eq12_fd_tolerance)");
   return out;
 }
 
@@ -467,71 +506,98 @@ ClaimOutcome judge_eq12(const GradientEvidence& e, const Thresholds& t) {
 
 void register_attention_spectrum_claims(ClaimRegistry& r) {
   r.add(make_claim<EigenEvidence>(
-      {.id = "soft.prop3.literal", .source = "SOFT Prop 3",
+      {.id = "soft.prop3.literal",
+       .source = "SOFT Prop 3",
        .statement = "eigenvalues of softmax self-attention S = D^-1 A lie in [0, 1] (as written; K = Q)",
-       .method = "dense non-symmetric eigenvalues of softmax(QQ^T/sqrt d) for Gaussian tokens (n = 16..256, four scales) and "
-                 "the structured extremes, within their rounding; K != Q reported beside it",
-       .identity = "with K = Q, A = exp(QQ^T/sqrt d) is entrywise positive and positive semi-definite (Schur product "
-                   "theorem on the Gram matrix), so S = D^-1 A is similar to D^-1/2 A D^-1/2 (real eigenvalues >= 0) and "
-                   "row-stochastic (spectral radius <= ||S||_inf = 1); soft.prop3.as_used asks what the paper uses it for"},
+       .method =
+           "dense non-symmetric eigenvalues of softmax(QQ^T/sqrt d) for Gaussian tokens (n = 16..256, four scales) and "
+           "the structured extremes, within their rounding; K != Q reported beside it",
+       .identity =
+           "with K = Q, A = exp(QQ^T/sqrt d) is entrywise positive and positive semi-definite (Schur product "
+           "theorem on the Gram matrix), so S = D^-1 A is similar to D^-1/2 A D^-1/2 (real eigenvalues >= 0) and "
+           "row-stochastic (spectral radius <= ||S||_inf = 1); soft.prop3.as_used asks what the paper uses it for"},
       {.measure = measure_prop3_literal,
        .judge = judge_prop3_literal,
-       .contradict = [](EigenEvidence& e) {
-         if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
-         e.cases.front().self = true, e.cases.front().max_real = 1.5, e.cases.front().allowance = 0;
-       },
-       .support = [](EigenEvidence& e) {
-         for (auto& c : e.cases) c.max_imag = 0, c.min_real = 0, c.max_real = std::min(c.max_real, 1.0);
-         if (e.cases.empty()) e.cases.push_back({"support", 2, 0, 0, 1});
-       }}));
+       .contradict =
+           [](EigenEvidence& e) {
+             if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
+             e.cases.front().self = true, e.cases.front().max_real = 1.5, e.cases.front().allowance = 0;
+           },
+       .support =
+           [](EigenEvidence& e) {
+             for (auto& c : e.cases) c.max_imag = 0, c.min_real = 0, c.max_real = std::min(c.max_real, 1.0);
+             if (e.cases.empty()) e.cases.push_back({"support", 2, 0, 0, 1});
+           }}));
   r.add(make_claim<BoundEvidence>(
-      {.id = "soft.prop3.as_used", .source = "SOFT Prop 3, Sec 3.3",
-       .statement = "||S_softmax||_2 <= 1: the bound on error growth (||XY||_2 <= ||X||_2 ||Y||_2) that Prop 3 is used for",
-       .method = "spectral norm of softmax(QK^T/sqrt d) for K = Q and K != Q, Gaussian tokens n = 16..256 at four scales, "
-                 "and the structured extremes (identical, collapsed clusters, tiny, huge, an outlier every query attends "
-                 "to, one token); bound rule"},
+      {.id = "soft.prop3.as_used",
+       .source = "SOFT Prop 3, Sec 3.3",
+       .statement =
+           "||S_softmax||_2 <= 1: the bound on error growth (||XY||_2 <= ||X||_2 ||Y||_2) that Prop 3 is used for",
+       .method =
+           "spectral norm of softmax(QK^T/sqrt d) for K = Q and K != Q, Gaussian tokens n = 16..256 at four scales, "
+           "and the structured extremes (identical, collapsed clusters, tiny, huge, an outlier every query attends "
+           "to, one token); bound rule"},
       bound_rules(measure_prop3_as_used, "soft.prop3.as_used", "||S||_2")));
   r.add(make_claim<BoundEvidence>(
-      {.id = "soft.prop4_gauss_eig", .source = "SOFT Prop 4", .statement = "Gaussian-kernel attention: lambda_1 <= n",
-       .method = "lambda_1/n by Lanczos for n = 64..2048 at token scales 0.05..2 and for the structured extremes (n = 16, "
-                 "64, one token); bound rule on the identity's tightness",
-       .identity = "S = exp(Q - Q) is a Gaussian kernel matrix: positive semi-definite with unit diagonal, so lambda_1 <= "
-                   "sum_i lambda_i = tr S = n"},
+      {.id = "soft.prop4_gauss_eig",
+       .source = "SOFT Prop 4",
+       .statement = "Gaussian-kernel attention: lambda_1 <= n",
+       .method =
+           "lambda_1/n by Lanczos for n = 64..2048 at token scales 0.05..2 and for the structured extremes (n = 16, "
+           "64, one token); bound rule on the identity's tightness",
+       .identity =
+           "S = exp(Q - Q) is a Gaussian kernel matrix: positive semi-definite with unit diagonal, so lambda_1 <= "
+           "sum_i lambda_i = tr S = n"},
       bound_rules(measure_prop4, "soft.prop4_gauss_eig", "lambda_1/n")));
 }
 
 void register_kernel_bound_claims(ClaimRegistry& r) {
   r.add(make_claim<BoundEvidence>(
-      {.id = "soft.eq15", .source = "SOFT (15)", .statement = "||S_hat||_2 <= ||P||_2^2 ||A+||_2",
-       .method = "largest ratio of the two sides over token ensembles and m, and the structured extremes (n = 64, m = 4, "
-                 "16 sampled at random); bound rule on the identity's tightness",
+      {.id = "soft.eq15",
+       .source = "SOFT (15)",
+       .statement = "||S_hat||_2 <= ||P||_2^2 ||A+||_2",
+       .method =
+           "largest ratio of the two sides over token ensembles and m, and the structured extremes (n = 64, m = 4, "
+           "16 sampled at random); bound rule on the identity's tightness",
        .identity = "||P^T A+ P||_2 <= ||P^T||_2 ||A+||_2 ||P||_2 (submultiplicativity) and ||P^T||_2 = ||P||_2"},
       bound_rules(measure_eq15, "soft.eq15", "||S_hat||_2/(||P||_2^2 ||A+||_2)")));
   r.add(make_claim<BoundEvidence>(
-      {.id = "soft.lemma1", .source = "SOFT Lemma 1", .statement = "F symmetric non-singular => ||F||_2 <= ||F||_1",
+      {.id = "soft.lemma1",
+       .source = "SOFT Lemma 1",
+       .statement = "F symmetric non-singular => ||F||_2 <= ||F||_1",
        .method = "largest ||F||_2/||F||_1 over random symmetric, kernel and diagonal matrices and structured ones (all "
                  "ones, rank one, singular, an outlier entry, scales 1e+-150); bound rule on the identity's tightness",
-       .identity = "||F||_2^2 = lambda_max(F^T F) <= ||F^T F||_1 <= ||F^T||_1 ||F||_1 = ||F||_inf ||F||_1 = ||F||_1^2 for "
-                   "symmetric F; non-singularity is not needed"},
+       .identity =
+           "||F||_2^2 = lambda_max(F^T F) <= ||F^T F||_1 <= ||F^T||_1 ||F||_1 = ||F||_inf ||F||_1 = ||F||_1^2 for "
+           "symmetric F; non-singularity is not needed"},
       bound_rules(measure_lemma1, "soft.lemma1", "||F||_2/||F||_1")));
   r.add(make_claim<BoundEvidence>(
-      {.id = "soft.lemma2", .source = "SOFT Lemma 2", .statement = "||F|| < 1 => ||(I - F)^-1|| <= 1/(1 - ||F||)",
-       .method = "largest ||(I - F)^-1||(1 - ||F||) over the same matrices, a Jordan block and I, scaled to ||F||_p in "
-                 "{0.1, 0.5, 0.9, 0.99, 0.999} for p = 1, 2, inf, each net of its inversion's rounding; bound rule on the "
-                 "identity's tightness",
+      {.id = "soft.lemma2",
+       .source = "SOFT Lemma 2",
+       .statement = "||F|| < 1 => ||(I - F)^-1|| <= 1/(1 - ||F||)",
+       .method =
+           "largest ||(I - F)^-1||(1 - ||F||) over the same matrices, a Jordan block and I, scaled to ||F||_p in "
+           "{0.1, 0.5, 0.9, 0.99, 0.999} for p = 1, 2, inf, each net of its inversion's rounding; bound rule on the "
+           "identity's tightness",
        .identity = "(I - F)^-1 = sum_k F^k converges for ||F|| < 1 in any submultiplicative norm, so ||(I - F)^-1|| <= "
                    "sum_k ||F||^k = 1/(1 - ||F||)"},
       bound_rules(measure_lemma2, "soft.lemma2", "||(I - F)^-1|| (1 - ||F||)")));
   r.add(make_claim<GradientEvidence>(
-      {.id = "soft.eq12", .source = "SOFT (12)", .statement = "grad_X L = -Y^T (grad_Y L) Y^T for Y = X^-1",
+      {.id = "soft.eq12",
+       .source = "SOFT (12)",
+       .statement = "grad_X L = -Y^T (grad_Y L) Y^T for Y = X^-1",
        .method = "central differences of <G, X^-1> against -X^-T G X^-T for m = 3, 8, 20",
        .identity = "differentiating XY = I gives dY = -Y dX Y, and <G, -Y dX Y> = <-Y^T G Y^T, dX>"},
       {.measure = measure_eq12,
        .judge = judge_eq12,
-       .contradict = [](GradientEvidence& e) { e.errors.push_back({2, 1e-2}); },
-       .support = [](GradientEvidence& e) {
-         for (auto& [m, err] : e.errors) err = 0;
-       }}));
+       .contradict =
+           [](GradientEvidence& e) {
+             e.errors.push_back({2, 1e-2});
+           },
+       .support =
+           [](GradientEvidence& e) {
+             for (auto& [m, err] : e.errors) err = 0;
+           }}));
 }
 
 }  // namespace attnlab::soft_claims

@@ -12,7 +12,8 @@ const Threshold kComparableMargin{
     "is 1.96 sqrt(2 x 0.24 / 6000) = 1.75 points, so a smaller margin could not reproduce 'comparable' even for equal "
     "accuracies; it is coarser than the paper's own distinction"};
 
-constexpr const char* kPolyTableSetup = "ViT-Tiny (D 192, depth 12, 3 heads) on Tiny-ImageNet, 200 epochs, AdamW, N = 256";
+constexpr const char* kPolyTableSetup =
+    "ViT-Tiny (D 192, depth 12, 3 heads) on Tiny-ImageNet, 200 epochs, AdamW, N = 256";
 
 // ---- activation_table: POLY Table 1, 2 and 5 ------------------------------------------------------
 
@@ -22,11 +23,13 @@ struct TableEntry {
   std::map<Index, std::map<std::uint64_t, double>> runs{};  // per N, each seed's accuracy
 };
 
-// The paper's top-1 accuracy (%) where it reports one: ViT-Tiny on Tiny-ImageNet, N = 256 (POLY Table 1; x/16 and x from
-// REPOLY Table 1, the same setup).
+// The paper's top-1 accuracy (%) where it reports one: ViT-Tiny on Tiny-ImageNet, N = 256 (POLY Table 1; x/16 and x
+// from REPOLY Table 1, the same setup).
 std::string paper_number(const std::string& label) {
-  static const std::map<std::string, std::string> paper{{"softmax", "50.26"}, {"x^3/sqrtN (inside)", "50.5"},
-                                                        {"x^3 (inside)", "45.3"}, {"x/sqrtN (inside)", "47.9"},
+  static const std::map<std::string, std::string> paper{{"softmax", "50.26"},
+                                                        {"x^3/sqrtN (inside)", "50.5"},
+                                                        {"x^3 (inside)", "45.3"},
+                                                        {"x/sqrtN (inside)", "47.9"},
                                                         {"x (inside)", "31.78"}};
   const auto it = paper.find(label);
   return it == paper.end() ? "—" : it->second;
@@ -54,7 +57,9 @@ void set_level(TableEntry& e, Index n, double mean) {
 }
 
 Table build_table(const std::vector<ResultRow>& rows) {
-  const auto acc = accuracies<std::pair<std::string, Index>>(rows, [](const ResultRow& r) { return std::pair{r.activation, r.N}; });
+  const auto acc = accuracies<std::pair<std::string, Index>>(rows, [](const ResultRow& r) {
+    return std::pair{r.activation, r.N};
+  });
   Table t;
   for (const auto& r : rows) {  // in the sweep's order
     if (r.quantity != quantity::val_accuracy) continue;
@@ -90,9 +95,9 @@ Outcome compare(const Table& t, const Relation& rel, Index n, double margin, std
               "] over ", d.pairs, " paired seeds");
   if (d.pairs < 2) return Outcome::unresolved;
   if (!rel.comparable) return d.lo > 0 ? Outcome::reproduced : d.hi < 0 ? Outcome::contradicted : Outcome::unresolved;
-  return equivalence_verdict(d.lo, d.hi, -margin, margin) == Verdict::holds       ? Outcome::reproduced
+  return equivalence_verdict(d.lo, d.hi, -margin, margin) == Verdict::holds      ? Outcome::reproduced
          : equivalence_verdict(d.lo, d.hi, -margin, margin) == Verdict::violated ? Outcome::contradicted
-                                                                                : Outcome::unresolved;
+                                                                                 : Outcome::unresolved;
 }
 
 // The activation table and the paper's relations among its rows.
@@ -102,7 +107,8 @@ struct TableEvidence {
   std::string setup;  // the paper's and ours (setup_line)
 };
 
-TableEvidence measure_table(const ClaimContext& ctx, const std::function<std::vector<Relation>(const Table&)>& relations) {
+TableEvidence measure_table(const ClaimContext& ctx,
+                            const std::function<std::vector<Relation>(const Table&)>& relations) {
   const auto rows = sweep_rows(ctx, sweep::activation_table);
   TableEvidence e{build_table(rows), {}, setup_line(kPolyTableSetup, rows)};
   if (!e.table.entries.empty()) e.relations = relations(e.table);
@@ -122,7 +128,8 @@ void order_table(TableEvidence& e, bool as_paper) {
         if (!a || !b) continue;
         const double level_a = a->by_n.at(n).mean, level_b = b->by_n.at(n).mean;
         // Levels only rise, so the passes settle: a comparable pair meets at the higher of its two levels.
-        if (as_paper && rel.comparable && level_a != level_b) set_level(level_a < level_b ? *a : *b, n, std::max(level_a, level_b));
+        if (as_paper && rel.comparable && level_a != level_b)
+          set_level(level_a < level_b ? *a : *b, n, std::max(level_a, level_b));
         if (as_paper && !rel.comparable && level_a < level_b + gap) set_level(*a, n, level_b + gap);
         if (!as_paper && level_b < level_a + gap) set_level(*b, n, level_a + gap);
       }
@@ -142,18 +149,23 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
       ++judged;
       reproduced += o == Outcome::reproduced;
       contradicted += o == Outcome::contradicted;
-      lines += text("- ", line, ": ", o == Outcome::reproduced ? "reproduced" : o == Outcome::contradicted ? "contradicted" : "unresolved", "\n");
+      lines += text("- ", line, ": ",
+                    o == Outcome::reproduced     ? "reproduced"
+                    : o == Outcome::contradicted ? "contradicted"
+                                                 : "unresolved",
+                    "\n");
     }
   out.measured = reproduced, out.claimed = judged;
-  out.verdict = judged == 0 ? Verdict::inconclusive
-                : contradicted > 0 ? Verdict::violated
+  out.verdict = judged == 0            ? Verdict::inconclusive
+                : contradicted > 0     ? Verdict::violated
                 : reproduced == judged ? Verdict::holds
                                        : Verdict::inconclusive;
   out.detail = text(reproduced, " of ", judged, " comparisons (", what, ") reproduced, ", contradicted,
                     " contradicted, by 95% intervals of paired-seed differences");
-  out.markdown = text("Comparisons (accuracy differences in points, 95% t intervals of the per-seed differences, the seeds "
-                      "paired; \"comparable\" holds when the interval lies inside ±", percent(margin),
-                      " points and fails when it lies outside):\n\n", lines, e.setup);
+  out.markdown = text(
+      "Comparisons (accuracy differences in points, 95% t intervals of the per-seed differences, the seeds "
+      "paired; \"comparable\" holds when the interval lies inside ±",
+      percent(margin), " points and fails when it lies outside):\n\n", lines, e.setup);
   return out;
 }
 
@@ -170,7 +182,8 @@ ClaimOutcome judge_table1(const TableEvidence& e, const Thresholds& th) {
   std::string header = "| activation |", rule = "|---|";
   for (Index n : t.sizes) header += text(" N = ", n, " (%) |"), rule += "---|";
   std::string table = header + " paper, N = 256 (%) |\n" + rule + "---|\n";
-  Figure fig{.name = sweep::activation_table, .title = "validation accuracy per activation (mean +- sd over seeds)",
+  Figure fig{.name = sweep::activation_table,
+             .title = "validation accuracy per activation (mean +- sd over seeds)",
              .ylabel = "validation accuracy"};
   for (Index n : t.sizes) fig.series.push_back({.label = text("N = ", n), .connect = false});
   for (std::size_t i = 0; i < t.entries.size(); ++i) {
@@ -193,8 +206,11 @@ ClaimOutcome judge_table1(const TableEvidence& e, const Thresholds& th) {
   int seeds = 0;
   for (const auto& entry : t.entries)
     for (const auto& [n, m] : entry.by_n) seeds = std::max(seeds, m.seeds);
-  out.markdown = text("Validation accuracy, mean ± sd over ", seeds, " seeds, next to the paper's top-1 (Tiny-ImageNet with ViT-Tiny: a different dataset and budget, so "
-                      "only the ordering and the gaps compare).\n\n", table, "\n", out.markdown);
+  out.markdown = text(
+      "Validation accuracy, mean ± sd over ", seeds,
+      " seeds, next to the paper's top-1 (Tiny-ImageNet with ViT-Tiny: a different dataset and budget, so "
+      "only the ordering and the gaps compare).\n\n",
+      table, "\n", out.markdown);
   return out;
 }
 
@@ -237,8 +253,10 @@ ClaimOutcome judge_high_p(const TableEvidence& e, const Thresholds& th) {
     return out;
   }
   auto out = judge_relations(e, th, text("x^3/sqrtN above x^", highest, "/sqrtN"));
-  Figure fig{.name = "activation_table_p", .title = "x^p/sqrtN: validation accuracy against p (mean +- sd)",
-             .xlabel = "p", .ylabel = "validation accuracy"};
+  Figure fig{.name = "activation_table_p",
+             .title = "x^p/sqrtN: validation accuracy against p (mean +- sd)",
+             .xlabel = "p",
+             .ylabel = "validation accuracy"};
   for (Index n : t.sizes) {
     Series s{.label = text("N = ", n)};
     for (int p = 1; p <= highest; ++p)
@@ -249,7 +267,8 @@ ClaimOutcome judge_high_p(const TableEvidence& e, const Thresholds& th) {
     fig.series.push_back(s);
   }
   out.figures = {fig};
-  out.detail += text(" (the highest p that ran is ", highest, "; POLY §5 says p > 3 did not perform well, its A.2.4 that p >= 6 did not train)");
+  out.detail += text(" (the highest p that ran is ", highest,
+                     "; POLY §5 says p > 3 did not perform well, its A.2.4 that p >= 6 did not train)");
   return out;
 }
 
@@ -276,43 +295,52 @@ ClaimOutcome judge_relu_vs_softmax(const TableEvidence& e, const Thresholds& th)
 
 ClaimRules<TableEvidence> table_rules(std::function<std::vector<Relation>(const Table&)> relations,
                                       std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)> judge) {
-  return {.measure = [relations = std::move(relations)](const ClaimContext& ctx) { return measure_table(ctx, relations); },
-          .judge = std::move(judge),
-          .contradict = [](TableEvidence& e) { order_table(e, false); },
-          .support = [](TableEvidence& e) { order_table(e, true); }};
+  return {
+      .measure = [relations = std::move(relations)](const ClaimContext& ctx) { return measure_table(ctx, relations); },
+      .judge = std::move(judge),
+      .contradict = [](TableEvidence& e) { order_table(e, false); },
+      .support = [](TableEvidence& e) { order_table(e, true); }};
 }
 
 }  // namespace
 
 void register_activation_table_claims(ClaimRegistry& r) {
   r.add(make_claim<TableEvidence>(
-      {.id = "poly.table1", .source = "POLY Table 1",
+      {.id = "poly.table1",
+       .source = "POLY Table 1",
        .statement = "top-1: softmax 50.26, x^3/16 50.5, x^3 45.3 (REPOLY adds x/16 47.9, x 31.78), ViT-Tiny, N = 256",
-       .method = "activation_table: seed-mean accuracies at N = 64 and 256; the paper's orderings by paired-seed intervals (comparable: inside ±comparable_accuracy_margin)",
+       .method =
+           "activation_table: seed-mean accuracies at N = 64 and 256; the paper's orderings by paired-seed intervals (comparable: inside ±comparable_accuracy_margin)",
        .sweep = sweep::activation_table},
       table_rules(table1_relations, judge_table1)));
   r.add(make_claim<TableEvidence>(
-      {.id = "poly.scales_table", .source = "POLY Table 2, 5",
+      {.id = "poly.scales_table",
+       .source = "POLY Table 2, 5",
        .statement = "fixed vs learned scale for x, x^2, x^3, x^4, x^5 (learned scale initialised at 1/sqrt(N))",
        .method = "activation_table: x^p/sqrtN against x^p, learned against fixed scale, by paired-seed intervals",
        .sweep = sweep::activation_table},
       table_rules(scales_relations, judge_scales_table)));
   r.add(make_claim<TableEvidence>(
-      {.id = "poly.high_p", .source = "POLY §5, A.2.4",
-       .statement = "x^p with large p trains poorly because x^p is tiny near 0 (POLY §5: p > 3 did not perform well; A.2.4: p >= 6 did not train)",
+      {.id = "poly.high_p",
+       .source = "POLY §5, A.2.4",
+       .statement =
+           "x^p with large p trains poorly because x^p is tiny near 0 (POLY §5: p > 3 did not perform well; A.2.4: p >= 6 did not train)",
        .method = "activation_table: x^3/sqrtN against the highest scaled power, by paired-seed intervals",
        .sweep = sweep::activation_table},
       table_rules(high_p_relations, judge_high_p)));
   r.add(make_claim<TableEvidence>(
-      {.id = "poly.scaled_vs_softmax", .source = "POLY §6.1 Table 2, A.2.4 Table 5",
-       .statement = "x^p with the fixed 1/sqrt(N) scale performs comparably to softmax for p = 2..5; scaled x trails it "
-                    "(by 1.9-2.9 points on ImageNet-1k)",
+      {.id = "poly.scaled_vs_softmax",
+       .source = "POLY §6.1 Table 2, A.2.4 Table 5",
+       .statement =
+           "x^p with the fixed 1/sqrt(N) scale performs comparably to softmax for p = 2..5; scaled x trails it "
+           "(by 1.9-2.9 points on ImageNet-1k)",
        .method = "activation_table: softmax against x/sqrtN (better) and x^p/sqrtN, p = 2..5 (comparable: inside "
                  "±comparable_accuracy_margin), by paired-seed intervals",
        .sweep = sweep::activation_table},
       table_rules(scaled_vs_softmax_relations, judge_scaled_vs_softmax)));
   r.add(make_claim<TableEvidence>(
-      {.id = "relu.matches_softmax", .source = "RELU abstract, Fig 1",
+      {.id = "relu.matches_softmax",
+       .source = "RELU abstract, Fig 1",
        .statement = "relu attention divided by the sequence length approaches or matches softmax attention",
        .method = "activation_table: relu/N against softmax, comparable when the paired-seed interval lies inside "
                  "±comparable_accuracy_margin",

@@ -20,10 +20,10 @@ constexpr const char* kReluSetup =
 // ---- relu.alpha_sweep: RELU Fig 2 ------------------------------------------------------------------
 
 struct AlphaEvidence {
-  std::uint64_t seed = 1;                          // of the posterior draws
+  std::uint64_t seed = 1;                              // of the posterior draws
   std::vector<std::pair<std::string, Index>> names{};  // (h, N) per curve
-  std::vector<GridCurve> curves{};                 // validation accuracy against alpha
-  std::string setup{};                             // the paper's and ours (setup_line)
+  std::vector<GridCurve> curves{};                     // validation accuracy against alpha
+  std::string setup{};                                 // the paper's and ours (setup_line)
 };
 
 AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
@@ -40,11 +40,14 @@ AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
 ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_results(sweep::alpha);
   const double near = t(kAlphaNear), share = t(kTypicalShare);
-  Figure fig{.name = sweep::alpha, .title = "L^-alpha h attention: validation accuracy against alpha (seed-adjusted mean +- se)",
-             .xlabel = "alpha", .ylabel = "validation accuracy"};
+  Figure fig{.name = sweep::alpha,
+             .title = "L^-alpha h attention: validation accuracy against alpha (seed-adjusted mean +- se)",
+             .xlabel = "alpha",
+             .ylabel = "validation accuracy"};
   std::vector<std::string> labels;
   for (const auto& [h, n] : e.names) labels.push_back(text(h, ", N = ", n));
-  const auto fitted = fit_curves(e.curves, labels, [](double x) { return x; }, fig);
+  const auto fitted = fit_curves(
+      e.curves, labels, [](double x) { return x; }, fig);
   const auto& fits = fitted.fits;
   const auto curves = kept_only(e.curves, fitted.kept);
   const auto names = kept_only(e.names, fitted.kept);
@@ -68,10 +71,14 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
     // An equivalence test: near 1 only when the whole interval lies inside 1 +- near, a miss only when it lies wholly
     // outside. A maximum at an end of the grid bounds the best alpha from one side only, so it is never near 1.
     const bool at_low_end = best <= curves[c].x.front(), at_high_end = best >= curves[c].x.back();
-    if (at_low_end || at_high_end) censored += text(censored.empty() ? "" : ", ", names[c].first, " at N = ", names[c].second);
+    if (at_low_end || at_high_end)
+      censored += text(censored.empty() ? "" : ", ", names[c].first, " at N = ", names[c].second);
     if (!at_low_end && !at_high_end && lo >= 1 - near && hi <= 1 + near) ++near_one;
     if (hi < 1 - near || lo > 1 + near) ++away;
-    table += text("| ", names[c].first, " | ", names[c].second, " | ", at_low_end ? "≤ " : at_high_end ? "≥ " : "",
+    table += text("| ", names[c].first, " | ", names[c].second, " | ",
+                  at_low_end    ? "≤ "
+                  : at_high_end ? "≥ "
+                                : "",
                   sig(best, 3), " | [", sig(lo, 3), ", ", sig(hi, 3), "] |\n");
     ResultRow r;
     r.quantity = "best_alpha";
@@ -87,8 +94,8 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
                     1 - near, ", ", 1 + near, "], ", away, " lie wholly outside it, the rest cross its edge",
                     "; mean best alpha ", sig(out.measured, 3), " (holds: more than ", share,
                     " of the curves inside; violated: more than ", share, " outside)",
-                    censored.empty() ? "" : text("; best at an end of the grid (censored, never inside): ", censored), "; ",
-                    blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out);
+                    censored.empty() ? "" : text("; best at an end of the grid (censored, never inside): ", censored),
+                    "; ", blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out);
   out.markdown = text(best_scale_method("α per h and N", "α"), "\n\n", table, e.setup);
   return out;
 }
@@ -97,18 +104,23 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
 
 void register_alpha_sweep_claims(ClaimRegistry& r) {
   r.add(make_claim<AlphaEvidence>(
-      {.id = "relu.alpha_sweep", .source = "RELU Fig 2", .statement = "accuracy is best near alpha = 1 (trainer)",
-       .method = "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N and paired seeds, the seeds taken out "
-                 "as blocks; best alpha by draws from the fit",
+      {.id = "relu.alpha_sweep",
+       .source = "RELU Fig 2",
+       .statement = "accuracy is best near alpha = 1 (trainer)",
+       .method =
+           "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N and paired seeds, the seeds taken out "
+           "as blocks; best alpha by draws from the fit",
        .sweep = sweep::alpha},
       {.measure = measure_alpha_sweep,
        .judge = judge_alpha_sweep,
-       .contradict = [](AlphaEvidence& e) {  // every curve best at alpha = 0.3, far below 1
-         for (auto& c : e.curves) peak_at(c, 0.3);
-       },
-       .support = [](AlphaEvidence& e) {
-         for (auto& c : e.curves) peak_at(c, 1.0);
-       }}));
+       .contradict =
+           [](AlphaEvidence& e) {  // every curve best at alpha = 0.3, far below 1
+             for (auto& c : e.curves) peak_at(c, 0.3);
+           },
+       .support =
+           [](AlphaEvidence& e) {
+             for (auto& c : e.curves) peak_at(c, 1.0);
+           }}));
 }
 
 }  // namespace attnlab::training_claims

@@ -1,9 +1,8 @@
-// The best k of x^3/k against N (POLY Fig 1): its argmax, the edge of its plateau and the gain of k = sqrt(N) over
-// k = 1, judged against the dynamic range the controls give.
-#include "runs.hpp"
+// The best k of x^3/k against N (POLY Fig 1): its argmax and the edge of its plateau (the gain of k = sqrt(N) over
+// k = 1 is k_interaction.cpp's), judged against the dynamic range the controls give.
+#include "k_sweep.hpp"
 
 namespace attnlab::training_claims {
-namespace {
 
 // The rules of the k-sweep claims, fixed before the campaign that judges them (issue 40): equivalence tests on the
 // exponent of k in N, a plateau edge at a stated share of the task's dynamic range, and censoring read off the draws.
@@ -30,33 +29,19 @@ const Threshold kMinDynamicRange{
     "10 points cannot show the scale's effect: half of that range, the edge's delta, would be under 3 times the "
     "1.75-point resolution of a difference of 3-seed means (comparable_accuracy_margin)"};
 
-const Threshold kInteractionMargin{
-    "interaction_margin", 0.02,
-    "not in the paper; chosen: the gain of k = sqrt(N) over k = 1 counts as not growing with N when the 95% interval "
-    "of its slope lies within this many accuracy points per decade of N either side of 0, the sweep's resolution of "
-    "a paired difference (comparable_accuracy_margin)"};
+namespace {
 
 // The papers' setups, named next to ours in each training claim's report.
 constexpr const char* kPolyFig1Setup =
     "ViT-Tiny (D 192, depth 12, 3 heads of dim 64) on Tiny-ImageNet, AdamW, N in {8, 16, 64, 256}; Fig 1's epochs are not "
     "stated (Table 1's runs: 200 epochs)";
 
-// Which regime each side of POLY assumes: its theorems i.i.d. Gaussian X, Q, K (Remark 4.1: true at initialisation
-// only), its experiments ViT-Tiny's timm initialisation.
-constexpr const char* kTimmRegime =
-    "Q and K start at timm's N(0, 0.02^2), as POLY's ViT-Tiny experiments do, so the logits start near 0.03 and x^3 near "
-    "1e-5; POLY's theorems assume i.i.d. Gaussian X, Q, K whose logits are not small, which this regime is not.";
-
-constexpr const char* kUnitRegime =
-    "Q and K scaled so that the logits have unit variance at step 0 (--init unit), the regime closest to the i.i.d. "
-    "Gaussian X, Q, K of POLY's theorems that still trains; POLY's own experiments used timm's N(0, 0.02^2) instead.";
-
 // The width of the slope's interval the design aims at (issue #15): narrow enough to tell 1/2 from 0 and 1 with room.
 constexpr double kTargetSlopeCiWidth = 0.4;
 
-// The lower edge of a curve's plateau: the smallest x whose accuracy lies within delta of the curve's best, interpolated
-// linearly from the grid point below it; -infinity when the first grid point is already within (censored: at or
-// below the grid's start).
+// The lower edge of a curve's plateau: the smallest x whose accuracy lies within delta of the curve's best,
+// interpolated linearly from the grid point below it; -infinity when the first grid point is already within (censored:
+// at or below the grid's start).
 double plateau_edge(const std::vector<double>& x, const Eigen::VectorXd& y, double delta) {
   const double floor = y.maxCoeff() - delta;
   Index i = 0;
@@ -83,46 +68,24 @@ std::string adjusted_accuracy(const GridCurve& c, const BlockedCurve& fit, std::
 
 // ---- the controls: how much attention can move a task's accuracy --------------------------------
 
-// A task's dynamic range at one N: the softmax control's seed-mean accuracy above the better content-free control.
-struct DynamicRange {
-  std::optional<SeedMean> softmax{}, uniform{}, off{};
-  std::optional<double> value() const {
-    if (!softmax || !(uniform || off)) return std::nullopt;
-    return softmax->mean - std::max(uniform ? uniform->mean : 0.0, off ? off->mean : 0.0);
-  }
-  std::string describe() const {
-    const auto part = [](const char* name, const std::optional<SeedMean>& s) {
-      return s ? text(", ", name, " ", percent(s->mean), "%") : std::string{};
-    };
-    const auto runs = text(part("softmax", softmax), part("uniform", uniform), part("off", off));
-    if (runs.empty()) return "not measured (no control runs)";
-    const auto v = value();
-    return text(v ? text(sig(100 * *v, 3), " points") : std::string("not measured"), " (", runs.substr(2), ")");
-  }
-};
-
 std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows) {
   std::vector<ResultRow> controls;  // softmax, uniform mixing (phi = 1/N) and attention off (phi = 0)
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(controls), is_control);
   std::map<Index, DynamicRange> out;
-  for (const auto& [key, mean] : accuracies<std::pair<Index, std::string>>(
-           controls, [](const ResultRow& r) { return std::pair{r.N, required_extra(r, column::function)}; })) {
+  for (const auto& [key, mean] : accuracies<std::pair<Index, std::string>>(controls, [](const ResultRow& r) {
+         return std::pair{r.N, required_extra(r, column::function)};
+       })) {
     auto& range = out[key.first];
-    (key.second == control::softmax ? range.softmax : key.second == control::uniform ? range.uniform : range.off) = mean;
+    (key.second == control::softmax   ? range.softmax
+     : key.second == control::uniform ? range.uniform
+                                      : range.off) = mean;
   }
   return out;
 }
 
-// ---- poly.k_vs_N: the best k of x³/k against N (POLY Fig 1) ------------------------------------
+}  // namespace
 
-struct KSweepEvidence {
-  Regime regime{};                    // the Q/K initialisation and model of the rows judged
-  std::uint64_t seed = 1;             // of the posterior draws
-  std::vector<Index> sizes{};         // N, ascending
-  std::vector<GridCurve> curves{};    // validation accuracy against log10 k, one per N
-  std::vector<DynamicRange> ranges{};  // the controls at each N
-  std::string setup{};                // the paper's and ours (setup_line)
-};
+// ---- the sweep every k claim judges, measured and reshaped for the falsify cases (k_sweep.hpp) -------------
 
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   auto rows = regime.rows(ctx, sweep::k, true);
@@ -139,8 +102,6 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   return e;
 }
 
-// The grid a campaign would train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds at every
-// point), every run at one accuracy, for falsify cases that need a complete design.
 void default_grid(KSweepEvidence& e) {
   e.sizes.clear(), e.curves.clear(), e.ranges.clear();
   for (Index n : {16, 64, 256, 1024}) {
@@ -153,6 +114,39 @@ void default_grid(KSweepEvidence& e) {
     e.sizes.push_back(n), e.curves.push_back(c), e.ranges.emplace_back();
   }
 }
+
+void set_dynamic_range(KSweepEvidence& e, double range) {
+  for (std::size_t c = 0; c < e.curves.size(); ++c) {
+    double best = 0;
+    for (const auto& y : e.curves[c].y) best = std::max(best, y.mean);
+    const auto& any = e.curves[c].y.front();
+    e.ranges[c] = {.softmax = without_spread(any, best),
+                   .uniform = without_spread(any, best - range),
+                   .off = without_spread(any, best - range)};
+  }
+}
+
+std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges) {
+  std::string line;
+  for (std::size_t c = 0; c < sizes.size(); ++c)
+    line += text(line.empty() ? "" : "; ", "N=", sizes[c], ": ", ranges[c].describe());
+  return text("dynamic range (softmax above the better content-free control) ", line);
+}
+
+std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
+  std::vector<std::size_t> able;
+  for (std::size_t c = 0; c < e.curves.size(); ++c)
+    if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
+  return able;
+}
+std::string cannot_show(double least, const std::string& range_text) {
+  return text("inconclusive: the task cannot show it: fewer than two N have a dynamic range of at least ",
+              sig(100 * least, 3), " points; ", range_text);
+}
+
+namespace {
+
+// ---- poly.k_vs_N: the best k of x³/k against N (POLY Fig 1) ------------------------------------
 
 // A regime with fewer than two N whose seeds connect their points (a sweep trained at one N, or stopped early at the
 // next) has no slope for the falsify cases to reshape: give it the default grid.
@@ -181,36 +175,6 @@ void place_edge(KSweepEvidence& e, double exponent, double range) {
   }
 }
 
-// Every N's controls set to a dynamic range of `range` (softmax at the curve's best, uniform and off `range` below).
-void set_dynamic_range(KSweepEvidence& e, double range) {
-  for (std::size_t c = 0; c < e.curves.size(); ++c) {
-    double best = 0;
-    for (const auto& y : e.curves[c].y) best = std::max(best, y.mean);
-    const auto& any = e.curves[c].y.front();
-    e.ranges[c] = {.softmax = without_spread(any, best), .uniform = without_spread(any, best - range),
-                   .off = without_spread(any, best - range)};
-  }
-}
-
-// The dynamic range at each N, for the details: "N=16: 80 points (softmax 98%, uniform 18%)".
-std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges) {
-  std::string line;
-  for (std::size_t c = 0; c < sizes.size(); ++c) line += text(line.empty() ? "" : "; ", "N=", sizes[c], ": ", ranges[c].describe());
-  return text("dynamic range (softmax above the better content-free control) ", line);
-}
-
-// The curves at an N whose dynamic range reaches `least`: those that can show the scale's effect.
-std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
-  std::vector<std::size_t> able;
-  for (std::size_t c = 0; c < e.curves.size(); ++c)
-    if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
-  return able;
-}
-std::string cannot_show(double least, const std::string& range_text) {
-  return text("inconclusive: the task cannot show it: fewer than two N have a dynamic range of at least ",
-              sig(100 * least, 3), " points; ", range_text);
-}
-
 // The share of draws at each end of the grid, per curve: a curve whose draws sit at an end more often than the
 // threshold allows is censored, named with its N.
 std::string censored_sizes(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
@@ -229,16 +193,20 @@ std::string censored_sizes(const std::vector<std::vector<double>>& draws, const 
 std::vector<double> draw_slopes(const std::vector<std::vector<double>>& draws, const std::vector<double>& log_n) {
   std::vector<double> slopes;
   for (const auto& d : draws)
-    if (std::all_of(d.begin(), d.end(), [](double v) { return std::isfinite(v); })) slopes.push_back(ols_slope(log_n, d));
+    if (std::all_of(d.begin(), d.end(), [](double v) { return std::isfinite(v); }))
+      slopes.push_back(ols_slope(log_n, d));
   return slopes;
 }
 
 // "like sqrt(N)" as an equivalence test on the exponent's interval, and what the interval says of "grows".
 std::string sqrt_rule_text(double band) {
-  return text("Verdict (an equivalence test, fixed before the campaign that judges it): holds when the 95% interval of "
-              "the exponent lies inside [", 0.5 - band, ", ", 0.5 + band, "], violated when it lies wholly outside, "
-              "inconclusive when it crosses an edge or when some N's estimate sits at an end of the grid in more than ",
-              "the allowed share of the draws (censored).");
+  return text(
+      "Verdict (an equivalence test, fixed before the campaign that judges it): holds when the 95% interval of "
+      "the exponent lies inside [",
+      0.5 - band, ", ", 0.5 + band,
+      "], violated when it lies wholly outside, "
+      "inconclusive when it crosses an edge or when some N's estimate sits at an end of the grid in more than ",
+      "the allowed share of the draws (censored).");
 }
 
 // Every N's curve with its best k at k* ∝ N^exponent, centred on the middle of its k grid.
@@ -263,18 +231,23 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   }
   const auto& regime = e.regime;
   const auto label = regime.label();
-  Figure accuracy{.name = sweep::k + regime.suffix("_"),
-                  .title = text("x^3/k attention, ", label, ": validation accuracy against k (seed-adjusted mean +- se)"),
-                  .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
+  Figure accuracy{
+      .name = sweep::k + regime.suffix("_"),
+      .title = text("x^3/k attention, ", label, ": validation accuracy against k (seed-adjusted mean +- se)"),
+      .xlabel = "k",
+      .ylabel = "validation accuracy",
+      .logx = true};
   std::vector<std::string> labels;
   for (Index n : e.sizes) labels.push_back(text("N = ", n));
-  const auto fitted = fit_curves(e.curves, labels, [](double x) { return std::pow(10, x); }, accuracy);
+  const auto fitted = fit_curves(
+      e.curves, labels, [](double x) { return std::pow(10, x); }, accuracy);
   const auto& fits = fitted.fits;
   const auto curves = kept_only(e.curves, fitted.kept);
   const auto sizes = kept_only(e.sizes, fitted.kept);
   if (sizes.size() < 2) {
     out.figures = {accuracy};
-    out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ", fitted.left_out);
+    out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ",
+                      fitted.left_out);
     return out;
   }
   const auto draws = posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + regime.suffix("."));
@@ -286,20 +259,29 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
   // A maximum at an end of the grid only bounds k*: its N cannot pin the slope.
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
-  out.verdict = censored.empty() ? equivalence_verdict(out.ci_lo, out.ci_hi, 0.5 - band, 0.5 + band) : Verdict::inconclusive;
+  out.verdict = censored.empty() ? equivalence_verdict(out.ci_lo, out.ci_hi, 0.5 - band, 0.5 + band)
+                                 : Verdict::inconclusive;
 
   Figure fit{.name = "k_sweep_best_k" + regime.suffix("_"),
              .title = "best k against N (95% intervals), the fitted power law (slope: its 95% interval)",
-             .xlabel = "N (sequence length, tokens)", .ylabel = "best k", .logx = true, .logy = true};
+             .xlabel = "N (sequence length, tokens)",
+             .ylabel = "best k",
+             .logx = true,
+             .logy = true};
   const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
   const double mean_best = std::accumulate(best.begin(), best.end(), 0.0) / double(best.size());
   // The least-squares line through (log N, log k*) passes through the means.
-  const PowerLawFit law{.exponent = out.measured, .ci_lo = out.ci_lo, .ci_hi = out.ci_hi,
-                        .prefactor = std::pow(10, mean_best - out.measured * mean_log_n), .points = sizes.size()};
-  Series best_series{.label = "best k (parabola through the best grid point)", .connect = false, .fit = SeriesFit{.law = law}};
+  const PowerLawFit law{.exponent = out.measured,
+                        .ci_lo = out.ci_lo,
+                        .ci_hi = out.ci_hi,
+                        .prefactor = std::pow(10, mean_best - out.measured * mean_log_n),
+                        .points = sizes.size()};
+  Series best_series{
+      .label = "best k (parabola through the best grid point)", .connect = false, .fit = SeriesFit{.law = law}};
   Series root{.label = "sqrt(N) law through the geometric mean"};
-  std::string table = "| N | best k | 95% interval | seed-adjusted accuracy at the best grid k (± se) | at k = sqrt(N) |\n"
-                      "|---|---|---|---|---|\n";
+  std::string table =
+      "| N | best k | 95% interval | seed-adjusted accuracy at the best grid k (± se) | at k = sqrt(N) |\n"
+      "|---|---|---|---|---|\n";
   std::string per_n;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     std::vector<double> column;
@@ -312,12 +294,16 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
     root.x.push_back(double(sizes[c])), root.y.push_back(std::pow(10, mean_best + 0.5 * (log_n[c] - mean_log_n)));
     Index top = 0;
     fits[c].mu.maxCoeff(&top);
-    const auto near_root = std::size_t(std::min_element(curves[c].x.begin(), curves[c].x.end(), [&](double a, double b) {
-                                         return std::abs(a - 0.5 * log_n[c]) < std::abs(b - 0.5 * log_n[c]);
-                                       }) - curves[c].x.begin());
+    const auto near_root = std::size_t(std::min_element(curves[c].x.begin(), curves[c].x.end(),
+                                                        [&](double a, double b) {
+                                                          return std::abs(a - 0.5 * log_n[c]) <
+                                                                 std::abs(b - 0.5 * log_n[c]);
+                                                        }) -
+                                       curves[c].x.begin());
     table += text("| ", sizes[c], " | ", sig(std::pow(10, best[c]), 3), " | [", sig(std::pow(10, lo), 3), ", ",
-                  sig(std::pow(10, hi), 3), "] | ", adjusted_accuracy(curves[c], fits[c], std::size_t(top)), " at k = ",
-                  sig(std::pow(10, curves[c].x[std::size_t(top)]), 3), " | ", adjusted_accuracy(curves[c], fits[c], near_root),
+                  sig(std::pow(10, hi), 3), "] | ", adjusted_accuracy(curves[c], fits[c], std::size_t(top)),
+                  " at k = ", sig(std::pow(10, curves[c].x[std::size_t(top)]), 3), " | ",
+                  adjusted_accuracy(curves[c], fits[c], near_root),
                   " at k = ", sig(std::pow(10, curves[c].x[near_root]), 3), " |\n");
     per_n += text(per_n.empty() ? "" : ", ", "N=", sizes[c], ": ", sig(std::pow(10, best[c]), 3));
     ResultRow r;
@@ -334,20 +320,23 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const double width = out.ci_hi - out.ci_lo;
   // The interval's width shrinks like 1/√seeds where the seed-to-seed spread dominates it.
   const int seeds_for_target = int(std::ceil(most * std::pow(width / kTargetSlopeCiWidth, 2)));
-  const std::string power =
-      width <= kTargetSlopeCiWidth
-          ? text("the interval is at most ", kTargetSlopeCiWidth, " wide")
-          : text("an interval at most ", kTargetSlopeCiWidth, " wide needs about ", seeds_for_target,
-                 " seeds at the refined points (", most, " now; width ∝ 1/√seeds)");
-  out.detail = text(label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [",
-                    sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most),
-                    " seeds; ", power, "; ", blocking_summary(fits), ")",
-                    censored.empty() ? "" : text("; the best k lies at an end of the grid for N = ", censored,
-                                                 " in more than ", t(kCensoredShare), " of the draws, so k* is only bounded there"),
-                    fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", ranges_line(e.sizes, e.ranges));
-  out.markdown = text(
-      best_scale_method("k per N", "log k"), " The slope b of log k* against log N is fitted by least squares in each draw. ",
-      sqrt_rule_text(band), "\n\n", table, "\nRegime: ", regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
+  const std::string power = width <= kTargetSlopeCiWidth
+                                ? text("the interval is at most ", kTargetSlopeCiWidth, " wide")
+                                : text("an interval at most ", kTargetSlopeCiWidth, " wide needs about ",
+                                       seeds_for_target, " seeds at the refined points (", most,
+                                       " now; width ∝ 1/√seeds)");
+  out.detail = text(
+      label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3),
+      ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most), " seeds; ",
+      power, "; ", blocking_summary(fits), ")",
+      censored.empty() ? ""
+                       : text("; the best k lies at an end of the grid for N = ", censored, " in more than ",
+                              t(kCensoredShare), " of the draws, so k* is only bounded there"),
+      fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", ranges_line(e.sizes, e.ranges));
+  out.markdown = text(best_scale_method("k per N", "log k"),
+                      " The slope b of log k* against log N is fitted by least squares in each draw. ",
+                      sqrt_rule_text(band), "\n\n", table,
+                      "\nRegime: ", regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
   return out;
 }
 
@@ -367,22 +356,26 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     return out;
   }
   const auto& regime = e.regime;
-  Figure accuracy{.name = "k_sweep_edge" + regime.suffix("_"),
-                  .title = text("x^3/k attention, ", regime.label(), ": validation accuracy against k (seed-adjusted mean +- se)"),
-                  .xlabel = "k", .ylabel = "validation accuracy", .logx = true};
+  Figure accuracy{
+      .name = "k_sweep_edge" + regime.suffix("_"),
+      .title = text("x^3/k attention, ", regime.label(), ": validation accuracy against k (seed-adjusted mean +- se)"),
+      .xlabel = "k",
+      .ylabel = "validation accuracy",
+      .logx = true};
   const auto able_curves = kept_only(e.curves, able);
   const auto able_sizes = kept_only(e.sizes, able);
   const auto able_ranges = kept_only(e.ranges, able);
   std::vector<std::string> labels;
   for (Index n : able_sizes) labels.push_back(text("N = ", n));
-  const auto fitted = fit_curves(able_curves, labels, [](double x) { return std::pow(10, x); }, accuracy);
+  const auto fitted = fit_curves(
+      able_curves, labels, [](double x) { return std::pow(10, x); }, accuracy);
   const auto curves = kept_only(able_curves, fitted.kept);
   const auto sizes = kept_only(able_sizes, fitted.kept);
   const auto ranges = kept_only(able_ranges, fitted.kept);
   out.figures = {accuracy};
   if (sizes.size() < 2) {
-    out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ", fitted.left_out,
-                      "; ", range_text);
+    out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ",
+                      fitted.left_out, "; ", range_text);
     return out;
   }
   std::vector<double> deltas, log_n, edges;
@@ -391,8 +384,9 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     log_n.push_back(std::log10(double(sizes[c])));
     edges.push_back(plateau_edge(curves[c].x, fitted.fits[c].mu, deltas[c]));
   }
-  const auto draws = posterior_draws(fitted.fits, e.seed, "poly.k_edge_vs_N" + regime.suffix("."),
-                                     [&](std::size_t c, const Eigen::VectorXd& mu) { return plateau_edge(curves[c].x, mu, deltas[c]); });
+  const auto draws = posterior_draws(
+      fitted.fits, e.seed, "poly.k_edge_vs_N" + regime.suffix("."),
+      [&](std::size_t c, const Eigen::VectorXd& mu) { return plateau_edge(curves[c].x, mu, deltas[c]); });
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
   const auto slopes = draw_slopes(draws, log_n);
   const bool located = std::all_of(edges.begin(), edges.end(), [](double v) { return std::isfinite(v); });
@@ -405,10 +399,12 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     std::vector<double> column;
     for (const auto& d : draws) column.push_back(d[c]);
     const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
-    const auto k_text = [](double x) { return std::isfinite(x) ? sig(std::pow(10, x), 3) : std::string("below the grid"); };
+    const auto k_text = [](double x) {
+      return std::isfinite(x) ? sig(std::pow(10, x), 3) : std::string("below the grid");
+    };
     per_n += text(per_n.empty() ? "" : ", ", "N=", sizes[c], ": ", k_text(edges[c]));
-    table += text("| ", sizes[c], " | ", ranges[c].describe(), " | ", sig(100 * deltas[c], 3), " points | ", k_text(edges[c]),
-                  " | [", k_text(lo), ", ", k_text(hi), "] |\n");
+    table += text("| ", sizes[c], " | ", ranges[c].describe(), " | ", sig(100 * deltas[c], 3), " points | ",
+                  k_text(edges[c]), " | [", k_text(lo), ", ", k_text(hi), "] |\n");
     ResultRow r;
     r.quantity = "k_plateau_edge";
     r.activation = "x^3/k";
@@ -420,107 +416,24 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   out.detail = text(regime.label(), ": plateau edge k (within ", share, " of the dynamic range of the best) ", per_n,
                     "; log k_edge = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3), ", ",
                     sig(out.ci_hi, 3), "] against the band [", 0.5 - band, ", ", 0.5 + band, "]; grows with N: ",
-                    slopes.empty() ? "unknown" : out.ci_lo > 0 ? "yes (interval above 0)" : "not shown (interval reaches 0)",
-                    censored.empty() ? "" : text("; the edge lies below the grid for N = ", censored, " in more than ",
-                                                 t(kCensoredShare), " of the draws (censored)"),
+                    slopes.empty()  ? "unknown"
+                    : out.ci_lo > 0 ? "yes (interval above 0)"
+                                    : "not shown (interval reaches 0)",
+                    censored.empty() ? ""
+                                     : text("; the edge lies below the grid for N = ", censored, " in more than ",
+                                            t(kCensoredShare), " of the draws (censored)"),
                     fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
   out.markdown = text(
       "Plateau edge: per N, the smallest k whose seed-adjusted validation accuracy lies within delta of the curve's best, "
-      "interpolated linearly in log k from the grid point below; delta = ", share, " of that N's dynamic range (the "
+      "interpolated linearly in log k from the grid point below; delta = ",
+      share,
+      " of that N's dynamic range (the "
       "softmax control's accuracy above the better of uniform mixing and attention off, trained beside the sweep). N "
-      "whose range is under ", sig(100 * least, 3), " points cannot show the effect and are left out. Intervals: ",
-      kReplicates, " draws from the seed-blocked fit's posterior (as for the best k), the edge and the slope of log k_edge "
-      "on log N computed in each. ", sqrt_rule_text(band), "\n\n", table, "\nRegime: ",
-      regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
-  return out;
-}
-
-// ---- poly.k_interaction_vs_N: the gain of k = sqrt(N) over k = 1 against N, paired by seed (POLY Fig 1) ----------
-
-// One seed's accuracy at log10 k = at, interpolated linearly in log k between the curve's two points either side of it
-// (the point itself where one sits there); nullopt outside the grid or when the seed did not run both points. Every
-// seed reads the same points with the same weights, so the seeds' values pair exactly.
-std::optional<double> seed_accuracy_at(const GridCurve& c, std::uint64_t seed, double at) {
-  constexpr double kOnGrid = 1e-9;  // a grid's log10 k and log10 sqrt(N), computed two ways
-  const auto above = std::size_t(std::lower_bound(c.x.begin(), c.x.end(), at - kOnGrid) - c.x.begin());
-  if (above == c.x.size()) return std::nullopt;
-  const bool on_grid = c.x[above] <= at + kOnGrid;
-  if (!on_grid && above == 0) return std::nullopt;
-  const std::size_t below = on_grid ? above : above - 1;
-  std::optional<double> lower, upper;
-  for (const auto& r : c.runs)
-    if (r.seed == seed) {
-      if (r.point == below) lower = r.accuracy;
-      if (r.point == above) upper = r.accuracy;
-    }
-  if (!lower || !upper) return std::nullopt;
-  if (on_grid) return *lower;
-  return *lower + (*upper - *lower) * (at - c.x[below]) / (c.x[above] - c.x[below]);
-}
-
-// Every N's curve on the default grid, peaking at k* = N^exponent itself (not centred on the grid: k = 1 and k = sqrt(N)
-// must keep their places relative to the peak); the committed sweeps' later seeds cover only parts of the grid.
-void peak_at_power(KSweepEvidence& e, double exponent) {
-  default_grid(e);
-  for (std::size_t c = 0; c < e.curves.size(); ++c) peak_at(e.curves[c], exponent * std::log10(double(e.sizes[c])));
-}
-
-// A design that needs no argmax and no edge: per seed, d(N) = accuracy at k = sqrt(N) minus accuracy at k = 1, and its
-// least-squares slope on log10 N; if the k needed grows like sqrt(N), k = sqrt(N) gains on k = 1 as N grows.
-ClaimOutcome judge_k_interaction(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
-  const double margin = t(kInteractionMargin), least = t(kMinDynamicRange);
-  ClaimOutcome out{.claimed = 0};
-  const auto range_text = ranges_line(e.sizes, e.ranges);
-  const auto able = able_sizes(e, least);
-  if (able.size() < 2) {
-    out.detail = cannot_show(least, range_text);
-    return out;
-  }
-  std::map<std::uint64_t, std::pair<std::vector<double>, std::vector<double>>> by_seed;  // log10 N, d(N)
-  std::string table = "| N | seeds | accuracy at k = 1 | at k = sqrt(N) | paired difference (95% interval) |\n|---|---|---|---|---|\n";
-  for (std::size_t c : able) {
-    const double log_n = std::log10(double(e.sizes[c]));
-    std::set<std::uint64_t> seeds;
-    for (const auto& r : e.curves[c].runs) seeds.insert(r.seed);
-    std::vector<double> at_one, at_root, d;
-    for (auto seed : seeds) {
-      const auto one = seed_accuracy_at(e.curves[c], seed, 0), root = seed_accuracy_at(e.curves[c], seed, 0.5 * log_n);
-      if (!one || !root) continue;
-      at_one.push_back(*one), at_root.push_back(*root), d.push_back(*root - *one);
-      by_seed[seed].first.push_back(log_n), by_seed[seed].second.push_back(*root - *one);
-    }
-    const auto diff = student_mean(d);
-    table += text("| ", e.sizes[c], " | ", d.size(), " | ", percent(student_mean(at_one).value), "% | ",
-                  percent(student_mean(at_root).value), "% | ", percent(diff.value), " [", percent(diff.lo), ", ",
-                  percent(diff.hi), "] points |\n");
-  }
-  // Only seeds with a difference at every N: a slope over fewer N would weigh the sizes differently.
-  std::vector<double> slopes;
-  for (const auto& [seed, xy] : by_seed)
-    if (xy.first.size() == able.size()) slopes.push_back(ols_slope(xy.first, xy.second));
-  const auto slope = student_mean(slopes);
-  out.measured = slope.value, out.ci_lo = slope.lo, out.ci_hi = slope.hi;
-  const auto rule = text("holds when the 95% interval of the slope lies above 0, violated when it lies below 0 or "
-                         "within ±", percent(margin), " points per decade of N (no growth the sweep can resolve)");
-  if (slopes.size() < 2) {
-    out.detail = text("fewer than two seeds ran the grid points about k = 1 and k = sqrt(N) at every N that can show "
-                      "it: no interval; ", range_text);
-  } else {
-    out.verdict = slope.lo > 0 ? Verdict::holds
-                  : slope.hi < 0 || (slope.lo >= -margin && slope.hi <= margin) ? Verdict::violated
-                                                                                : Verdict::inconclusive;
-    out.detail = text(e.regime.label(), ": accuracy at k = sqrt(N) minus at k = 1, per seed, against log10 N: slope ",
-                      percent(slope.value), " points per decade, 95% interval [", percent(slope.lo), ", ",
-                      percent(slope.hi), "] over ", slopes.size(), " seeds (", rule, "); ", range_text);
-  }
-  out.markdown = text("Interaction: per seed and N, the accuracy at k = sqrt(N) minus the accuracy at k = 1 (each "
-                      "interpolated linearly in log k between the grid points either side where k is not on the grid; a seed counts where "
-                      "it ran both), at the N "
-                      "whose dynamic range reaches ", sig(100 * least, 3), " points; per seed, the least-squares slope of "
-                      "the difference on log10 N; a Student-t 95% interval over the seeds. Verdict (fixed before the "
-                      "campaign's N = 64 points were judged): ", rule, ".\n\n", table, "\nRegime: ",
-                      e.regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
+      "whose range is under ",
+      sig(100 * least, 3), " points cannot show the effect and are left out. Intervals: ", kReplicates,
+      " draws from the seed-blocked fit's posterior (as for the best k), the edge and the slope of log k_edge "
+      "on log N computed in each. ",
+      sqrt_rule_text(band), "\n\n", table, "\nRegime: ", regime.init == "timm" ? kTimmRegime : kUnitRegime, e.setup);
   return out;
 }
 
@@ -531,56 +444,48 @@ void register_k_sweep_claims(ClaimRegistry& r) {
   // ViT-Tiny's, POLY's Fig 1 model, under timm (the catalogue's vit-tiny grid, results/vit-tiny/k_sweep.csv).
   // xavier's variance 1/D gives the same weights as unit for x³ with the 1/√d inside, so it needs no run of its own.
   // And the associative-recall task, where attention's content decides the answer, with and without the clip.
-  for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime,
-                               Regime{.init = "unit", .task = "recall"}, Regime{.init = "unit", .task = "recall-noclip"}}) {
+  for (const Regime& regime :
+       {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime, Regime{.init = "unit", .task = "recall"},
+        Regime{.init = "unit", .task = "recall-noclip"}}) {
     const std::string init_text = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
                                                         : "Q and K scaled to logits of unit variance at step 0";
     r.add(make_claim<KSweepEvidence>(
-        {.id = "poly.k_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
+        {.id = "poly.k_vs_N" + regime.suffix("."),
+         .source = "POLY §5, Fig 1",
          .statement = "with phi(x) = x^3/k, the best k grows like sqrt(N); N in {256, 64, 16, 8}, k in [1e-3, 1e3]",
-         .method = text(regime.source(sweep::k), " under ", init_text, ": validation accuracy over a log grid of k per N "
-                        "and paired seeds, the seeds taken out as blocks; slope of log k* on log N by draws from the fit"),
+         .method = text(
+             regime.source(sweep::k), " under ", init_text,
+             ": validation accuracy over a log grid of k per N "
+             "and paired seeds, the seeds taken out as blocks; slope of log k* on log N by draws from the fit"),
          .sweep = regime.sweep(sweep::k)},
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_sweep,
          .contradict = [](KSweepEvidence& e) { place_best_k(e, 1.5); },  // k* ∝ N^1.5, a power off
          .support = [](KSweepEvidence& e) { place_best_k(e, 0.5); }}));
     r.add(make_claim<KSweepEvidence>(
-        {.id = "poly.k_edge_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
-         .statement = "with phi(x) = x^3/k, the k needed to train well grows like sqrt(N) (read as the lower edge of the "
-                      "accuracy plateau in k)",
-         .method = text(regime.source(sweep::k), " under ", init_text, ": the smallest k within half the task's dynamic "
+        {.id = "poly.k_edge_vs_N" + regime.suffix("."),
+         .source = "POLY §5, Fig 1",
+         .statement =
+             "with phi(x) = x^3/k, the k needed to train well grows like sqrt(N) (read as the lower edge of the "
+             "accuracy plateau in k)",
+         .method = text(regime.source(sweep::k), " under ", init_text,
+                        ": the smallest k within half the task's dynamic "
                         "range (softmax against uniform mixing and attention off, trained per N) of the best accuracy, "
                         "per N, the seeds taken out as blocks; slope of log k_edge on log N by draws from the fit"),
          .sweep = regime.sweep(sweep::k)},
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_edge,
-         .contradict = [](KSweepEvidence& e) {  // the edge moves like N^1.5, on a task that can show it
-           place_edge(e, 1.5, 0.5);
-           set_dynamic_range(e, 0.5);
-         },
-         .support = [](KSweepEvidence& e) {
-           place_edge(e, 0.5, 0.5);
-           set_dynamic_range(e, 0.5);
-         }}));
-    r.add(make_claim<KSweepEvidence>(
-        {.id = "poly.k_interaction_vs_N" + regime.suffix("."), .source = "POLY §5, Fig 1",
-         .statement = "with phi(x) = x^3/k, the k needed to train well grows with N (read as: k = sqrt(N) gains on k = 1 "
-                      "as N grows)",
-         .method = text(regime.source(sweep::k), " under ", init_text, ": per seed, accuracy at k = sqrt(N) minus at "
-                        "k = 1 against log10 N, at the N whose dynamic range can show it; Student interval of the slope "
-                        "over seeds"),
-         .sweep = regime.sweep(sweep::k)},
-        {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
-         .judge = judge_k_interaction,
-         .contradict = [](KSweepEvidence& e) {  // every N best at k = 1: k = sqrt(N) falls behind as N grows
-           peak_at_power(e, 0);
-           set_dynamic_range(e, 0.5);
-         },
-         .support = [](KSweepEvidence& e) {
-           peak_at_power(e, 0.5);
-           set_dynamic_range(e, 0.5);
-         }}));
+         .contradict =
+             [](KSweepEvidence& e) {  // the edge moves like N^1.5, on a task that can show it
+               place_edge(e, 1.5, 0.5);
+               set_dynamic_range(e, 0.5);
+             },
+         .support =
+             [](KSweepEvidence& e) {
+               place_edge(e, 0.5, 0.5);
+               set_dynamic_range(e, 0.5);
+             }}));
+    register_k_interaction_claims(r, regime, init_text);
   }
 }
 

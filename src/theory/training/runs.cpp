@@ -33,7 +33,8 @@ SeedMean without_spread(const SeedMean& s, double mean) { return seed_mean(mean,
 
 double final_accuracy(const ResultRow& r) {
   if (!std::isfinite(r.value.mean))
-    throw std::runtime_error(text("training results: the val_accuracy of ", r.activation, " at N=", r.N, " is not finite"));
+    throw std::runtime_error(
+        text("training results: the val_accuracy of ", r.activation, " at N=", r.N, " is not finite"));
   return r.value.mean;
 }
 
@@ -50,8 +51,7 @@ std::optional<BlockedCurve> fit_blocks(const GridCurve& c) {
     const auto& r = c.runs[std::size_t(i)];
     const auto block = Index(std::lower_bound(seeds.begin(), seeds.end(), r.seed) - seeds.begin());
     design(i, Index(r.point)) = 1;
-    if (block + 1 < blocks)
-      design(i, points + block) = 1;
+    if (block + 1 < blocks) design(i, points + block) = 1;
     else  // the last seed's effect is minus the sum of the others'
       design.row(i).tail(blocks - 1).setConstant(-1);
     y(i) = r.accuracy;
@@ -62,7 +62,8 @@ std::optional<BlockedCurve> fit_blocks(const GridCurve& c) {
   const Eigen::MatrixXd inverse = gram.inverse();
   const Eigen::VectorXd fitted = inverse * (design.transpose() * y);
   double within = 0;
-  for (const auto& r : c.runs) within += std::pow(r.accuracy - point_sum(Index(r.point)) / point_runs(Index(r.point)), 2);
+  for (const auto& r : c.runs)
+    within += std::pow(r.accuracy - point_sum(Index(r.point)) / point_runs(Index(r.point)), 2);
   return BlockedCurve{.mu = fitted.head(points),
                       .unit_cov = inverse.topLeftCorner(points, points),
                       .residual_sd = std::sqrt((y - design * fitted).squaredNorm() / double(n - unknowns)),
@@ -150,8 +151,9 @@ std::vector<std::vector<double>> posterior_draws(const std::vector<BlockedCurve>
   return draws;
 }
 
-std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& curves, const std::vector<BlockedCurve>& fits,
-                                                  std::uint64_t seed, const std::string& claim) {
+std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& curves,
+                                                  const std::vector<BlockedCurve>& fits, std::uint64_t seed,
+                                                  const std::string& claim) {
   return posterior_draws(fits, seed, claim,
                          [&](std::size_t c, const Eigen::VectorXd& mu) { return refined_argmax(curves[c].x, mu); });
 }
@@ -169,23 +171,22 @@ std::string mean_sd(const SeedMean& s) { return text(percent(s.mean), " ± ", pe
 
 ClaimOutcome no_results(const std::string& sweep) {
   ClaimOutcome out;
-  out.detail = text("no ", sweep, " results: run studies/", sweep, " (or verify --retrain), or point --training-results at them");
+  out.detail = text("no ", sweep, " results: run studies/", sweep,
+                    " (or verify --retrain), or point --training-results at them");
   return out;
 }
 
-std::string setup_line(const char* paper, const std::vector<ResultRow>& rows,
-                       const std::string& task) {
+std::string setup_line(const char* paper, const std::vector<ResultRow>& rows, const std::string& task) {
   std::set<std::string> ours;
   for (const auto& r : rows) {
     if (r.quantity != quantity::val_accuracy) continue;  // one per run; a sweep's CSV also holds its claims' evidence
-    const auto steps = find_extra(r, column::steps), batch = find_extra(r, column::batch), depth = find_extra(r, column::depth),
-               validation = find_extra(r, column::validation);
+    const auto steps = find_extra(r, column::steps), batch = find_extra(r, column::batch),
+               depth = find_extra(r, column::depth), validation = find_extra(r, column::validation);
     const double images = kFashionImages - (validation ? extra_number(r, column::validation) : 0);
     const double epochs = batch && steps ? extra_number(r, column::steps) * extra_number(r, column::batch) / images : 0;
-    ours.insert(text("D ", r.D, depth ? text(", depth ", *depth) : "", ", head dim ", r.d, ", ", steps.value_or("?"),
-                     " AdamW steps", batch && steps ? text(" of batch ", *batch, " (", sig(epochs, 2),
-                                                           " epochs of ", images, " images)")
-                                                    : ""));
+    ours.insert(text(
+        "D ", r.D, depth ? text(", depth ", *depth) : "", ", head dim ", r.d, ", ", steps.value_or("?"), " AdamW steps",
+        batch && steps ? text(" of batch ", *batch, " (", sig(epochs, 2), " epochs of ", images, " images)") : ""));
   }
   std::string joined;
   for (const auto& o : ours) joined += (joined.empty() ? "" : "; ") + o;
@@ -217,20 +218,21 @@ FittedCurves fit_curves(const std::vector<GridCurve>& curves, const std::vector<
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const auto fit = fit_blocks(curves[c]);
     accuracy.series.push_back(accuracy_series(labels[c], curves[c], fit, x_of));
-    if (fit)
-      out.kept.push_back(c), out.fits.push_back(*fit);
-    else
-      unfit += text(unfit.empty() ? "" : ", ", labels[c]);
+    if (fit) out.kept.push_back(c), out.fits.push_back(*fit);
+    else unfit += text(unfit.empty() ? "" : ", ", labels[c]);
   }
   if (!unfit.empty())
-    out.left_out = text("left out: ", unfit, ", whose seeds do not connect the points or leave no residual (one seed at "
-                        "every point has no seed-to-seed spread; run --seeds 2 or more, the same seeds at every point)");
+    out.left_out = text(
+        "left out: ", unfit,
+        ", whose seeds do not connect the points or leave no residual (one seed at "
+        "every point has no seed-to-seed spread; run --seeds 2 or more, the same seeds at every point)");
   return out;
 }
 
 std::string blocking_summary(const std::vector<BlockedCurve>& fits) {
   const auto range = [&](double BlockedCurve::*sd) {
-    const auto [lo, hi] = std::minmax_element(fits.begin(), fits.end(), [&](const auto& a, const auto& b) { return a.*sd < b.*sd; });
+    const auto [lo, hi] = std::minmax_element(fits.begin(), fits.end(),
+                                              [&](const auto& a, const auto& b) { return a.*sd < b.*sd; });
     const auto low = sig(100 * (*lo).*sd, 2), high = sig(100 * (*hi).*sd, 2);
     return low == high ? low : text(low, "–", high);
   };
@@ -239,14 +241,17 @@ std::string blocking_summary(const std::vector<BlockedCurve>& fits) {
 }
 
 std::string best_scale_method(const char* what, const char* along) {
-  return text("Best ", what, ": the maximiser of the seed-adjusted validation accuracy, refined by the parabola in ", along,
-              " through the best grid point and its neighbours. Seed-adjusted: accuracy(point, seed) = mu(point) + b(seed) "
-              "+ e, fitted by least squares with the seeds as blocks (a seed fixes the initialisation, data order and "
-              "validation split alike at every point), so that points trained with two seeds and with five compare "
-              "alike; the residual variance is pooled over the curve's runs (a seed's validation split is part of its "
-              "block, so no binomial floor of an independent split applies). Intervals: ", kReplicates, " draws of every "
-              "curve's mu from the fit's multivariate t (its posterior under a flat prior, which carries the residual "
-              "variance's own uncertainty).");
+  return text(
+      "Best ", what, ": the maximiser of the seed-adjusted validation accuracy, refined by the parabola in ", along,
+      " through the best grid point and its neighbours. Seed-adjusted: accuracy(point, seed) = mu(point) + b(seed) "
+      "+ e, fitted by least squares with the seeds as blocks (a seed fixes the initialisation, data order and "
+      "validation split alike at every point), so that points trained with two seeds and with five compare "
+      "alike; the residual variance is pooled over the curve's runs (a seed's validation split is part of its "
+      "block, so no binomial floor of an independent split applies). Intervals: ",
+      kReplicates,
+      " draws of every "
+      "curve's mu from the fit's multivariate t (its posterior under a flat prior, which carries the residual "
+      "variance's own uncertainty).");
 }
 
 ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
@@ -259,10 +264,10 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
     return out;
   }
   out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run ",
-                    regime.model.empty() ? text("studies/", sweep, " --init timm,", regime.init)
-                                         : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/",
-                                                sweep, " --model ", regime.model, " --out results/", regime.model,
-                                                " with that grid's flags"));
+                    regime.model.empty()
+                        ? text("studies/", sweep, " --init timm,", regime.init)
+                        : text("verify --retrain (the catalogue's ", regime.model, " grid), or studies/", sweep,
+                               " --model ", regime.model, " --out results/", regime.model, " with that grid's flags"));
   return out;
 }
 

@@ -54,7 +54,8 @@ double final_accuracy(const ResultRow& r);
 
 // Final validation accuracy per configuration (rows grouped by `key`), averaged over seeds.
 template <class Key>
-std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows, const std::function<Key(const ResultRow&)>& key) {
+std::map<Key, SeedMean> accuracies(const std::vector<ResultRow>& rows,
+                                   const std::function<Key(const ResultRow&)>& key) {
   std::map<Key, std::vector<double>> values;
   std::map<Key, double> images;
   for (const auto& r : rows) {
@@ -152,8 +153,9 @@ std::vector<std::vector<double>> posterior_draws(const std::vector<BlockedCurve>
                                                  const std::string& claim, const CurveStatistic& statistic);
 
 // The maximiser of each curve per draw.
-std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& curves, const std::vector<BlockedCurve>& fits,
-                                                  std::uint64_t seed, const std::string& claim);
+std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& curves,
+                                                  const std::vector<BlockedCurve>& fits, std::uint64_t seed,
+                                                  const std::string& claim);
 
 // The paired difference a − b over the seeds both ran (a seed fixes the initialisation streams and the data order
 // of every activation alike).
@@ -219,7 +221,9 @@ struct Regime {
     };
     return (init == "timm" ? "" : separator + init) + part(model) + part(task);
   }
-  std::string label() const { return text(model.empty() ? "" : model + ", ", task.empty() ? "" : task + ", ", "init ", init); }
+  std::string label() const {
+    return text(model.empty() ? "" : model + ", ", task.empty() ? "" : task + ", ", "init ", init);
+  }
   std::string task_text() const {
     if (task.empty()) return "Fashion-MNIST padded to 32x32";
     return text("associative recall (--data recall: N - 1 key-value tokens and a query, 10 classes)",
@@ -228,11 +232,13 @@ struct Regime {
   // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)".
   std::string source(const std::string& name) const {
     if (model.empty() && task.empty()) return name;
-    return text(sweep(name), model.empty() ? "" : text(" (--model ", model, ")"), task.empty() ? "" : " (--data recall)");
+    return text(sweep(name), model.empty() ? "" : text(" (--model ", model, ")"),
+                task.empty() ? "" : " (--data recall)");
   }
 };
 
-inline const Regime kVitTinyRegime{.init = "timm", .model = model::vit_tiny};  // POLY's Fig 1/2 model, its experiments' init
+inline const Regime kVitTinyRegime{.init = "timm",
+                                   .model = model::vit_tiny};  // POLY's Fig 1/2 model, its experiments' init
 
 // The regime's claims report "no rows" alike: timm's sweep of the sweeps' model missing, or the other init or model not
 // trained.

@@ -1,0 +1,67 @@
+#pragma once
+// What the k-sweep claims' files share (k_sweep.cpp, k_interaction.cpp): one regime's sweep with the controls'
+// dynamic range at each N, how it is measured and reshaped for the falsify cases, and the range a task needs to show
+// the scale's effect at all.
+#include "runs.hpp"
+
+namespace attnlab::training_claims {
+
+extern const Threshold kMinDynamicRange;
+
+// Which regime each side of POLY assumes: its theorems i.i.d. Gaussian X, Q, K (Remark 4.1: true at initialisation
+// only), its experiments ViT-Tiny's timm initialisation.
+inline constexpr const char* kTimmRegime =
+    "Q and K start at timm's N(0, 0.02^2), as POLY's ViT-Tiny experiments do, so the logits start near 0.03 and x^3 near "
+    "1e-5; POLY's theorems assume i.i.d. Gaussian X, Q, K whose logits are not small, which this regime is not.";
+
+inline constexpr const char* kUnitRegime =
+    "Q and K scaled so that the logits have unit variance at step 0 (--init unit), the regime closest to the i.i.d. "
+    "Gaussian X, Q, K of POLY's theorems that still trains; POLY's own experiments used timm's N(0, 0.02^2) instead.";
+
+// A task's dynamic range at one N: the softmax control's seed-mean accuracy above the better content-free control.
+struct DynamicRange {
+  std::optional<SeedMean> softmax{}, uniform{}, off{};
+  std::optional<double> value() const {
+    if (!softmax || !(uniform || off)) return std::nullopt;
+    return softmax->mean - std::max(uniform ? uniform->mean : 0.0, off ? off->mean : 0.0);
+  }
+  std::string describe() const {
+    const auto part = [](const char* name, const std::optional<SeedMean>& s) {
+      return s ? text(", ", name, " ", percent(s->mean), "%") : std::string{};
+    };
+    const auto runs = text(part("softmax", softmax), part("uniform", uniform), part("off", off));
+    if (runs.empty()) return "not measured (no control runs)";
+    const auto v = value();
+    return text(v ? text(sig(100 * *v, 3), " points") : std::string("not measured"), " (", runs.substr(2), ")");
+  }
+};
+
+struct KSweepEvidence {
+  Regime regime{};                     // the Q/K initialisation and model of the rows judged
+  std::uint64_t seed = 1;              // of the posterior draws
+  std::vector<Index> sizes{};          // N, ascending
+  std::vector<GridCurve> curves{};     // validation accuracy against log10 k, one per N
+  std::vector<DynamicRange> ranges{};  // the controls at each N
+  std::string setup{};                 // the paper's and ours (setup_line)
+};
+
+KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime);
+
+// The grid a campaign would train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds at every
+// point), every run at one accuracy, for falsify cases that need a complete design.
+void default_grid(KSweepEvidence& e);
+
+// Every N's controls set to a dynamic range of `range` (softmax at the curve's best, uniform and off `range` below).
+void set_dynamic_range(KSweepEvidence& e, double range);
+
+// The dynamic range at each N, for the details: "N=16: 80 points (softmax 98%, uniform 18%)".
+std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges);
+
+// The curves at an N whose dynamic range reaches `least`: those that can show the scale's effect.
+std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least);
+std::string cannot_show(double least, const std::string& range_text);
+
+// poly.k_interaction_vs_N of one regime (k_interaction.cpp), after the regime's k_vs_N and k_edge_vs_N.
+void register_k_interaction_claims(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
+
+}  // namespace attnlab::training_claims
