@@ -320,9 +320,18 @@ void register_proof_claims(ClaimRegistry& r) {
            [](ProofBoundEvidence& e) {  // a moment a quarter above the bound
              for (auto& pt : e.points) pt.exact = 1.25 * pt.bound;
            },
-       .support = [](ProofBoundEvidence& e) {  // the bound met with equality
-         for (auto& pt : e.points) pt.exact = pt.bound;
-       }}));
+       .support =
+           [](ProofBoundEvidence& e) {  // the bound met with equality
+             for (auto& pt : e.points) pt.exact = pt.bound;
+           },
+       .crossings = bound_crossings<ProofBoundEvidence>(
+           [](ProofBoundEvidence& e, double r) {  // the others at 0.95 of the bound: below it, not loose
+             for (auto& pt : e.points) pt.exact = 0.95 * pt.bound;
+             e.points.back().exact = r * e.points.back().bound;
+           },
+           [](ProofBoundEvidence& e, double r) {
+             for (auto& pt : e.points) pt.exact = r * pt.bound;
+           })}));
   r.add(make_claim<MomentEvidence>(
       {.id = "poly.proof_grad_p1",
        .source = "POLY eq (55)-(56)",
