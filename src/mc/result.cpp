@@ -35,6 +35,10 @@ const Cell* find_cell(const ResultRow& r, const std::string& key) {
   return nullptr;
 }
 
+std::runtime_error missing(const ResultRow& r, const std::string& key) {
+  return std::runtime_error(text("a ", r.quantity, " row of ", r.activation, " has no ", key));
+}
+
 }  // namespace
 
 std::string extra_value(const ResultRow& r, const std::string& key) {
@@ -50,19 +54,20 @@ std::optional<std::string> find_extra(const ResultRow& r, const std::string& key
 
 std::string required_extra(const ResultRow& r, const std::string& key) {
   const auto v = find_extra(r, key);
-  if (!v) throw std::runtime_error(text("a ", r.quantity, " row of ", r.activation, " has no ", key));
+  if (!v) throw missing(r, key);
   return *v;
 }
 
 KScale required_k(const ResultRow& r) {
-  if (!r.k) throw std::runtime_error(text("a ", r.quantity, " row of ", r.activation, " has no k"));
+  if (!r.k) throw missing(r, "k");
   return *r.k;
 }
 
 double extra_number(const ResultRow& r, const std::string& key) {
-  const auto v = required_extra(r, key);
   const Cell* cell = find_cell(r, key);
-  if (!cell->is_number()) throw std::runtime_error(text(key, " '", v, "' of a ", r.quantity, " row is not a number"));
+  if (!cell || cell->empty()) throw missing(r, key);
+  if (!cell->is_number())
+    throw std::runtime_error(text(key, " '", cell->str(), "' of a ", r.quantity, " row is not a number"));
   return cell->number();
 }
 
