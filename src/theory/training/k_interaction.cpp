@@ -33,10 +33,22 @@ std::optional<double> seed_accuracy_at(const GridCurve& c, std::uint64_t seed, d
 }
 
 // Every N's curve on the default grid, peaking at k* = N^exponent itself (not centred on the grid: k = 1 and k =
-// sqrt(N) must keep their places relative to the peak); the committed sweeps' later seeds cover only parts of the grid.
-void peak_at_power(KSweepEvidence& e, double exponent) {
+// sqrt(N) must keep their places relative to the peak), on a task of dynamic range `range`; the committed sweeps'
+// later seeds cover only parts of the grid.
+void peak_at_power(KSweepEvidence& e, double exponent, double range) {
   default_grid(e);
   for (std::size_t c = 0; c < e.curves.size(); ++c) peak_at(e.curves[c], exponent * std::log10(double(e.sizes[c])));
+  set_dynamic_range(e, range);
+}
+
+// Two seeds whose accuracy moves by ±b per decade of k, so that d(N) = ±b/2 log10 N: their slopes ±b/2 have the
+// Student interval [-x, x], on curves every N of which can show the effect.
+void slopes_within(KSweepEvidence& e, double x) {
+  default_grid(e);
+  const double half_width = student_mean({1.0, -1.0}).hi;  // of slopes ±1
+  for (auto& c : e.curves)
+    for (auto& r : c.runs) r.accuracy = 0.5 + (r.seed == 1 ? 2 : -2) * x / half_width * c.x[r.point];
+  set_dynamic_range(e, 0.5);
 }
 
 // A design that needs no argmax and no edge: per seed, d(N) = accuracy at k = sqrt(N) minus accuracy at k = 1, and its
@@ -121,16 +133,11 @@ void register_k_interaction_claims(ClaimRegistry& r, const Regime& regime, const
        .sweep = regime.sweep(sweep::k)},
       {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
        .judge = judge_k_interaction,
-       .contradict =
-           [](KSweepEvidence& e) {  // every N best at k = 1: k = sqrt(N) falls behind as N grows
-             peak_at_power(e, 0);
-             set_dynamic_range(e, 0.5);
-           },
-       .support =
-           [](KSweepEvidence& e) {
-             peak_at_power(e, 0.5);
-             set_dynamic_range(e, 0.5);
-           }}));
+       .contradict = [](KSweepEvidence& e) { peak_at_power(e, 0, 0.5); },  // k = sqrt(N) falls behind as N grows
+       .support = [](KSweepEvidence& e) { peak_at_power(e, 0.5, 0.5); },
+       .crossings = {range_crossing([](KSweepEvidence& e, double range) { peak_at_power(e, 0.5, range); }),
+                     {&kInteractionMargin, "the seeds' slopes, whose interval is [-x, x]", Verdict::violated,
+                      Verdict::inconclusive, slopes_within}}}));
 }
 
 }  // namespace attnlab::training_claims

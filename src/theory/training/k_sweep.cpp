@@ -102,30 +102,6 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime) {
   return e;
 }
 
-void default_grid(KSweepEvidence& e) {
-  e.sizes.clear(), e.curves.clear(), e.ranges.clear();
-  for (Index n : {16, 64, 256, 1024}) {
-    GridCurve c;
-    for (int i = 0; i < 13; ++i) {
-      c.x.push_back(-3 + 0.5 * i);
-      c.y.push_back(seed_mean(0.5, 0, 2, 2000));
-      for (std::uint64_t seed : {1, 2}) c.runs.push_back({.point = std::size_t(i), .seed = seed, .accuracy = 0.5});
-    }
-    e.sizes.push_back(n), e.curves.push_back(c), e.ranges.emplace_back();
-  }
-}
-
-void set_dynamic_range(KSweepEvidence& e, double range) {
-  for (std::size_t c = 0; c < e.curves.size(); ++c) {
-    double best = 0;
-    for (const auto& y : e.curves[c].y) best = std::max(best, y.mean);
-    const auto& any = e.curves[c].y.front();
-    e.ranges[c] = {.softmax = without_spread(any, best),
-                   .uniform = without_spread(any, best - range),
-                   .off = without_spread(any, best - range)};
-  }
-}
-
 std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges) {
   std::string line;
   for (std::size_t c = 0; c < sizes.size(); ++c)
@@ -144,48 +120,37 @@ std::string cannot_show(double least, const std::string& range_text) {
               sig(100 * least, 3), " points; ", range_text);
 }
 
+std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
+                                              const std::vector<BlockedCurve>& fits) {
+  return posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + e.regime.suffix("."));
+}
+
+std::vector<std::vector<double>> edge_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
+                                            const std::vector<BlockedCurve>& fits, const std::vector<double>& deltas) {
+  return posterior_draws(
+      fits, e.seed, "poly.k_edge_vs_N" + e.regime.suffix("."),
+      [&](std::size_t c, const Eigen::VectorXd& mu) { return plateau_edge(curves[c].x, mu, deltas[c]); });
+}
+
+std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
+                            std::size_t curve) {
+  return std::size_t(std::count_if(draws.begin(), draws.end(), [&](const auto& d) {
+    return d[curve] <= curves[curve].x.front() || d[curve] >= curves[curve].x.back();
+  }));
+}
+
 namespace {
 
 // ---- poly.k_vs_N: the best k of x³/k against N (POLY Fig 1) ------------------------------------
-
-// A regime with fewer than two N whose seeds connect their points (a sweep trained at one N, or stopped early at the
-// next) has no slope for the falsify cases to reshape: give it the default grid.
-void with_default_grid(KSweepEvidence& e) {
-  if (std::count_if(e.curves.begin(), e.curves.end(), [](const GridCurve& c) { return fit_blocks(c).has_value(); }) < 2)
-    default_grid(e);
-}
-
-// Every curve replaced by a plateau in log k that starts at k_edge ∝ N^exponent (centred on the middle of its grid),
-// falls linearly over three decades below it to `range` under the top and is flat beyond, with no seed-to-seed spread:
-// within half the range of the top from k_edge − 1.5 decades on, where any grid of at most one-decade steps brackets
-// the crossing on the ramp, so the interpolated edge is exact.
-void place_edge(KSweepEvidence& e, double exponent, double range) {
-  with_default_grid(e);
-  std::vector<double> log_n;
-  for (Index n : e.sizes) log_n.push_back(std::log10(double(n)));
-  const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
-  for (std::size_t c = 0; c < e.curves.size(); ++c) {
-    auto& curve = e.curves[c];
-    const double edge = 0.5 * (curve.x.front() + curve.x.back()) + 1.5 + exponent * (log_n[c] - mean_log_n);
-    double top = 0;
-    for (const auto& y : curve.y) top = std::max(top, y.mean);
-    const auto at = [&](std::size_t i) { return top - range * std::clamp((edge - curve.x[i]) / 3, 0.0, 1.0); };
-    for (std::size_t i = 0; i < curve.x.size(); ++i) curve.y[i] = without_spread(curve.y[i], at(i));
-    for (auto& r : curve.runs) r.accuracy = at(r.point);
-  }
-}
 
 // The share of draws at each end of the grid, per curve: a curve whose draws sit at an end more often than the
 // threshold allows is censored, named with its N.
 std::string censored_sizes(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
                            const std::vector<Index>& sizes, double allowed_share) {
   std::string censored;
-  for (std::size_t c = 0; c < curves.size(); ++c) {
-    const auto at_end = std::count_if(draws.begin(), draws.end(), [&](const auto& d) {
-      return d[c] <= curves[c].x.front() || d[c] >= curves[c].x.back();
-    });
-    if (double(at_end) > allowed_share * double(draws.size())) censored += text(censored.empty() ? "" : ", ", sizes[c]);
-  }
+  for (std::size_t c = 0; c < curves.size(); ++c)
+    if (double(draws_at_an_end(draws, curves, c)) > allowed_share * double(draws.size()))
+      censored += text(censored.empty() ? "" : ", ", sizes[c]);
   return censored;
 }
 
@@ -207,18 +172,6 @@ std::string sqrt_rule_text(double band) {
       "], violated when it lies wholly outside, "
       "inconclusive when it crosses an edge or when some N's estimate sits at an end of the grid in more than ",
       "the allowed share of the draws (censored).");
-}
-
-// Every N's curve with its best k at k* ∝ N^exponent, centred on the middle of its k grid.
-void place_best_k(KSweepEvidence& e, double exponent) {
-  with_default_grid(e);
-  std::vector<double> log_n;
-  for (Index n : e.sizes) log_n.push_back(std::log10(double(n)));
-  const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
-  for (std::size_t c = 0; c < e.curves.size(); ++c) {
-    auto& curve = e.curves[c];
-    peak_at(curve, 0.5 * (curve.x.front() + curve.x.back()) + exponent * (log_n[c] - mean_log_n));
-  }
 }
 
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
@@ -250,7 +203,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
                       fitted.left_out);
     return out;
   }
-  const auto draws = posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + regime.suffix("."));
+  const auto draws = best_k_draws(e, curves, fits);
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
     log_n.push_back(std::log10(double(sizes[c]))), best.push_back(refined_argmax(curves[c].x, fits[c].mu));
@@ -384,9 +337,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     log_n.push_back(std::log10(double(sizes[c])));
     edges.push_back(plateau_edge(curves[c].x, fitted.fits[c].mu, deltas[c]));
   }
-  const auto draws = posterior_draws(
-      fitted.fits, e.seed, "poly.k_edge_vs_N" + regime.suffix("."),
-      [&](std::size_t c, const Eigen::VectorXd& mu) { return plateau_edge(curves[c].x, mu, deltas[c]); });
+  const auto draws = edge_draws(e, curves, fitted.fits, deltas);
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
   const auto slopes = draw_slopes(draws, log_n);
   const bool located = std::all_of(edges.begin(), edges.end(), [](double v) { return std::isfinite(v); });
@@ -461,7 +412,8 @@ void register_k_sweep_claims(ClaimRegistry& r) {
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_sweep,
          .contradict = [](KSweepEvidence& e) { place_best_k(e, 1.5); },  // k* ∝ N^1.5, a power off
-         .support = [](KSweepEvidence& e) { place_best_k(e, 0.5); }}));
+         .support = [](KSweepEvidence& e) { place_best_k(e, 0.5); },
+         .crossings = best_k_crossings()}));
     r.add(make_claim<KSweepEvidence>(
         {.id = "poly.k_edge_vs_N" + regime.suffix("."),
          .source = "POLY §5, Fig 1",
@@ -475,16 +427,9 @@ void register_k_sweep_claims(ClaimRegistry& r) {
          .sweep = regime.sweep(sweep::k)},
         {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
          .judge = judge_k_edge,
-         .contradict =
-             [](KSweepEvidence& e) {  // the edge moves like N^1.5, on a task that can show it
-               place_edge(e, 1.5, 0.5);
-               set_dynamic_range(e, 0.5);
-             },
-         .support =
-             [](KSweepEvidence& e) {
-               place_edge(e, 0.5, 0.5);
-               set_dynamic_range(e, 0.5);
-             }}));
+         .contradict = [](KSweepEvidence& e) { place_edge(e, 1.5, 0.5); },  // like N^1.5, on a task that shows it
+         .support = [](KSweepEvidence& e) { place_edge(e, 0.5, 0.5); },
+         .crossings = edge_crossings()}));
     register_k_interaction_claims(r, regime, init_text);
   }
 }

@@ -6,7 +6,7 @@
 
 namespace attnlab::training_claims {
 
-extern const Threshold kMinDynamicRange;
+extern const Threshold kMinDynamicRange, kSqrtBand, kCensoredShare, kEdgeDelta;
 
 // Which regime each side of POLY assumes: its theorems i.i.d. Gaussian X, Q, K (Remark 4.1: true at initialisation
 // only), its experiments ViT-Tiny's timm initialisation.
@@ -47,12 +47,38 @@ struct KSweepEvidence {
 
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime);
 
+// The judges' posterior draws, per draw and fitted curve: the best log k (poly.k_vs_N), the plateau's edge within
+// deltas[c] of the best (poly.k_edge_vs_N); and how many of them sit at an end of a curve's grid (censored).
+std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
+                                              const std::vector<BlockedCurve>& fits);
+std::vector<std::vector<double>> edge_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
+                                            const std::vector<BlockedCurve>& fits, const std::vector<double>& deltas);
+std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
+                            std::size_t curve);
+
+// ---- the falsify cases (k_sweep_cases.cpp) ----
+
 // The grid a campaign would train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds at every
 // point), every run at one accuracy, for falsify cases that need a complete design.
 void default_grid(KSweepEvidence& e);
 
 // Every N's controls set to a dynamic range of `range` (softmax at the curve's best, uniform and off `range` below).
 void set_dynamic_range(KSweepEvidence& e, double range);
+
+// Every N's best k at k* ∝ N^exponent, centred on the middle of its k grid (the default grid where fewer than two N
+// can be fitted).
+void place_best_k(KSweepEvidence& e, double exponent);
+
+// Every N's plateau edge at k_edge ∝ N^exponent on a task of dynamic range `range` (place_edge's comment).
+void place_edge(KSweepEvidence& e, double exponent, double range);
+
+// The two largest N able to show the scale's effect with a dynamic range of `range`, the others not at all: a crossing
+// of min_dynamic_range for any rule that needs two N, on evidence shaped by `shape(e, range)` to hold.
+Crossing<KSweepEvidence> range_crossing(std::function<void(KSweepEvidence&, double)> shape);
+
+// One crossing per threshold that poly.k_vs_N's and poly.k_edge_vs_N's judges read.
+std::vector<Crossing<KSweepEvidence>> best_k_crossings();
+std::vector<Crossing<KSweepEvidence>> edge_crossings();
 
 // The dynamic range at each N, for the details: "N=16: 80 points (softmax 98%, uniform 18%)".
 std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges);
