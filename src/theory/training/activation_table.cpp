@@ -135,9 +135,15 @@ void order_table(TableEvidence& e, bool as_paper) {
       }
 }
 
+// The margin of "comparable", read only where a relation is one (a "better" has no threshold).
+double comparable_margin(const TableEvidence& e, const Thresholds& th) {
+  const bool any = std::any_of(e.relations.begin(), e.relations.end(), [](const Relation& r) { return r.comparable; });
+  return any ? th(kComparableMargin) : NAN;
+}
+
 // holds when every relation is reproduced at every N, violated when one is contradicted.
 ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const std::string& what) {
-  const double margin = th(kComparableMargin);
+  const double margin = comparable_margin(e, th);
   ClaimOutcome out;
   int reproduced = 0, contradicted = 0, judged = 0;
   std::string lines;
@@ -164,8 +170,11 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
                     " contradicted, by 95% intervals of paired-seed differences");
   out.markdown = text(
       "Comparisons (accuracy differences in points, 95% t intervals of the per-seed differences, the seeds "
-      "paired; \"comparable\" holds when the interval lies inside ±",
-      percent(margin), " points and fails when it lies outside):\n\n", lines, e.setup);
+      "paired",
+      std::isnan(margin) ? std::string(")")
+                         : text("; \"comparable\" holds when the interval lies inside ±", percent(margin),
+                                " points and fails when it lies outside)"),
+      ":\n\n", lines, e.setup);
   return out;
 }
 
@@ -293,13 +302,38 @@ ClaimOutcome judge_relu_vs_softmax(const TableEvidence& e, const Thresholds& th)
   return judge_relations(e, th, "relu/N comparable to softmax");
 }
 
+// The last comparable relation at the last N where both ran, on the table ordered as the paper says: the paired
+// differences of its seeds alternate in sign about 0, scaled so that their 95% interval is [-x, x] (even seeds) or
+// ends at x (odd).
+void comparable_at_edge(TableEvidence& e, double x) {
+  order_table(e, true);
+  for (auto rel = e.relations.rbegin(); rel != e.relations.rend(); ++rel)
+    for (auto n = e.table.sizes.rbegin(); n != e.table.sizes.rend(); ++n) {
+      auto *a = e.table.find(rel->a, *n), *b = e.table.find(rel->b, *n);
+      if (!rel->comparable || !a || !b) continue;
+      std::vector<double> signs;
+      for (const auto& [seed, accuracy] : a->runs.at(*n))
+        if (b->runs.at(*n).contains(seed)) signs.push_back(signs.size() % 2 ? -1.0 : 1.0);
+      const double scale = x / student_mean(signs).hi;
+      std::size_t i = 0;
+      for (auto& [seed, accuracy] : a->runs.at(*n))
+        if (b->runs.at(*n).contains(seed)) accuracy = b->runs.at(*n).at(seed) + scale * signs[i++];
+      return;
+    }
+}
+
 ClaimRules<TableEvidence> table_rules(std::function<std::vector<Relation>(const Table&)> relations,
-                                      std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)> judge) {
-  return {
+                                      std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)> judge,
+                                      bool has_comparable = true) {
+  ClaimRules<TableEvidence> rules{
       .measure = [relations = std::move(relations)](const ClaimContext& ctx) { return measure_table(ctx, relations); },
       .judge = std::move(judge),
       .contradict = [](TableEvidence& e) { order_table(e, false); },
       .support = [](TableEvidence& e) { order_table(e, true); }};
+  if (has_comparable)
+    rules.crossings = {{&kComparableMargin, "the last comparable pair's paired interval, ending at x", Verdict::holds,
+                        Verdict::inconclusive, comparable_at_edge}};
+  return rules;
 }
 
 }  // namespace
@@ -327,7 +361,7 @@ void register_activation_table_claims(ClaimRegistry& r) {
            "x^p with large p trains poorly because x^p is tiny near 0 (POLY §5: p > 3 did not perform well; A.2.4: p >= 6 did not train)",
        .method = "activation_table: x^3/sqrtN against the highest scaled power, by paired-seed intervals",
        .sweep = sweep::activation_table},
-      table_rules(high_p_relations, judge_high_p)));
+      table_rules(high_p_relations, judge_high_p, false)));
   r.add(make_claim<TableEvidence>(
       {.id = "poly.scaled_vs_softmax",
        .source = "POLY §6.1 Table 2, A.2.4 Table 5",

@@ -100,6 +100,29 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   return out;
 }
 
+// n copies of the first curve: the first `inside` best at alpha = 1 (inside the band), the rest at 0.3 (outside).
+void curves_inside(AlphaEvidence& e, int n, int inside) {
+  const auto curve = e.curves.front();
+  const auto name = e.names.front();
+  e.curves.assign(std::size_t(n), curve), e.names.assign(std::size_t(n), name);
+  for (int c = 0; c < n; ++c) peak_at(e.curves[std::size_t(c)], c < inside ? 1.0 : 0.3);
+}
+
+std::vector<Crossing<AlphaEvidence>> alpha_crossings() {
+  // 20 curves: floor(20 x) + 1 of them is a share just above x.
+  const auto just_above = [](double x) { return int(std::floor(20 * x)) + 1; };
+  return {
+      {&kAlphaNear, "two curves, the second's best alpha at 1 + x", Verdict::holds, Verdict::inconclusive,
+       [](AlphaEvidence& e, double x) {
+         curves_inside(e, 2, 2);
+         peak_at(e.curves.back(), 1 + x);
+       }},
+      {&kTypicalShare, "a share of the curves just above x inside the band, the rest outside", Verdict::inconclusive,
+       Verdict::holds, [just_above](AlphaEvidence& e, double x) { curves_inside(e, 20, just_above(x)); }},
+      {&kTypicalShare, "a share of the curves just above x outside the band, the rest inside", Verdict::inconclusive,
+       Verdict::violated, [just_above](AlphaEvidence& e, double x) { curves_inside(e, 20, 20 - just_above(x)); }}};
+}
+
 }  // namespace
 
 void register_alpha_sweep_claims(ClaimRegistry& r) {
@@ -120,7 +143,8 @@ void register_alpha_sweep_claims(ClaimRegistry& r) {
        .support =
            [](AlphaEvidence& e) {
              for (auto& c : e.curves) peak_at(c, 1.0);
-           }}));
+           },
+       .crossings = alpha_crossings()}));
 }
 
 }  // namespace attnlab::training_claims

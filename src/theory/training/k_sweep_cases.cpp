@@ -70,7 +70,8 @@ void add_spread(GridCurve& c, double spread) {
 // fits them.
 std::size_t at_an_end(const std::vector<GridCurve>& all, const KSweepEvidence& e, bool edges) {
   Figure scratch;
-  const auto fitted = fit_curves(all, std::vector<std::string>(all.size()), [](double x) { return x; }, scratch);
+  const auto fitted = fit_curves(
+      all, std::vector<std::string>(all.size()), [](double x) { return x; }, scratch);
   const auto curves = kept_only(all, fitted.kept);
   std::vector<double> deltas;
   for (std::size_t c : fitted.kept) deltas.push_back(edges ? kEdgeDelta.value * *e.ranges[c].value() : 0);
@@ -138,8 +139,8 @@ Crossing<KSweepEvidence> range_crossing(std::function<void(KSweepEvidence&, doub
 std::vector<Crossing<KSweepEvidence>> best_k_crossings() {
   return {{&kSqrtBand, "every N's best k on N^(1/2 + x)", Verdict::holds, Verdict::violated,
            [](KSweepEvidence& e, double x) { place_best_k(e, 0.5 + x); }},
-          {&kCensoredShare, "the largest N's best k at the top of its grid in just over x of the draws",
-           Verdict::holds, Verdict::inconclusive, [](KSweepEvidence& e, double x) {
+          {&kCensoredShare, "the largest N's best k at the top of its grid in just over x of the draws", Verdict::holds,
+           Verdict::inconclusive, [](KSweepEvidence& e, double x) {
              // The draws at the top end pull the exponent interval's upper end up by 1/40 of their slopes' distance
              // (the quantile's interpolation): a law at 0.3 keeps that inside the band for two close N.
              place_best_k(e, 0.3);
@@ -163,8 +164,8 @@ std::vector<Crossing<KSweepEvidence>> edge_crossings() {
              for (auto& r : c.runs) r.accuracy = c.y[r.point].mean;
            }},
           range_crossing([](KSweepEvidence& e, double range) { place_edge(e, 0.5, range); }),
-          {&kCensoredShare, "the largest N's plateau edge below its grid in just over x of the draws",
-           Verdict::holds, Verdict::inconclusive, [](KSweepEvidence& e, double x) {
+          {&kCensoredShare, "the largest N's plateau edge below its grid in just over x of the draws", Verdict::holds,
+           Verdict::inconclusive, [](KSweepEvidence& e, double x) {
              place_edge(e, 0.5, 0.5);
              censor_largest(e, x, true, [](GridCurve& c, double gap) {
                c.y.front() = without_spread(c.y.front(), best_mean(c) - kEdgeDelta.value * 0.5 - gap);

@@ -74,6 +74,43 @@ void set_train_exponents(GrowthTrainEvidence& e, double offset) {
   }
 }
 
+// The last series the judge fits against its theorem (x^3 or x^3/sqrtN, at least 3 N): its theorem's exponent, its
+// norms and its fit.
+struct JudgedSeries {
+  double claimed;
+  FinalNorms* norms;
+  PowerLawFit fit;
+};
+JudgedSeries last_judged(GrowthTrainEvidence& e) {
+  for (auto it = e.finals.rbegin(); it != e.finals.rend(); ++it)
+    if (std::get<0>(it->first) != kSoftmax && std::set<double>(it->second.n.begin(), it->second.n.end()).size() >= 3)
+      return {claimed_exponent(std::get<0>(it->first)), &it->second, fit_power_law(it->second.n, it->second.value)};
+  throw std::logic_error("no series with three sizes to place a crossing on");
+}
+
+// growth_verdict's edges on the last judged series alone, after the support: its interval's lower end at the claimed
+// exponent + x (a tilt by N^shift moves the unweighted fit's interval by shift), its interval x wide (the residuals
+// scaled about the fitted line).
+std::vector<Crossing<GrowthTrainEvidence>> train_growth_crossings() {
+  return {{&kExponentTolerance, "the last fit's exponent above the theorem's", Verdict::holds, Verdict::violated,
+           [](GrowthTrainEvidence& e, double x) {
+             set_train_exponents(e, 0);
+             const auto s = last_judged(e);
+             for (std::size_t i = 0; i < s.norms->n.size(); ++i)
+               s.norms->value[i] *= std::pow(s.norms->n[i], s.claimed + x - s.fit.ci_lo);
+           }},
+          {&kExponentCiMax, "the last fit's exponent interval", Verdict::holds, Verdict::inconclusive,
+           [](GrowthTrainEvidence& e, double x) {
+             set_train_exponents(e, 0);
+             const auto s = last_judged(e);
+             const double widen = x / (s.fit.ci_hi - s.fit.ci_lo);
+             for (std::size_t i = 0; i < s.norms->n.size(); ++i) {
+               const double line = s.fit.prefactor * std::pow(s.norms->n[i], s.fit.exponent);
+               s.norms->value[i] = line * std::pow(s.norms->value[i] / line, widen);
+             }
+           }}};
+}
+
 ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& t) {
   if (e.finals.empty()) return no_regime_rows(e.regime, sweep::norms);
   ClaimOutcome out{.verdict = Verdict::holds, .claimed = 0.5};
@@ -246,7 +283,8 @@ void register_train_growth_claims(ClaimRegistry& r, const Regime& regime) {
       {.measure = [regime](const ClaimContext& ctx) { return measure_train_growth(ctx, regime); },
        .judge = judge_train_growth,
        .contradict = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0.5); },  // half a power above the theorem
-       .support = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0); }}));
+       .support = [](GrowthTrainEvidence& e) { set_train_exponents(e, 0); },
+       .crossings = train_growth_crossings()}));
 }
 
 void register_train_softmax_bound_claims(ClaimRegistry& r) {

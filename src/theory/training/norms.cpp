@@ -130,9 +130,11 @@ NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime) {
 // Both norms of `activation` set to `ratio` times softmax's at every N, layer, seed and step from `first_step` on, each
 // seed off by a factor e^(±0.01) (alternating), so that the seeds' geometric mean is `ratio` and its interval has a
 // width; a softmax run of one seed gets a second, its copy.
-void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double ratio, long first_step = 0) {
-  constexpr double spread = 0.01;
-  for (auto* m : {&e.phi, &e.jac}) {
+constexpr double kSeedSpread = 0.01;
+void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double ratio, long first_step = 0,
+                          std::vector<SeedNorms*> maps = {}) {
+  if (maps.empty()) maps = {&e.phi, &e.jac};
+  for (auto* m : maps) {
     SeedNorms softmax;
     for (auto& [k, seeds] : *m) {
       if (std::get<0>(k) != kSoftmax || std::get<3>(k) < first_step) continue;
@@ -143,8 +145,44 @@ void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double
       auto& out = (*m)[{activation, std::get<1>(k), std::get<2>(k), std::get<3>(k)}];
       out.clear();
       int i = 0;
-      for (const auto& [seed, v] : seeds) out[seed] = ratio * v * std::exp(i++ % 2 == 0 ? spread : -spread);
+      for (const auto& [seed, v] : seeds) out[seed] = ratio * v * std::exp(i++ % 2 == 0 ? kSeedSpread : -kSeedSpread);
     }
+  }
+}
+
+// The support's ratios (x^3/sqrtN at softmax's level, x^3 ten times it), then x^3's ||J||_F ratio at the value whose
+// 95% interval over the seeds starts at x: its lower edge against norm_level_factor.
+void unscaled_lower_end_at(NormEvidence& e, double x) {
+  set_ratio_to_softmax(e, kScaled, 1);
+  set_ratio_to_softmax(e, kUnscaled, 10);
+  std::pair<Index, std::size_t> judged{};  // the largest N (the one judged) and its seeds
+  for (const auto& [k, by_seed] : e.jac)
+    if (std::get<0>(k) == kSoftmax) judged = std::max(judged, std::pair{std::get<1>(k), by_seed.size()});
+  const std::size_t seeds = judged.second;
+  std::vector<double> logs;  // the seeds' log ratios about the set one
+  for (std::size_t i = 0; i < seeds; ++i) logs.push_back(i % 2 == 0 ? kSeedSpread : -kSeedSpread);
+  set_ratio_to_softmax(e, kUnscaled, x * std::exp(-student_mean(logs).lo), 0, {&e.jac});
+}
+
+// The support's ratios recorded at step 0, a step at x of the run and the last step alone, x^3/sqrtN's 10^4 times
+// softmax's at the middle one: inside the window drawn at x, outside a window that starts later.
+void window_edge_at(NormEvidence& e, double x) {
+  set_ratio_to_softmax(e, kScaled, 1);
+  set_ratio_to_softmax(e, kUnscaled, 10);
+  for (auto* m : {&e.phi, &e.jac}) {
+    std::map<Index, long> last;
+    for (const auto& [k, v] : *m) last[std::get<1>(k)] = std::max(last[std::get<1>(k)], std::get<3>(k));
+    SeedNorms kept;
+    for (const auto& [k, by_seed] : *m) {
+      const auto& [activation, n, layer, step] = k;
+      if (step == 0) kept[k] = by_seed;
+      if (step != last[n]) continue;
+      kept[k] = by_seed;
+      auto& middle = kept[{activation, n, layer, long(std::ceil(x * double(step)))}] = by_seed;
+      if (activation == kScaled)
+        for (auto& [seed, v] : middle) v *= 1e4;
+    }
+    *m = kept;
   }
 }
 
@@ -284,6 +322,16 @@ void set_step0(IidEvidence& e, double factor) {
     }
 }
 
+// The last step-0 norm of one quantity (the others at their prediction) at `factor` times its prediction.
+void set_last_step0(NormTable& m, double IidPrediction::*of, const IidEvidence& e, double factor) {
+  for (auto k = m.rbegin(); k != m.rend(); ++k)
+    if (const auto p = e.predicted.find({std::get<0>(k->first), std::get<1>(k->first)});
+        std::get<3>(k->first) == 0 && p != e.predicted.end()) {
+      k->second = factor * p->second.*of;
+      return;
+    }
+}
+
 ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
   if (e.predicted.empty()) return no_regime_rows(e.regime, sweep::norms);
   const double tol = t(kIidTolerance);
@@ -376,7 +424,11 @@ void register_training_norm_claims(ClaimRegistry& r) {
              [](NormEvidence& e) {
                set_ratio_to_softmax(e, kScaled, 1);
                set_ratio_to_softmax(e, kUnscaled, 10);
-             }}));
+             },
+         .crossings = {{&kLevelFactor, "x^3's ||J||_F ratio, its interval starting at x", Verdict::inconclusive,
+                        Verdict::holds, unscaled_lower_end_at},
+                       {&kNormWindow, "x^3/sqrtN far off at a step x of the run", Verdict::holds, Verdict::violated,
+                        window_edge_at}}}));
     if (regime.model.empty()) register_train_growth_claims(r, regime);
     r.add(make_claim<IidEvidence>(
         {.id = "poly.iid_at_init" + suffix,
@@ -390,7 +442,13 @@ void register_training_norm_claims(ClaimRegistry& r) {
         {.measure = [regime](const ClaimContext& ctx) { return measure_iid(ctx, regime); },
          .judge = judge_iid,
          .contradict = [](IidEvidence& e) { set_step0(e, 0.5); },
-         .support = [](IidEvidence& e) { set_step0(e, 1.0); }}));
+         .support = [](IidEvidence& e) { set_step0(e, 1.0); },
+         .crossings = {{&kIidTolerance, "the last ||phi||_F at step 0, x above its prediction", Verdict::holds,
+                        Verdict::inexact,
+                        [](IidEvidence& e, double x) { set_last_step0(e.phi, &IidPrediction::phi, e, 1 + x); }},
+                       {&kIidTolerance, "the last ||J||_F at step 0, x below its prediction", Verdict::holds,
+                        Verdict::inexact,
+                        [](IidEvidence& e, double x) { set_last_step0(e.jac, &IidPrediction::jac, e, 1 - x); }}}}));
   }
   register_train_softmax_bound_claims(r);
 }
