@@ -40,7 +40,7 @@ std::string gp_quoted(const std::string& s) {
 }
 
 // A number for the script or the data file; gnuplot skips a NaN point.
-std::string number(double v) {
+std::string gnuplot_number(double v) {
   if (!std::isfinite(v)) return "NaN";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.12g", v);
@@ -186,14 +186,14 @@ std::string log_tics(const char* axis, const Span& range) {
   for (int decade = int(std::floor(range.lo)); decade <= int(std::ceil(range.hi)); ++decade)
     for (double m : steps) {
       const double v = m * std::pow(10.0, decade);
-      if (std::log10(v) >= range.lo && std::log10(v) <= range.hi) list += (list.empty() ? "" : ", ") + number(v);
+      if (std::log10(v) >= range.lo && std::log10(v) <= range.hi) list += (list.empty() ? "" : ", ") + gnuplot_number(v);
     }
   if (list.find(',') == std::string::npos) {  // a few percent of a decade: evenly spaced tics at a round step
     const double lo = std::pow(10.0, range.lo), hi = std::pow(10.0, range.hi);
     const double rough = (hi - lo) / 4, unit = std::pow(10.0, std::floor(std::log10(rough)));
     const double step = unit * (rough / unit < 2 ? 1 : rough / unit < 5 ? 2 : 5);
     list.clear();
-    for (double v = std::ceil(lo / step) * step; v <= hi; v += step) list += (list.empty() ? "" : ", ") + number(v);
+    for (double v = std::ceil(lo / step) * step; v <= hi; v += step) list += (list.empty() ? "" : ", ") + gnuplot_number(v);
   }
   return list.empty() ? "" : text("set ", axis, "tics (", list, ")\n");
 }
@@ -205,7 +205,7 @@ std::string tics(const Figure& f, const Span& x_range, const Span& y_range) {
     std::size_t longest = 0;
     gp << "set xtics (";
     for (std::size_t i = 0; i < f.xtics.size(); ++i) {
-      gp << (i ? ", " : "") << gp_quoted(f.xtics[i].second) << " " << number(f.xtics[i].first);
+      gp << (i ? ", " : "") << gp_quoted(f.xtics[i].second) << " " << gnuplot_number(f.xtics[i].first);
       longest = std::max(longest, characters(f.xtics[i].second));
     }
     gp << ")";
@@ -222,7 +222,7 @@ std::string tics(const Figure& f, const Span& x_range, const Span& y_range) {
       closest = std::min(closest, ax.to(*std::next(it)) - ax.to(*it));
     if (values.size() >= 2 && values.size() <= 10 && closest >= x_range.width() / 20) {
       gp << "set xtics (";
-      for (auto it = values.begin(); it != values.end(); ++it) gp << (it == values.begin() ? "" : ", ") << number(*it);
+      for (auto it = values.begin(); it != values.end(); ++it) gp << (it == values.begin() ? "" : ", ") << gnuplot_number(*it);
       gp << ")\n";
     } else if (f.logx) {
       gp << log_tics("x", x_range);
@@ -232,7 +232,7 @@ std::string tics(const Figure& f, const Span& x_range, const Span& y_range) {
   if (!f.ytics.empty()) {
     gp << "set ytics (";
     for (std::size_t i = 0; i < f.ytics.size(); ++i)
-      gp << (i ? ", " : "") << gp_quoted(f.ytics[i].second) << " " << number(f.ytics[i].first);
+      gp << (i ? ", " : "") << gp_quoted(f.ytics[i].second) << " " << gnuplot_number(f.ytics[i].first);
     gp << ") font ',10'\n";
   }
   return gp.str();
@@ -278,25 +278,25 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     gp << "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols " << columns
        << " reverse Left samplen 2 spacing 1.1 font ',10'\n";
   else gp << "unset key\n";
-  gp << "set bmargin " << number(bottom) << "\n";
+  gp << "set bmargin " << gnuplot_number(bottom) << "\n";
   if (f.logx) gp << "set logscale x\nset format x '%g'\n";  // %g keeps decades readable (1e-05, not 0.0000100)
   if (f.logy) gp << "set logscale y\nset format y '%g'\n";
-  gp << "set xrange [" << number(ax.from(range.x.lo)) << ":" << number(ax.from(range.x.hi)) << "]\n";
+  gp << "set xrange [" << gnuplot_number(ax.from(range.x.lo)) << ":" << gnuplot_number(ax.from(range.x.hi)) << "]\n";
   if (f.ytics.empty())
-    gp << "set yrange [" << number(ay.from(range.y.lo)) << ":" << number(ay.from(range.y.hi)) << "]\n";
+    gp << "set yrange [" << gnuplot_number(ay.from(range.y.lo)) << ":" << gnuplot_number(ay.from(range.y.hi)) << "]\n";
   else  // rows read top down
-    gp << "set yrange [" << number(ay.from(range.y.hi)) << ":" << number(ay.from(range.y.lo)) << "]\n";
+    gp << "set yrange [" << gnuplot_number(ay.from(range.y.hi)) << ":" << gnuplot_number(ay.from(range.y.lo)) << "]\n";
   if (f.right_margin > 0) gp << "set rmargin " << f.right_margin << "\n";
   gp << tics(f, range.x, range.y);
   for (double v : f.xlines)
-    gp << "set arrow from first " << number(v) << ", graph 0 to first " << number(v)
+    gp << "set arrow from first " << gnuplot_number(v) << ", graph 0 to first " << gnuplot_number(v)
        << ", graph 1 nohead dt 2 lw 1.5 lc rgb " << gp_quoted(kReferenceColour) << " back\n";
   for (double v : f.ylines)
-    gp << "set arrow from graph 0, first " << number(v) << " to graph 1, first " << number(v)
+    gp << "set arrow from graph 0, first " << gnuplot_number(v) << " to graph 1, first " << gnuplot_number(v)
        << " nohead lw 1 lc rgb '#999999' back\n";
   for (std::size_t i = 0; i < f.labels.size(); ++i) {
     const auto& l = f.labels[i];
-    gp << "set label " << i + 1 << " " << gp_quoted(l.text) << " at graph " << number(l.x) << ", first " << number(l.y)
+    gp << "set label " << i + 1 << " " << gp_quoted(l.text) << " at graph " << gnuplot_number(l.x) << ", first " << gnuplot_number(l.y)
        << " left font '" << (l.bold ? "sans:Bold" : "sans") << ",10'"
        << (l.colour.empty() ? "" : " textcolor rgb " + gp_quoted(l.colour)) << " front\n";
   }
@@ -315,9 +315,9 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     const Span& bar_range = s.x_bars ? range.x : range.y;
     for (std::size_t p = 0; p < s.x.size() && p < s.y.size(); ++p) {
       const double at = s.x_bars ? s.x[p] : s.y[p];
-      data << number(s.x[p]) << ' ' << number(s.y[p]) << ' '
-           << number(bars ? bar_end(s.lo[p], at, bar_range, bar_axis) : at) << ' '
-           << number(bars ? bar_end(s.hi[p], at, bar_range, bar_axis) : at) << '\n';
+      data << gnuplot_number(s.x[p]) << ' ' << gnuplot_number(s.y[p]) << ' '
+           << gnuplot_number(bars ? bar_end(s.lo[p], at, bar_range, bar_axis) : at) << ' '
+           << gnuplot_number(bars ? bar_end(s.hi[p], at, bar_range, bar_axis) : at) << '\n';
     }
     data << "\n\n";
     const std::string title = titles[i].empty() ? " notitle" : " title " + gp_quoted(titles[i]);
@@ -354,7 +354,7 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
     for (int k = 0; k <= kSamples; ++k) {
       const double t = double(k) / kSamples;
       const double x = f.logx ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t;
-      data << number(x) << ' ' << number(law.prefactor * std::pow(x, law.exponent)) << "\n";
+      data << gnuplot_number(x) << ' ' << gnuplot_number(law.prefactor * std::pow(x, law.exponent)) << "\n";
     }
     data << "\n\n";
     const std::string colour = s.colour.empty() ? kSeriesColours[i % kStyles] : s.colour;
