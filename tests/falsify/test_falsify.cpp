@@ -152,10 +152,6 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
 const std::set<std::string> kNotYetCalibrated{"periodic.a5_cosmax_grad",
                                               "periodic.a5_cosmax_grad.as_used",
-                                              "periodic.property_table",
-                                              "periodic.property_table.released",
-                                              "periodic.property_table.xi_part",
-                                              "periodic.sinmax_submerged",
                                               "periodic.sinmax_value_unstable",
                                               "periodic.value_stability",
                                               "periodic.value_stability.denominator",
