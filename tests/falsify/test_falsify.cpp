@@ -152,10 +152,6 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
 const std::set<std::string> kNotYetCalibrated{"periodic.a5_cosmax_grad",
                                               "periodic.a5_cosmax_grad.as_used",
-                                              "periodic.sinmax_value_unstable",
-                                              "periodic.value_stability",
-                                              "periodic.value_stability.denominator",
-                                              "periodic.value_stability.denominator.released",
                                               "poly.high_p",
                                               "poly.iid_at_init",
                                               "poly.iid_at_init.unit",
