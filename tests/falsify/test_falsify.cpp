@@ -150,8 +150,7 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 
 // Claims whose falsify cases do not yet cross each threshold they read at its edge (only the gross moves of contradict
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
-const std::set<std::string> kNotYetCalibrated{"periodic.a5_cosmax_grad",
-                                              "periodic.a5_cosmax_grad.as_used",
+const std::set<std::string> kNotYetCalibrated{"periodic.a5_cosmax_grad.as_used",
                                               "poly.high_p",
                                               "poly.iid_at_init",
                                               "poly.iid_at_init.unit",
