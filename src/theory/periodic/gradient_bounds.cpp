@@ -171,6 +171,24 @@ void set_growth(CosmaxGrowthEvidence& e, double exponent) {
   for (std::size_t i = 0; i < e.n.size(); ++i) e.mean[i] = std::pow(e.n[i], exponent), e.se[i] = 1e-3 * e.mean[i];
 }
 
+// The means tilted by n^shift: the fit's exponent and interval move by shift, the interval's width stays.
+void tilt(CosmaxGrowthEvidence& e, double shift) {
+  for (std::size_t i = 0; i < e.n.size(); ++i) {
+    const double f = std::pow(e.n[i], shift);
+    e.mean[i] *= f, e.se[i] *= f;
+  }
+}
+
+// judge_cosmax_growth's two edges: the interval's lower end at x (grows beyond), its upper end at -x (falls beyond).
+std::vector<Crossing<CosmaxGrowthEvidence>> cosmax_growth_crossings() {
+  using E = CosmaxGrowthEvidence;
+  const auto fit = [](const E& e) { return fit_power_law(e.n, e.mean, e.se); };
+  return {{&kExponentTolerance, "the growth's interval above 0", Verdict::inconclusive, Verdict::holds,
+           [fit](E& e, double x) { tilt(e, x - fit(e).ci_lo); }},
+          {&kExponentTolerance, "the growth's interval below 0", Verdict::inconclusive, Verdict::violated,
+           [fit](E& e, double x) { tilt(e, -x - fit(e).ci_hi); }}};
+}
+
 // "Cosmax is gradient unstable": the largest |ds_j/dx_j| over rows inside the paper's range.
 BoundEvidence measure_cosmax_unstable(const ClaimContext& ctx) {
   const auto a = definition("cosmax");
@@ -290,7 +308,8 @@ void register_cosmax_claims(ClaimRegistry& r) {
       {.measure = measure_cosmax_growth,
        .judge = judge_cosmax_growth,
        .contradict = [](CosmaxGrowthEvidence& e) { set_growth(e, -1); },
-       .support = [](CosmaxGrowthEvidence& e) { set_growth(e, 1); }}));
+       .support = [](CosmaxGrowthEvidence& e) { set_growth(e, 1); },
+       .crossings = cosmax_growth_crossings()}));
   r.add(make_claim<BoundEvidence>(
       {.id = "periodic.a5_cosmax_grad.as_used",
        .source = "PERIODIC §3.2, A.5",

@@ -205,6 +205,40 @@ TableEvidence measure_table(const ClaimContext& ctx, bool released, bool xi_part
   return e;
 }
 
+// The last function the paper marks ✓ in `column`: its largest scale (or its one number) is where a crossing moves.
+FunctionStats& last_marked(TableEvidence& e, std::size_t column) {
+  for (auto it = e.judged.rbegin(); it != e.judged.rend(); ++it)
+    if (kPaperTable.at(paper_row(it->name))[column] == "✓") return *it;
+  throw std::logic_error(text("no function the paper marks ✓ in ", kColumns[column]));
+}
+
+Sample& last_saturation_sample(TableEvidence& e) {
+  auto& st = last_marked(e, 2);
+  return (e.xi_part && !st.xi_diagonal.empty() ? st.xi_diagonal : st.diagonal).back();
+}
+
+// Each column's edges on the last function the paper marks ✓ there: past one, its cell turns ✘/✓ (or ✘) and the table
+// disagrees with the paper.
+std::vector<Crossing<TableEvidence>> table_crossings() {
+  using E = TableEvidence;
+  const auto inexact = Verdict::inexact, holds = Verdict::holds;
+  return {{&kUnstableRows, "the value column's share of unstable rows", holds, inexact,
+           [](E& e, double x) { last_marked(e, 0).value_unstable.back() = x; }},
+          {&kUnstableRows, "the gradient column's share of unstable rows", holds, inexact,
+           [](E& e, double x) { last_marked(e, 1).frob.back() = Sample::with_share(x, HUGE_VAL, 0); }},
+          {&kGradientFrob, "the gradient column's rows", holds, inexact,
+           [](E& e, double x) { last_marked(e, 1).frob.back() = Sample::of({x}); }},
+          {&kSaturatedEntry, "the saturation column's entries", inexact, holds,
+           [](E& e, double x) { last_saturation_sample(e) = Sample::of({x}); }},
+          {&kSaturatedShare, "the saturation column's saturated share", holds, inexact,
+           [](E& e, double x) { last_saturation_sample(e) = Sample::with_share(x, 0, 1); }},
+          {&kZeroGradient, "the zero-region column's median", inexact, holds,
+           [](E& e, double x) { last_marked(e, 3).zero_median = x; }},
+          // the x_i reading judges the exponent of sup n s_1, one more than sup s_1's
+          {&kSubmergedExponent, "the submergence column's exponent interval", holds, inexact,
+           [](E& e, double x) { last_marked(e, 4).submerged.ci_hi = x - (e.xi_part ? 1.0 : 0.0); }}};
+}
+
 ClaimRules<TableEvidence> table_rules(bool released, bool xi_part = false) {
   return {.measure = [released, xi_part](const ClaimContext& ctx) { return measure_table(ctx, released, xi_part); },
           .judge = judge_table,
@@ -232,7 +266,8 @@ ClaimRules<TableEvidence> table_rules(bool released, bool xi_part = false) {
                   st.zero_median = paper[3] == "✓" ? 1.0 : 0.0;
                   st.submerged.ci_hi = paper[4] == "✓" ? 0.0 : -2.0;  // ✘ under either reading of the column
                 }
-              }};
+              },
+          .crossings = table_crossings()};
 }
 
 // ---- sinmax-constant's submergence ------------------------------------------------------------
@@ -271,6 +306,23 @@ ClaimOutcome judge_submerged(const SubmergedEvidence& e, const Thresholds& t) {
 
 void set_fit(PowerLawFit& f, double exponent) {
   f.exponent = exponent, f.ci_lo = exponent - 0.05, f.ci_hi = exponent + 0.05;
+}
+
+void shift_fit(PowerLawFit& f, double by) { f.exponent += by, f.ci_lo += by, f.ci_hi += by; }
+
+// Each fit's interval with its upper end at x (holds beyond: vanishes) and with its lower end at x (violated short
+// of it: stays), the other fit left where the supported evidence has it.
+std::vector<Crossing<SubmergedEvidence>> submerged_crossings() {
+  using E = SubmergedEvidence;
+  const auto inconclusive = Verdict::inconclusive;
+  return {{&kSubmergedExponent, "the score's interval's upper end", inconclusive, Verdict::holds,
+           [](E& e, double x) { shift_fit(e.constant.score, x - e.constant.score.ci_hi); }},
+          {&kSubmergedExponent, "the gradient's interval's upper end", inconclusive, Verdict::holds,
+           [](E& e, double x) { shift_fit(e.constant.gradient, x - e.constant.gradient.ci_hi); }},
+          {&kSubmergedExponent, "the score's interval's lower end", Verdict::violated, inconclusive,
+           [](E& e, double x) { shift_fit(e.constant.score, x - e.constant.score.ci_lo); }},
+          {&kSubmergedExponent, "the gradient's interval's lower end", Verdict::violated, inconclusive,
+           [](E& e, double x) { shift_fit(e.constant.gradient, x - e.constant.gradient.ci_lo); }}};
 }
 
 }  // namespace
@@ -320,7 +372,8 @@ void register_property_table_claims(ClaimRegistry& r) {
            },
        .judge = judge_submerged,
        .contradict = [](SubmergedEvidence& e) { set_fit(e.constant.score, 0), set_fit(e.constant.gradient, 0); },
-       .support = [](SubmergedEvidence& e) { set_fit(e.constant.score, -1), set_fit(e.constant.gradient, -1); }}));
+       .support = [](SubmergedEvidence& e) { set_fit(e.constant.score, -1), set_fit(e.constant.gradient, -1); },
+       .crossings = submerged_crossings()}));
 }
 
 }  // namespace attnlab::periodic_claims

@@ -85,6 +85,15 @@ struct Sample {
     }
     return s;
   }
+  // `size` entries, a share `share` of them at `value` and the others at `rest` (the share exact to 1/size): the
+  // falsify crossings' sample at a threshold's edge.
+  static Sample with_share(double share, double value, double rest, std::size_t size = 100000) {
+    const auto k = std::size_t(std::llround(share * double(size)));
+    Sample s{std::vector<double>(size, rest), size};
+    std::fill_n(s.sorted.begin(), k, value);
+    std::sort(s.sorted.begin(), s.sorted.end());
+    return s;
+  }
   double share_below(double tau) const {
     return double(std::lower_bound(sorted.begin(), sorted.end(), tau) - sorted.begin()) / double(sorted.size());
   }

@@ -139,6 +139,20 @@ void set_diagonal(SaturationEvidence& e, const std::string& f, double v) {
       for (auto& s : samples) s = Sample::of({v});
 }
 
+// The saturation rules' edges, shared by judge_saturation and judge_prenorm_saturation: the judged function's largest
+// scale with a share x of saturated entries (periodic_saturated_share) or every entry at n|ds_j/dx_j| = x
+// (periodic_saturated_entry), and softmax's largest scale with a share x saturated (periodic_softmax_saturates).
+template <class Evidence>
+std::vector<Crossing<Evidence>> saturation_crossings(std::function<Sample&(Evidence&)> judged_last,
+                                                     std::function<Sample&(Evidence&)> softmax_last) {
+  return {{&kSaturatedShare, "the last function's saturated share at the largest scale", Verdict::holds,
+           Verdict::violated, [judged_last](Evidence& e, double x) { judged_last(e) = Sample::with_share(x, 0, 1); }},
+          {&kSaturatedEntry, "the last function's entries at the largest scale", Verdict::violated, Verdict::holds,
+           [judged_last](Evidence& e, double x) { judged_last(e) = Sample::of({x}); }},
+          {&kSoftmaxSaturates, "softmax's saturated share at the largest scale", Verdict::violated, Verdict::holds,
+           [softmax_last](Evidence& e, double x) { softmax_last(e) = Sample::with_share(x, 0, 1); }}};
+}
+
 ClaimRules<SaturationEvidence> saturation_rules(bool released, bool xi_part = false) {
   return {
       .measure = [released, xi_part](const ClaimContext& ctx) { return measure_saturation(ctx, released, xi_part); },
@@ -149,7 +163,10 @@ ClaimRules<SaturationEvidence> saturation_rules(bool released, bool xi_part = fa
             for (auto& [name, samples] : e.functions)
               for (std::size_t i = 0; i < samples.size(); ++i)
                 samples[i] = Sample::of({name == "softmax" && i + 1 == samples.size() ? 0.0 : 1.0});
-          }};
+          },
+      .crossings = saturation_crossings<SaturationEvidence>(
+          [](SaturationEvidence& e) -> Sample& { return e.functions.back().second.back(); },
+          [](SaturationEvidence& e) -> Sample& { return e.functions.front().second.back(); })};
 }
 
 // ---- sirenmax's poles -------------------------------------------------------------------------
@@ -277,6 +294,32 @@ ClaimOutcome judge_prenorm_identity(const PrenormIdentityEvidence& e, const Thre
   return out;
 }
 
+// The medians tilted by scale^shift: the fit's exponent and interval move by shift, the interval's width stays.
+void tilt(PrenormIdentityEvidence& e, double shift) {
+  for (std::size_t i = 0; i < e.scales.size(); ++i) {
+    const double f = std::pow(e.scales[i], shift);
+    e.median_frob[i] *= f, e.se[i] *= f;
+  }
+}
+
+PowerLawFit growth_fit(const PrenormIdentityEvidence& e) { return fit_power_law(e.scales, e.median_frob, e.se); }
+
+// judge_prenorm_identity's edges: the invariance at x, the growth's interval with an end x beyond the claimed -1 on
+// either side (growth_verdict's violated and loose), the interval x wide (its inconclusive).
+std::vector<Crossing<PrenormIdentityEvidence>> prenorm_identity_crossings() {
+  using E = PrenormIdentityEvidence;
+  return {{&kPrenormInvariance, "the scores' change from scale 1 to 30", Verdict::holds, Verdict::violated,
+           [](E& e, double x) { e.invariance = x; }},
+          {&kExponentTolerance, "the growth's interval above -1", Verdict::holds, Verdict::violated,
+           [](E& e, double x) { tilt(e, -1 + x - growth_fit(e).ci_lo); }},
+          {&kExponentTolerance, "the growth's interval below -1", Verdict::holds, Verdict::violated,
+           [](E& e, double x) { tilt(e, -1 - x - growth_fit(e).ci_hi); }},
+          {&kExponentCiMax, "the growth's interval width", Verdict::holds, Verdict::violated, [](E& e, double x) {
+             const auto fit = growth_fit(e);
+             for (auto& se : e.se) se *= x / (fit.ci_hi - fit.ci_lo);  // the width is proportional to the errors
+           }}};
+}
+
 // Saturation of softmax with prenorm: in z, the argument softmax sees (literal), and in x, the gradient that
 // reaches the logits (as used: 'helps the input escape from the saturation area').
 struct PrenormSaturationEvidence {
@@ -347,7 +390,10 @@ ClaimRules<PrenormSaturationEvidence> prenorm_saturation_rules(std::string funct
             for (auto* v : {&e.in_x, &e.in_z})
               for (auto& s : *v) s = Sample::of({1.0});
             e.softmax.back() = Sample::of({0.0});
-          }};
+          },
+      .crossings = saturation_crossings<PrenormSaturationEvidence>(
+          [](PrenormSaturationEvidence& e) -> Sample& { return (e.through_prenorm ? e.in_x : e.in_z).back(); },
+          [](PrenormSaturationEvidence& e) -> Sample& { return e.softmax.back(); })};
 }
 
 // The gradient problem: ||ds/dx||_F of softmax with prenorm on the logits of a freshly initialised ViT
@@ -464,7 +510,15 @@ void register_saturation_claims(ClaimRegistry& r) {
        .support =
            [](PoleEvidence& e) {
              for (auto& j : e.frob_jump) j = 1;
-           }}));
+           },
+       // The finest step's jump moved until the fit's exponent is x: the exponent is linear in that jump's log.
+       .crossings = {{&kJumpExponent, "the finest step's jump", Verdict::holds, Verdict::violated,
+                      [](PoleEvidence& e, double x) {
+                        const double before = fit_power_law(e.steps, e.frob_jump).exponent;
+                        e.frob_jump.back() *= std::exp(1.0);
+                        const double after = fit_power_law(e.steps, e.frob_jump).exponent;
+                        e.frob_jump.back() *= std::exp((x - after) / (after - before));
+                      }}}}));
   r.add(make_claim<PrenormIdentityEvidence>(
       {.id = "periodic.prenorm",
        .source = "PERIODIC §3.6",
@@ -481,7 +535,8 @@ void register_saturation_claims(ClaimRegistry& r) {
            [](PrenormIdentityEvidence& e) {
              e.invariance = 0;
              for (std::size_t i = 0; i < e.scales.size(); ++i) e.median_frob[i] = 1 / e.scales[i];
-           }}));
+           },
+       .crossings = prenorm_identity_crossings()}));
   r.add(make_claim<PrenormSaturationEvidence>(
       {.id = "periodic.prenorm.saturation",
        .source = "PERIODIC §3.6",

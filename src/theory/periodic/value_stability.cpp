@@ -180,6 +180,18 @@ ClaimOutcome judge_denominator(const DenominatorEvidence& e, const Thresholds& t
   return out;
 }
 
+// The last function the paper marks value-stable, its smallest row mean of g at x: violated below the floor.
+std::vector<Crossing<DenominatorEvidence>> denominator_crossings() {
+  return {{&kDenominatorFloor, "the last value-stable function's smallest row mean", Verdict::violated, Verdict::holds,
+           [](DenominatorEvidence& e, double x) {
+             for (std::size_t i = e.functions.size(); i-- > 0;)
+               if (paper_marks_value_stable(e.functions[i])) {
+                 e.smallest[i].value = x;
+                 return;
+               }
+           }}};
+}
+
 ClaimRules<DenominatorEvidence> denominator_rules(bool released) {
   return {.measure = [released](const ClaimContext& ctx) { return measure_denominator(ctx, released); },
           .judge = judge_denominator,
@@ -191,7 +203,8 @@ ClaimRules<DenominatorEvidence> denominator_rules(bool released) {
           .support =
               [](DenominatorEvidence& e) {
                 for (auto& s : e.smallest) s.value = 1;
-              }};
+              },
+          .crossings = denominator_crossings()};
 }
 
 // ---- sinmax without the constant: value instability (§3.2) -------------------------------
@@ -241,6 +254,12 @@ SinmaxValueEvidence measure_sinmax_value(const ClaimContext& ctx) {
       ctx, "periodic-value", [a](const VectorD& x) { return largest_score(a, x); },
       ctx.sized(std::vector<Index>{8, 64}, std::vector<Index>{8}), zeros);
   return e;
+}
+
+// Either sign of instability alone, the other case stable: every share 0 and every |score| 1 but the last.
+void only_last_unstable(SinmaxValueEvidence& e) {
+  for (auto& v : e.unstable_share) v = 0;
+  for (auto& c : e.largest) c.value = 1;
 }
 
 ClaimOutcome judge_sinmax_value(const SinmaxValueEvidence& e, const Thresholds& t) {
@@ -293,7 +312,17 @@ void register_value_stability_claims(ClaimRegistry& r) {
        .support =
            [](SinmaxValueEvidence& e) {
              for (auto& v : e.unstable_share) v = 0.5;
-           }}));
+           },
+       .crossings = {{&kUnstableRows, "the largest scale's share of unstable rows", Verdict::violated, Verdict::holds,
+                      [](SinmaxValueEvidence& e, double x) {
+                        only_last_unstable(e);
+                        e.unstable_share.back() = x;
+                      }},
+                     {&kUnstableScore, "the last search's largest |score|", Verdict::violated, Verdict::holds,
+                      [](SinmaxValueEvidence& e, double x) {
+                        only_last_unstable(e);
+                        e.largest.back().value = x;
+                      }}}}));
   r.add(make_claim<ValueIdentityEvidence>(
       {.id = "periodic.value_stability",
        .source = "PERIODIC §3 table, column 1",
@@ -309,7 +338,9 @@ void register_value_stability_claims(ClaimRegistry& r) {
        .support =
            [](ValueIdentityEvidence& e) {
              for (auto& w : e.worst) w.value = -1;
-           }}));
+           },
+       .crossings = {{&kBoundRounding, "the last function's excursion outside [0, 1]", Verdict::holds,
+                      Verdict::violated, [](ValueIdentityEvidence& e, double x) { e.worst.back().value = x; }}}}));
   r.add(make_claim<DenominatorEvidence>(
       {.id = "periodic.value_stability.denominator",
        .source = "PERIODIC §3 table, column 1",
