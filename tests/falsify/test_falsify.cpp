@@ -150,8 +150,7 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 
 // Claims whose falsify cases do not yet cross each threshold they read at its edge (only the gross moves of contradict
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
-const std::set<std::string> kNotYetCalibrated{"periodic.a5_cosmax_grad.as_used",
-                                              "poly.level_vs_softmax",
+const std::set<std::string> kNotYetCalibrated{"poly.level_vs_softmax",
                                               "poly.level_vs_softmax.bounds",
                                               "relu.frob",
                                               "relu.frob_constant",

@@ -20,15 +20,22 @@ struct BoundEvidence {
   std::vector<Case> cases;
 };
 
-ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t) {
+// The largest value found against the bound, its rows and its worst input; the verdict is the caller's.
+ClaimOutcome bound_outcome(const BoundEvidence& e) {
   const auto& worst = largest(e.cases);
-  ClaimOutcome out{.verdict = bound_verdict(worst.value / e.bound, t), .measured = worst.value, .claimed = e.bound};
+  ClaimOutcome out{.measured = worst.value, .claimed = e.bound};
   out.detail = text(e.reading, ": largest found ", sig(worst.value), " against ", sig(e.bound), " (ratio ",
                     sig(worst.value / e.bound, 4), "; ", worst.input, "); ", definition_note(e.function));
   for (const auto& c : e.cases)
     out.evidence.push_back(evidence_row(e.quantity, e.function, c.logits.size(), c.value,
                                         {{"input", c.input}, {"logits", logits_line(c.logits)}}));
   save_worst(out, e.id, worst);
+  return out;
+}
+
+ClaimOutcome judge_bound(const BoundEvidence& e, const Thresholds& t) {
+  auto out = bound_outcome(e);
+  out.verdict = bound_verdict(out.measured / e.bound, t);
   return out;
 }
 
@@ -217,8 +224,9 @@ BoundEvidence measure_cosmax_unstable(const ClaimContext& ctx) {
           .cases = std::move(cases)};
 }
 
+// Instability is not a bound: the bound's thresholds are not read.
 ClaimOutcome judge_cosmax_unstable(const BoundEvidence& e, const Thresholds& t) {
-  auto out = judge_bound(e, t);
+  auto out = bound_outcome(e);
   const double limit = t(kUnstableGradient) * e.bound;
   // -inf: no row inside the paper's range (a --logits-file row outside it is not judged)
   out.verdict = !std::isfinite(out.measured) ? Verdict::inconclusive
@@ -319,7 +327,12 @@ void register_cosmax_claims(ClaimRegistry& r) {
       {.measure = measure_cosmax_unstable,
        .judge = judge_cosmax_unstable,
        .contradict = [](BoundEvidence& e) { rescale_worst(e, 1.0); },
-       .support = [](BoundEvidence& e) { rescale_worst(e, 1e6); }}));
+       .support = [](BoundEvidence& e) { rescale_worst(e, 1e6); },
+       .crossings = {{&kUnstableGradient, "the last case at x times the bound, the others at the bound",
+                      Verdict::violated, Verdict::holds, [](BoundEvidence& e, double x) {
+                        for (auto& c : e.cases) c.value = e.bound;
+                        e.cases.back().value = x * e.bound;
+                      }}}}));
 }
 
 }  // namespace attnlab::periodic_claims
