@@ -186,14 +186,16 @@ std::string log_tics(const char* axis, const Span& range) {
   for (int decade = int(std::floor(range.lo)); decade <= int(std::ceil(range.hi)); ++decade)
     for (double m : steps) {
       const double v = m * std::pow(10.0, decade);
-      if (std::log10(v) >= range.lo && std::log10(v) <= range.hi) list += (list.empty() ? "" : ", ") + gnuplot_number(v);
+      if (std::log10(v) >= range.lo && std::log10(v) <= range.hi)
+        list += (list.empty() ? "" : ", ") + gnuplot_number(v);
     }
   if (list.find(',') == std::string::npos) {  // a few percent of a decade: evenly spaced tics at a round step
     const double lo = std::pow(10.0, range.lo), hi = std::pow(10.0, range.hi);
     const double rough = (hi - lo) / 4, unit = std::pow(10.0, std::floor(std::log10(rough)));
     const double step = unit * (rough / unit < 2 ? 1 : rough / unit < 5 ? 2 : 5);
     list.clear();
-    for (double v = std::ceil(lo / step) * step; v <= hi; v += step) list += (list.empty() ? "" : ", ") + gnuplot_number(v);
+    for (double v = std::ceil(lo / step) * step; v <= hi; v += step)
+      list += (list.empty() ? "" : ", ") + gnuplot_number(v);
   }
   return list.empty() ? "" : text("set ", axis, "tics (", list, ")\n");
 }
@@ -222,7 +224,8 @@ std::string tics(const Figure& f, const Span& x_range, const Span& y_range) {
       closest = std::min(closest, ax.to(*std::next(it)) - ax.to(*it));
     if (values.size() >= 2 && values.size() <= 10 && closest >= x_range.width() / 20) {
       gp << "set xtics (";
-      for (auto it = values.begin(); it != values.end(); ++it) gp << (it == values.begin() ? "" : ", ") << gnuplot_number(*it);
+      for (auto it = values.begin(); it != values.end(); ++it)
+        gp << (it == values.begin() ? "" : ", ") << gnuplot_number(*it);
       gp << ")\n";
     } else if (f.logx) {
       gp << log_tics("x", x_range);
@@ -296,8 +299,8 @@ GnuplotInput gnuplot_input(const Figure& f, const std::string& data_file, const 
        << " nohead lw 1 lc rgb '#999999' back\n";
   for (std::size_t i = 0; i < f.labels.size(); ++i) {
     const auto& l = f.labels[i];
-    gp << "set label " << i + 1 << " " << gp_quoted(l.text) << " at graph " << gnuplot_number(l.x) << ", first " << gnuplot_number(l.y)
-       << " left font '" << (l.bold ? "sans:Bold" : "sans") << ",10'"
+    gp << "set label " << i + 1 << " " << gp_quoted(l.text) << " at graph " << gnuplot_number(l.x) << ", first "
+       << gnuplot_number(l.y) << " left font '" << (l.bold ? "sans:Bold" : "sans") << ",10'"
        << (l.colour.empty() ? "" : " textcolor rgb " + gp_quoted(l.colour)) << " front\n";
   }
   if (!range.any && f.ytics.empty()) {
