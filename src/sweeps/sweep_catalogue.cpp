@@ -255,7 +255,8 @@ const std::vector<Sweep>& sweeps() {
     table.full = {.N = {64, 256}, .seeds = 3, .run = sweep_run(false)};
     table.full.activations = {"softmax",     "x^3/sqrtN",   "x^3",         "x/sqrtN",     "x",
                               "x^2/sqrtN",   "x^4/sqrtN",   "x^5/sqrtN",   "x^6/sqrtN",   "x*learned",
-                              "x^2*learned", "x^3*learned", "x^4*learned", "x^5*learned", "relu/L"};
+                              "x^2*learned", "x^3*learned", "x^4*learned", "x^5*learned", "relu/L",
+                              "relu/L^0",    "elu/L^0",     "gelu/L^0",    "tanh/L^0",    "exp/L^0"};
     table.full.controls = {"uniform", "off"};
     table.quick = {.N = {16},
                    .activations = {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x", "x^4/sqrtN", "x^3*learned"},

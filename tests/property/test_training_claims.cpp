@@ -499,6 +499,26 @@ TEST(TrainingClaims, ScaledPowersAndReluAreComparedWithSoftmax) {
   EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means)).verdict, Verdict::violated);
 }
 
+// REPOLY Table 5's ordering (ViT-Base's column) holds; a pointwise function above softmax (GELU at 80.0) contradicts
+// "softmax above GELU"; one 0.01 points below it with a spread (ELU) resolves nothing with three seeds.
+TEST(TrainingClaims, RepolyTable5OrdersThePointwiseFunctionsBelowSoftmax) {
+  std::map<std::string, double> means{{"softmax", 0.796},
+                                      {label("poly", 3, "sqrtN"), 0.796},
+                                      {label("poly", 1, "sqrtN"), 0.769},
+                                      {"relu", 0.773},
+                                      {"elu", 0.782},
+                                      {"gelu", 0.782},
+                                      {"tanh", 0.771},
+                                      {"exp", 0.779}};
+  const auto paper = judge("poly.repoly_table5", "activation_table", table_rows(means));
+  EXPECT_EQ(paper.verdict, Verdict::holds) << paper.detail;
+  EXPECT_EQ(paper.claimed, 24) << "twelve relations at two N";
+  means["gelu"] = 0.8;
+  EXPECT_EQ(judge("poly.repoly_table5", "activation_table", table_rows(means)).verdict, Verdict::violated);
+  means["gelu"] = 0.782, means["elu"] = 0.7959;
+  EXPECT_EQ(judge("poly.repoly_table5", "activation_table", table_rows(means)).verdict, Verdict::inconclusive);
+}
+
 TEST(TrainingClaims, ComparableIsAnEquivalenceTest) {
   const auto comparable_at = [](double gap) {
     auto means = paper_ordering();
