@@ -152,13 +152,6 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
 const std::set<std::string> kNotYetCalibrated{"poly.level_vs_softmax",
                                               "poly.level_vs_softmax.bounds",
-                                              "relu.frob",
-                                              "relu.frob_constant",
-                                              "relu.gaussian_logit_model",
-                                              "relu.mean_weight",
-                                              "relu.row_sum",
-                                              "relu.row_sum_constant",
-                                              "relu.softmax_frob_level",
                                               "soft.complexity",
                                               "soft.eq12",
                                               "soft.fig5.alg2",

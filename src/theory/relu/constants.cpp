@@ -71,7 +71,8 @@ ClaimRules<ConstantEvidence> constant_rules(std::string quantity, std::string na
                 return out;
               },
           .contradict = [](ConstantEvidence& e) { contradict_points(e.points); },
-          .support = [](ConstantEvidence& e) { support_points(e.points); }};
+          .support = [](ConstantEvidence& e) { support_points(e.points); },
+          .crossings = {false_alarm_crossing()}};
 }
 
 }  // namespace
@@ -122,6 +123,17 @@ void contradict_points(std::vector<ConstantPoint>& points) {
 }
 void support_points(std::vector<ConstantPoint>& points) {
   for (auto& p : points) move_estimate(p.row.value, p.exact, 1);
+}
+
+Crossing<ConstantEvidence> false_alarm_crossing() {
+  return {&kFamilyFalseAlarm, "the last point at the quantile of a false-alarm rate x", Verdict::inexact,
+          Verdict::holds, [](ConstantEvidence& e, double x) {
+            support_points(e.points);
+            std::int64_t trials = 0;
+            for (const auto& p : e.points) trials = std::max<std::int64_t>(trials, p.row.trials);
+            auto& last = e.points.back().row.value;
+            move_estimate(last, last.mean + z_at_false_alarm(x, e.points.size(), trials) * last.se, 1);
+          }};
 }
 
 void register_row_sum_constant_claims(ClaimRegistry& r) {

@@ -2,6 +2,8 @@
 // does not depend on N, fitted on the sweep; the closed forms give the footnote's exception (relu² grows like c²).
 #include "sweep.hpp"
 
+#include <ranges>
+
 namespace attnlab::relu_claims {
 namespace {
 
@@ -56,7 +58,10 @@ ClaimOutcome judge_exponents(const SweepEvidence& e, const Thresholds& t) {
   for (const auto& r : e.rows) trials = std::max<std::int64_t>(trials, r.trials);
   for (const auto& h : zero_mean_functions())
     for (const auto& r : e.rows) zero_points += r.quantity == claim.quantity && r.activation.rfind(h + "/", 0) == 0;
-  const double z_max = critical_z(t, zero_points, trials);
+  // Read only where a curve's mean is held to 0: the Frobenius norm has none.
+  const bool holds_zeros = std::any_of(zero_mean_functions().begin(), zero_mean_functions().end(),
+                                       [&](const std::string& h) { return zero_mean(claim.quantity, h); });
+  const double z_max = holds_zeros ? critical_z(t, zero_points, trials) : HUGE_VAL;
   for (const double alpha : claim.alphas)
     for (const auto& g : init_grids())
       for (const auto& h : relu_functions()) {
@@ -141,6 +146,68 @@ void exact_curves(SweepEvidence& e) {
       }
 }
 
+// The last curve the judge fits (fitted: an exponent) or holds to 0 (not fitted): its alpha and its rows in N order.
+struct CurveRows {
+  double alpha;
+  std::vector<ResultRow*> rows;
+};
+CurveRows last_curve(SweepEvidence& e, bool fitted) {
+  for (auto alpha = e.claim.alphas.rbegin(); alpha != e.claim.alphas.rend(); ++alpha)
+    for (const auto& g : std::views::reverse(init_grids()))
+      for (const auto& h : std::views::reverse(relu_functions())) {
+        if (zero_mean(e.claim.quantity, h) == fitted) continue;
+        std::vector<ResultRow*> rows;
+        for (auto& r : e.rows)
+          if (r.quantity == e.claim.quantity && r.activation == scaled(h, *alpha, g.qk_layernorm).label() &&
+              extra_value(r, "grid") == g.name)
+            rows.push_back(&r);
+        if (!rows.empty()) return {*alpha, rows};
+      }
+  throw std::logic_error("no curve to place a crossing on");
+}
+
+PowerLawFit fit_of(const std::vector<ResultRow*>& rows) {
+  std::vector<double> x, y, se;
+  for (const auto* r : rows) x.push_back(double(r->N)), y.push_back(r->value.mean), se.push_back(r->value.se);
+  return fit_power_law(x, y, se);
+}
+
+// growth_verdict's edges on the last fitted curve alone, after the support: its interval's lower end at the claimed
+// exponent + x, its interval x wide; and, where a mean is held to 0, the last such point at the quantile of a
+// false-alarm rate x.
+std::vector<Crossing<SweepEvidence>> exponent_crossings(const ExponentClaim& claim) {
+  std::vector<Crossing<SweepEvidence>> crossings{
+      {&kExponentTolerance, "the last curve's exponent above the claimed", Verdict::holds, Verdict::violated,
+       [](SweepEvidence& e, double x) {
+         exact_curves(e);
+         const auto [alpha, rows] = last_curve(e, true);
+         const double shift = claimed_exponent(e.claim.quantity, alpha) + x - fit_of(rows).ci_lo;
+         for (auto* r : rows) scale_estimate(r->value, std::pow(double(r->N), shift));
+       }},
+      {&kExponentCiMax, "the last curve's exponent interval", Verdict::holds, Verdict::inconclusive,
+       [](SweepEvidence& e, double x) {
+         exact_curves(e);
+         const auto rows = last_curve(e, true).rows;
+         const auto fit = fit_of(rows);
+         for (auto* r : rows) r->value.se *= x / (fit.ci_hi - fit.ci_lo);  // the interval's width goes with the errors
+       }}};
+  if (claim.quantity != "frob")
+    crossings.push_back({&kFamilyFalseAlarm, "the last zero-mean point at the quantile of a false-alarm rate x",
+                         Verdict::inexact, Verdict::holds, [](SweepEvidence& e, double x) {
+                           exact_curves(e);
+                           std::size_t points = 0;
+                           std::int64_t trials = 0;
+                           for (const auto& r : e.rows) {
+                             trials = std::max<std::int64_t>(trials, r.trials);
+                             for (const auto& h : zero_mean_functions())
+                               points += r.quantity == e.claim.quantity && r.activation.rfind(h + "/", 0) == 0;
+                           }
+                           auto& last = last_curve(e, false).rows.back()->value;
+                           move_estimate(last, z_at_false_alarm(x, points, trials) * last.se, 1);
+                         }});
+  return crossings;
+}
+
 ClaimRules<SweepEvidence> exponent_rules(ExponentClaim claim) {
   return {.measure =
               [claim](const ClaimContext& ctx) {
@@ -148,7 +215,8 @@ ClaimRules<SweepEvidence> exponent_rules(ExponentClaim claim) {
               },
           .judge = judge_exponents,
           .contradict = [](SweepEvidence& e) { tilt(e.rows, 0.5); },  // every exponent half a power too large
-          .support = exact_curves};
+          .support = exact_curves,
+          .crossings = exponent_crossings(claim)};
 }
 
 }  // namespace

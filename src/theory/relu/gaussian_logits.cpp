@@ -70,6 +70,10 @@ ClaimOutcome judge_gaussian_model(const ConstantEvidence& e, const Thresholds& t
   return out;
 }
 
+void support_model(ConstantEvidence& e) {
+  for (auto& p : e.points) move_estimate(p.row.value, p.model, 1);
+}
+
 ClaimRules<ConstantEvidence> gaussian_model_rules() {
   return {.measure = measure_gaussian_model,
           .judge = judge_gaussian_model,
@@ -77,10 +81,24 @@ ClaimRules<ConstantEvidence> gaussian_model_rules() {
               [](ConstantEvidence& e) {  // every measured value a quarter above the model
                 for (auto& p : e.points) scale_estimate(p.row.value, 1.25);
               },
-          .support =
-              [](ConstantEvidence& e) {
-                for (auto& p : e.points) move_estimate(p.row.value, p.model, 1);
-              }};
+          .support = support_model,
+          .crossings = {{&kClosedForm, "the last modelled point's Monte-Carlo mean, the model x off it", Verdict::holds,
+                         Verdict::inexact,
+                         [](ConstantEvidence& e, double x) {
+                           support_model(e);
+                           auto& p = *std::find_if(e.points.rbegin(), e.points.rend(),
+                                                   [](const ConstantPoint& p) { return p.model != 0; });
+                           move_estimate(p.row.value, p.model / (1 - x), 1e6);  // measured exactly: x decides
+                         }},
+                        {&kFamilyFalseAlarm, "the last zero-model point at the quantile of a false-alarm rate x",
+                         Verdict::inexact, Verdict::holds, [](ConstantEvidence& e, double x) {
+                           support_model(e);
+                           std::int64_t trials = 0;
+                           for (const auto& p : e.points) trials = std::max<std::int64_t>(trials, p.row.trials);
+                           auto& p = *std::find_if(e.points.rbegin(), e.points.rend(),
+                                                   [](const ConstantPoint& p) { return p.model == 0; });
+                           move_estimate(p.row.value, z_at_false_alarm(x, e.points.size(), trials) * p.row.value.se, 1);
+                         }}}};
 }
 
 // ---- softmax's Frobenius level for Gaussian logits -------------------------------------------------
@@ -182,7 +200,8 @@ void register_gaussian_logit_claims(ClaimRegistry& r) {
       {.measure = measure_softmax_level,
        .judge = judge_softmax_level,
        .contradict = [](ConstantEvidence& e) { contradict_points(e.points); },
-       .support = [](ConstantEvidence& e) { support_points(e.points); }}));
+       .support = [](ConstantEvidence& e) { support_points(e.points); },
+       .crossings = {false_alarm_crossing()}}));
 }
 
 }  // namespace attnlab::relu_claims

@@ -8,6 +8,8 @@ namespace {
 constexpr Index kDim = 64;  // D = d
 constexpr Index kSoftmaxMaxN = 256;
 
+}  // namespace
+
 // Many points are compared at once: each is held to the Student-t quantile that keeps the chance of any
 // false alarm among all of them at this rate (Bonferroni).
 const Threshold kFamilyFalseAlarm{
@@ -15,8 +17,6 @@ const Threshold kFamilyFalseAlarm{
     "not in the papers: the chance that an exact formula is flagged at any of the claim's points by noise "
     "alone; each point's |z| is held to the Student-t quantile 1 - rate/(2 x points) at trials - 1 degrees "
     "of freedom (Bonferroni)"};
-
-}  // namespace
 
 const std::vector<std::string>& relu_functions() {
   static const auto names = activation_names(ActivationFamily::relu);
@@ -90,6 +90,10 @@ theory::EntryMoments exact_moments(const std::string& h, const InitGrid& g) {
 double critical_z(const Thresholds& t, std::size_t points, std::int64_t trials) {
   const double per_point = t(kFamilyFalseAlarm) / (2.0 * double(std::max<std::size_t>(points, 1)));
   return student_t_quantile(1 - per_point, double(std::max<std::int64_t>(trials - 1, 1)));
+}
+
+double z_at_false_alarm(double x, std::size_t points, std::int64_t trials) {
+  return critical_z(Thresholds{}.scaled(kFamilyFalseAlarm, x / kFamilyFalseAlarm.value), points, trials);
 }
 
 void scale_estimate(Estimate& e, double f) {

@@ -49,6 +49,11 @@ theory::EntryMoments exact_moments(const std::string& h, const InitGrid& g);
 // family_false_alarm (Bonferroni).
 double critical_z(const Thresholds& t, std::size_t points, std::int64_t trials);
 
+// The z a point is held to when the family's false-alarm rate is x: a point at it lies outside the quantile the
+// threshold sets for x below the rate and inside for x above it (family_false_alarm's crossings).
+double z_at_false_alarm(double x, std::size_t points, std::int64_t trials);
+extern const Threshold kFamilyFalseAlarm;
+
 // Scales a row's estimate about zero (mean, SE and interval alike).
 void scale_estimate(Estimate& e, double f);
 // Moves a row's estimate to `mean` with its SE and interval shrunk by `precision` (more trials).
@@ -89,6 +94,8 @@ PointJudgement judge_exact(const std::vector<ConstantPoint>& points, const Thres
 // A 5% error (5 SE off identity's zero) measured with 100 times the trials; or the exact value itself.
 void contradict_points(std::vector<ConstantPoint>& points);
 void support_points(std::vector<ConstantPoint>& points);
+// Every point at its exact value, the last one z_at_false_alarm(x) standard errors above it.
+Crossing<ConstantEvidence> false_alarm_crossing();
 
 // Each part of the catalogue adds its claims, in catalogue order (relu_claims.cpp): the row sums' exponents and
 // constant before the Frobenius norm's.
