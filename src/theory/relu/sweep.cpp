@@ -92,8 +92,10 @@ double critical_z(const Thresholds& t, std::size_t points, std::int64_t trials) 
   return student_t_quantile(1 - per_point, double(std::max<std::int64_t>(trials - 1, 1)));
 }
 
+// From the threshold's definition, not from critical_z: a crossing placed by the rule it tests would move with it.
 double z_at_false_alarm(double x, std::size_t points, std::int64_t trials) {
-  return critical_z(Thresholds{}.scaled(kFamilyFalseAlarm, x / kFamilyFalseAlarm.value), points, trials);
+  return student_t_quantile(1 - x / (2.0 * double(std::max<std::size_t>(points, 1))),
+                            double(std::max<std::int64_t>(trials - 1, 1)));
 }
 
 void scale_estimate(Estimate& e, double f) {
