@@ -150,26 +150,14 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 
 // Claims whose falsify cases do not yet cross each threshold they read at its edge (only the gross moves of contradict
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
-const std::set<std::string> kNotYetCalibrated{"poly.level_vs_softmax",
-                                              "poly.level_vs_softmax.bounds",
-                                              "soft.complexity",
-                                              "soft.eq12",
-                                              "soft.fig5.alg2",
-                                              "soft.fig5.alg2.levelled",
-                                              "soft.fig5.beta_rule",
-                                              "soft.fig5.beta_rule.levelled",
-                                              "soft.fig5.released",
-                                              "soft.fig5.released.levelled",
-                                              "soft.fig5.released_beta",
-                                              "soft.fig5.released_beta.levelled",
-                                              "soft.fig5.released_f32",
-                                              "soft.fig5.released_f32.levelled",
-                                              "soft.nystrom_error.random_sensitive",
-                                              "soft.prop3.literal",
-                                              "soft.prop5_pinv_growth",
-                                              "soft.prop5_s_hat_growth",
-                                              "soft.prop6.proof_step",
-                                              "soft.prop6_normalized"};
+const std::set<std::string> kNotYetCalibrated{
+    "poly.level_vs_softmax",
+    "poly.level_vs_softmax.bounds",
+    "soft.complexity",
+    "soft.eq12",
+    "soft.nystrom_error.random_sensitive",
+    "soft.prop3.literal",
+};
 
 // Thresholds read for the detail line alone, which decide no verdict (so no crossing can flip one).
 const std::set<std::string> kReadForTheDetailOnly{"exact_z"};

@@ -83,8 +83,10 @@ ClaimOutcome judge_fig5(const Fig5Evidence& e, const Thresholds& t) {
     const bool judged_shifted = e.shift != 0;
     const double last = judged_shifted ? c.residual_shifted : c.residual;
     const double before = judged_shifted ? c.previous_shifted : c.previous;
-    if (levelled_off(last, before, floor, t)) ++levelled;
-    else moving += text(" ", c.input, " m=", c.m, " ", sig(before, 3), " -> ", sig(last, 3), ";");
+    if (e.levelled) {  // the floor reading does not read the plot's threshold
+      if (levelled_off(last, before, floor, t)) ++levelled;
+      else moving += text(" ", c.input, " m=", c.m, " ", sig(before, 3), " -> ", sig(last, 3), ";");
+    }
     unmet += !c.rule_met;
     worst = std::max(worst, c.residual / floor);
     if (c.residual > floor)
@@ -135,6 +137,36 @@ ClaimOutcome judge_fig5(const Fig5Evidence& e, const Thresholds& t) {
   return out;
 }
 
+void at_the_floor(Fig5Evidence& e) {
+  for (auto& c : e.cases) c.residual = c.residual_shifted = 0;
+}
+
+// The last bottleneck's residual (against A and A + sI alike) at `residual`, `previous` after iteration 19.
+void last_residual(Fig5Evidence& e, double residual, double previous) {
+  at_the_floor(e);
+  auto& c = e.cases.back();
+  c.residual = c.residual_shifted = residual;
+  c.previous = c.previous_shifted = previous;
+}
+
+// The floor's edge: the last residual at x m 2^-24, still halving (so that only the floor can count it levelled); and,
+// for the plot's reading, a residual ten floors up that moved by x of itself over iteration 20.
+std::vector<Crossing<Fig5Evidence>> fig5_crossings(bool levelled) {
+  std::vector<Crossing<Fig5Evidence>> crossings{
+      {&kFloat32Units, "the last bottleneck's residual at x m 2^-24, still halving", Verdict::holds, Verdict::violated,
+       [](Fig5Evidence& e, double x) {
+         const double residual = x * double(e.cases.back().m) * std::ldexp(1.0, -24);
+         last_residual(e, residual, 2 * residual);
+       }}};
+  if (levelled)
+    crossings.push_back({&kLevelledChange, "the last bottleneck's residual, ten floors up, moved by x of itself",
+                         Verdict::holds, Verdict::violated, [](Fig5Evidence& e, double x) {
+                           const double residual = 10 * double(e.cases.back().m) * std::ldexp(1.0, -24);
+                           last_residual(e, residual, residual / (1 + x));
+                         }});
+  return crossings;
+}
+
 ClaimRules<Fig5Evidence> fig5_rules(PinvMethod method, bool float32_shift, bool levelled = false) {
   return {.measure = [method, float32_shift,
                       levelled](const ClaimContext& ctx) { return measure_fig5(ctx, method, float32_shift, levelled); },
@@ -145,10 +177,8 @@ ClaimRules<Fig5Evidence> fig5_rules(PinvMethod method, bool float32_shift, bool 
                 e.cases.front().residual = e.cases.front().residual_shifted = 1e-2;
                 e.cases.front().previous = e.cases.front().previous_shifted = 2e-2;
               },
-          .support =
-              [](Fig5Evidence& e) {
-                for (auto& c : e.cases) c.residual = c.residual_shifted = 0;
-              }};
+          .support = at_the_floor,
+          .crossings = fig5_crossings(levelled)};
 }
 
 }  // namespace

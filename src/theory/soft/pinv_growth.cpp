@@ -92,6 +92,35 @@ void exact_growth(std::vector<double>& m, std::vector<double>& values, std::vect
   }
 }
 
+// growth_verdict's edges on one exactly grown curve: its exponent interval's lower end at claimed + x (a tilt by
+// m^shift moves the fit by shift), or its interval x wide (the errors scaled).
+void lower_end_at(std::vector<double>& m, std::vector<double>& values, std::vector<double>& se, double at) {
+  const double shift = at - fit_power_law(m, values, se).ci_lo;
+  for (std::size_t i = 0; i < m.size(); ++i) values[i] *= std::pow(m[i], shift), se[i] *= std::pow(m[i], shift);
+}
+void width_at(std::vector<double>& m, std::vector<double>& values, std::vector<double>& se, double width) {
+  const auto fit = fit_power_law(m, values, se);
+  for (auto& s : se) s *= width / (fit.ci_hi - fit.ci_lo);
+}
+
+template <class Evidence>
+std::vector<Crossing<Evidence>> growth_crossings(
+    std::function<std::tuple<std::vector<double>&, std::vector<double>&, std::vector<double>&>(Evidence&)> curve,
+    double claimed, Verdict above_tolerance = Verdict::violated) {
+  return {{&kExponentTolerance, "the exponent interval's lower end above the claimed", Verdict::holds, above_tolerance,
+           [curve, claimed](Evidence& e, double x) {
+             auto [m, values, se] = curve(e);
+             exact_growth(m, values, se, claimed);
+             lower_end_at(m, values, se, claimed + x);
+           }},
+          {&kExponentCiMax, "the exponent interval's width", Verdict::holds, Verdict::inconclusive,
+           [curve, claimed](Evidence& e, double x) {
+             auto [m, values, se] = curve(e);
+             exact_growth(m, values, se, claimed);
+             width_at(m, values, se, x);
+           }}};
+}
+
 ClaimRules<GrowthEvidence> pinv_growth_rules(bool normalised, double claimed) {
   return {.measure =
               [](const ClaimContext& ctx) {
@@ -112,7 +141,13 @@ ClaimRules<GrowthEvidence> pinv_growth_rules(bool normalised, double claimed) {
                 auto& g = e.growth;
                 exact_growth(g.m, normalised ? g.normalised : g.plain, normalised ? g.normalised_se : g.plain_se,
                              claimed);
-              }};
+              },
+          .crossings = growth_crossings<GrowthEvidence>(
+              [normalised](GrowthEvidence& e) {
+                auto& g = e.growth;
+                return std::tie(g.m, normalised ? g.normalised : g.plain, normalised ? g.normalised_se : g.plain_se);
+              },
+              claimed)};
 }
 
 // ---- after Prop 5: ||S_hat||_2 against m; the Prop 6 proof's equality ------------------------------------------
@@ -349,7 +384,8 @@ void register_s_hat_claims(ClaimRegistry& r) {
       {.measure = measure_s_hat_growth,
        .judge = judge_s_hat_growth,
        .contradict = [](SHatEvidence& e) { exact_growth(e.m, e.s_hat, e.se, 0); },  // flat in m, as S's own norm
-       .support = [](SHatEvidence& e) { exact_growth(e.m, e.s_hat, e.se, 2); }}));
+       .support = [](SHatEvidence& e) { exact_growth(e.m, e.s_hat, e.se, 2); },
+       .crossings = growth_crossings<SHatEvidence>([](SHatEvidence& e) { return std::tie(e.m, e.s_hat, e.se); }, 2)}));
   r.add(make_claim<ProofStepEvidence>(
       {.id = "soft.prop6.proof_step",
        .source = "SOFT proof of Prop 6",
@@ -367,7 +403,14 @@ void register_s_hat_claims(ClaimRegistry& r) {
        .support =
            [](ProofStepEvidence& e) {
              for (auto& c : e.cases) c.ratio = 1;
-           }}));
+           },
+       .crossings = {{&kRoundingFactor, "the last bottleneck's ratio x of its allowance below 1", Verdict::holds,
+                      Verdict::violated, [](ProofStepEvidence& e, double x) {
+                        for (auto& c : e.cases) c.ratio = 1;
+                        auto& last = e.cases.back();
+                        last.allowance = 1e-9;  // judged, and far above the ratio's own rounding
+                        last.ratio = 1 - x * last.allowance;
+                      }}}}));
 }
 
 }  // namespace attnlab::soft_claims
