@@ -151,8 +151,6 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
 // Claims whose falsify cases do not yet cross each threshold they read at its edge (only the gross moves of contradict
 // and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
 const std::set<std::string> kNotYetCalibrated{
-    "poly.level_vs_softmax",
-    "poly.level_vs_softmax.bounds",
     "soft.complexity",
     "soft.eq12",
     "soft.nystrom_error.random_sensitive",

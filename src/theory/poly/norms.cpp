@@ -386,6 +386,14 @@ void set_poly_level(LevelEvidence& e, const std::function<double(double N, doubl
     if (r.activation != "softmax") measured_precisely_at(r.value, target(double(r.N), softmax[r.N]));
 }
 
+// x^p's norm at a fixed multiple of softmax's at every N; or at 3 sqrt(N), softmax's bound times 3.
+void level_at_softmax(LevelEvidence& e) {
+  set_poly_level(e, [](double, double softmax) { return 3 * softmax; });
+}
+void level_at_bound(LevelEvidence& e) {
+  set_poly_level(e, [](double N, double) { return 3 * std::sqrt(N); });
+}
+
 // x^p's norms half a power steeper, softmax's unchanged.
 void steepen_poly_level(LevelEvidence& e) {
   auto poly = std::partition(e.rows.begin(), e.rows.end(),
@@ -393,6 +401,34 @@ void steepen_poly_level(LevelEvidence& e) {
   std::vector<ResultRow> steeper(poly, e.rows.end());
   tilt(steeper, 0.5);
   std::copy(steeper.begin(), steeper.end(), poly);
+}
+
+// growth_verdict's edges on the last curve judged (p = 3), after the support, with softmax measured exactly so that the
+// curve's errors are x^3's alone: its exponent interval's lower end at claimed + x (x^3's rows tilted), or its
+// interval x wide (x^3's errors scaled). `ratio`: the curve is x^3's norm over softmax's (poly.level_vs_softmax).
+std::vector<Crossing<LevelEvidence>> level_crossings(std::function<void(LevelEvidence&)> support, bool ratio,
+                                                     double claimed) {
+  const auto prepared = [support, ratio](LevelEvidence& e) {
+    support(e);
+    std::vector<ResultRow*> cube;
+    for (auto& r : e.rows) {
+      if (r.activation == "softmax") r.value.se = 0, r.value.ci_lo = r.value.ci_hi = r.value.mean;
+      if (r.activation == level_poly(3).label()) cube.push_back(&r);
+    }
+    const auto c = ratio ? level_ratio(e.rows, 3) : select_curve(e.rows, "frob", level_poly(3).label());
+    return std::pair{cube, fit_power_law(c.x, c.y, c.se)};
+  };
+  return {
+      {&kExponentTolerance, "x^3's exponent interval's lower end above the claimed", Verdict::holds, Verdict::violated,
+       [prepared, claimed](LevelEvidence& e, double x) {
+         const auto [cube, fit] = prepared(e);
+         for (auto* r : cube) tilt(*r, claimed + x - fit.ci_lo);
+       }},
+      {&kExponentCiMax, "x^3's exponent interval's width", Verdict::holds, Verdict::inconclusive,
+       [prepared](LevelEvidence& e, double x) {
+         const auto [cube, fit] = prepared(e);
+         for (auto* r : cube) r->value.se *= x / (fit.ci_hi - fit.ci_lo);
+       }}};
 }
 
 // ---- POLY §5, A.2.4: x^p and its gradients at initialisation -------------------------------------
@@ -547,8 +583,8 @@ void register_norm_claims(ClaimRegistry& r) {
       {.measure = measure_level,
        .judge = judge_level,
        .contradict = steepen_poly_level,
-       // x^p's norm at a fixed multiple of softmax's at every N.
-       .support = [](LevelEvidence& e) { set_poly_level(e, [](double, double softmax) { return 3 * softmax; }); }}));
+       .support = level_at_softmax,
+       .crossings = level_crossings(level_at_softmax, true, 0)}));
   r.add(make_claim<LevelEvidence>(
       {.id = "poly.level_vs_softmax.bounds",
        .source = "POLY §4 after Cor 4.1, Thm 4.1",
@@ -561,8 +597,8 @@ void register_norm_claims(ClaimRegistry& r) {
       {.measure = measure_level,
        .judge = judge_level_bounds,
        .contradict = steepen_poly_level,
-       // x^p's norm at 3 sqrt(N), softmax's bound times 3, at every N.
-       .support = [](LevelEvidence& e) { set_poly_level(e, [](double N, double) { return 3 * std::sqrt(N); }); }}));
+       .support = level_at_bound,
+       .crossings = level_crossings(level_at_bound, false, 0.5)}));
 }
 
 void register_high_p_claims(ClaimRegistry& r) {
