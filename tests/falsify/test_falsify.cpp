@@ -148,24 +148,11 @@ std::map<std::string, const Threshold*> thresholds_read(const Claim& claim) {
   return own.read();
 }
 
-// Claims whose falsify cases do not yet cross each threshold they read at its edge (only the gross moves of contradict
-// and support): each comes off this list with its crossings, and a claim with crossings may not stay on it.
-const std::set<std::string> kNotYetCalibrated{
-    "soft.complexity",
-    "soft.eq12",
-    "soft.nystrom_error.random_sensitive",
-    "soft.prop3.literal",
-};
-
 // Thresholds read for the detail line alone, which decide no verdict (so no crossing can flip one).
 const std::set<std::string> kReadForTheDetailOnly{"exact_z"};
 
 TEST_P(Falsify, EveryThresholdReadIsCrossed) {
   const auto& claim = claim_registry().find(GetParam());
-  if (kNotYetCalibrated.count(claim.id)) {
-    EXPECT_TRUE(claim.crossings.empty()) << claim.id << " has crossings: take it off kNotYetCalibrated";
-    return;
-  }
   for (const auto& [name, threshold] : thresholds_read(claim)) {
     if (kReadForTheDetailOnly.count(name)) continue;
     EXPECT_TRUE(std::any_of(claim.crossings.begin(), claim.crossings.end(),

@@ -193,6 +193,18 @@ void set_random_scatter(NystromErrorEvidence& e, double zigzag) {
     err[i] = err[0] * std::pow(e.m[random][i] / e.m[random][0], -1.0) * (i % 2 ? zigzag : 1 / zigzag);
 }
 
+// Pooling's errors zigzag about a power law in m by a factor 2, random's (on pooling's m) by 2^x: random's scatter
+// about its trend is x times pooling's, least squares being linear in the log errors.
+void random_scatter_times(NystromErrorEvidence& e, double x) {
+  const std::size_t random = sampler_index(e, Sampler::random), pool = sampler_index(e, Sampler::pool);
+  e.m[random] = e.m[pool];
+  e.error[random].resize(e.m[pool].size());
+  for (std::size_t i = 0; i < e.m[pool].size(); ++i) {
+    const double trend = std::pow(e.m[pool][i] / e.m[pool][0], -1.0), sign = i % 2 ? 1 : -1;
+    e.error[pool][i] = trend * std::pow(2.0, sign), e.error[random][i] = trend * std::pow(2.0, sign * x);
+  }
+}
+
 void power_errors(NystromErrorEvidence& e, double exponent) {
   for (std::size_t s = 0; s < e.m.size(); ++s)
     for (std::size_t i = 0; i < e.m[s].size(); ++i) e.error[s][i] = 0.5 * std::pow(e.m[s][i] / e.m[s][0], exponent);
@@ -293,11 +305,28 @@ ClaimOutcome judge_complexity(const ComplexityEvidence& e, const Thresholds& t) 
 }
 
 // Costs proportional to n^exponent from the first point.
+void power_on(const std::vector<double>& n, std::vector<double>& cost, double exponent) {
+  for (std::size_t i = 0; i < n.size(); ++i) cost[i] = cost[0] * std::pow(n[i] / n[0], exponent);
+}
 void power_costs(CostCurve& c, double exponent) {
-  for (std::size_t i = 0; i < c.n.size(); ++i) {
-    const double f = std::pow(c.n[i] / c.n[0], exponent);
-    c.seconds[i] = c.seconds[0] * f, c.megabytes[i] = c.megabytes[0] * f;
-  }
+  power_on(c.n, c.seconds, exponent), power_on(c.n, c.megabytes, exponent);
+}
+
+// After the support, one cost of one curve on n^x: Nystrom's time or memory at the linear edge, full's at the
+// quadratic one.
+std::vector<Crossing<ComplexityEvidence>> complexity_crossings() {
+  const auto on = [](bool nystrom, bool memory) {
+    return [nystrom, memory](ComplexityEvidence& e, double x) {
+      power_costs(e.nystrom, 1), power_costs(e.full, 2);
+      auto& c = nystrom ? e.nystrom : e.full;
+      power_on(c.n, memory ? c.megabytes : c.seconds, x);
+    };
+  };
+  return {
+      {&kComplexityLinear, "Nystrom's time on n^x", Verdict::holds, Verdict::violated, on(true, false)},
+      {&kComplexityLinear, "Nystrom's memory on n^x", Verdict::holds, Verdict::violated, on(true, true)},
+      {&kComplexityQuadratic, "full attention's time on n^x", Verdict::violated, Verdict::holds, on(false, false)},
+      {&kComplexityQuadratic, "full attention's memory on n^x", Verdict::violated, Verdict::holds, on(false, true)}};
 }
 
 }  // namespace
@@ -313,7 +342,8 @@ void register_complexity_claims(ClaimRegistry& r) {
       {.measure = measure_complexity,
        .judge = judge_complexity,
        .contradict = [](ComplexityEvidence& e) { power_costs(e.nystrom, 2); },
-       .support = [](ComplexityEvidence& e) { power_costs(e.nystrom, 1), power_costs(e.full, 2); }}));
+       .support = [](ComplexityEvidence& e) { power_costs(e.nystrom, 1), power_costs(e.full, 2); },
+       .crossings = complexity_crossings()}));
 }
 
 void register_nystrom_error_claims(ClaimRegistry& r) {
@@ -353,13 +383,16 @@ void register_nystrom_error_claims(ClaimRegistry& r) {
       {.measure = measure_nystrom_error,
        .judge = judge_nystrom_sensitivity,
        .contradict = [](NystromErrorEvidence& e) { set_random_scatter(e, 1.0); },  // random exactly on its trend
-       .support = [](NystromErrorEvidence& e) {  // pool on its trend, random a factor 2 off it at every m
-         const std::size_t pool = sampler_index(e, Sampler::pool);
-         if (pool < e.samplers.size())
-           for (std::size_t i = 0; i < e.error[pool].size(); ++i)
-             e.error[pool][i] = e.error[pool][0] * e.m[pool][0] / e.m[pool][i];
-         set_random_scatter(e, 2.0);
-       }}));
+       .support =
+           [](NystromErrorEvidence& e) {  // pool on its trend, random a factor 2 off it at every m
+             const std::size_t pool = sampler_index(e, Sampler::pool);
+             if (pool < e.samplers.size())
+               for (std::size_t i = 0; i < e.error[pool].size(); ++i)
+                 e.error[pool][i] = e.error[pool][0] * e.m[pool][0] / e.m[pool][i];
+             set_random_scatter(e, 2.0);
+           },
+       .crossings = {{&kSensitivityFactor, "random's scatter at x times pooling's", Verdict::inconclusive,
+                      Verdict::holds, random_scatter_times}}}));
 }
 
 }  // namespace attnlab::soft_claims

@@ -203,6 +203,11 @@ EigenEvidence measure_prop3_literal(const ClaimContext& ctx) {
   return e;
 }
 
+void eigenvalues_in_range(EigenEvidence& e) {
+  for (auto& c : e.cases) c.max_imag = 0, c.min_real = 0, c.max_real = std::min(c.max_real, 1.0);
+  if (e.cases.empty()) e.cases.push_back({"support", 2, 0, 0, 1});
+}
+
 ClaimOutcome judge_prop3_literal(const EigenEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
   double worst_excess = -HUGE_VAL, min_real = HUGE_VAL, max_real = -HUGE_VAL, cross_radius = 0, cross_imag = 0;
@@ -523,11 +528,15 @@ void register_attention_spectrum_claims(ClaimRegistry& r) {
              if (e.cases.empty()) e.cases.push_back({"contradiction", 2});
              e.cases.front().self = true, e.cases.front().max_real = 1.5, e.cases.front().allowance = 0;
            },
-       .support =
-           [](EigenEvidence& e) {
-             for (auto& c : e.cases) c.max_imag = 0, c.min_real = 0, c.max_real = std::min(c.max_real, 1.0);
-             if (e.cases.empty()) e.cases.push_back({"support", 2, 0, 0, 1});
-           }}));
+       .support = eigenvalues_in_range,
+       .crossings = {{&kRoundingFactor, "the last K = Q input's largest eigenvalue x allowances above 1",
+                      Verdict::holds, Verdict::violated, [](EigenEvidence& e, double x) {
+                        eigenvalues_in_range(e);
+                        auto& last = *std::find_if(e.cases.rbegin(), e.cases.rend(),
+                                                   [](const EigenCase& c) { return c.self; });
+                        last.allowance = 1e-9;  // far above the sum's own rounding
+                        last.max_real = 1 + x * last.allowance;
+                      }}}}));
   r.add(make_claim<BoundEvidence>(
       {.id = "soft.prop3.as_used",
        .source = "SOFT Prop 3, Sec 3.3",
@@ -597,7 +606,12 @@ void register_kernel_bound_claims(ClaimRegistry& r) {
        .support =
            [](GradientEvidence& e) {
              for (auto& [m, err] : e.errors) err = 0;
-           }}));
+           },
+       .crossings = {{&kFdTolerance, "the largest m's error at x", Verdict::holds, Verdict::violated,
+                      [](GradientEvidence& e, double x) {
+                        for (auto& [m, err] : e.errors) err = 0;
+                        e.errors.back().second = x;
+                      }}}}));
 }
 
 }  // namespace attnlab::soft_claims
