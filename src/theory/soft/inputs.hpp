@@ -87,6 +87,7 @@ void register_fig5_claims(ClaimRegistry& r);
 void register_bottleneck_claims(ClaimRegistry& r);
 void register_attention_spectrum_claims(ClaimRegistry& r);
 void register_kernel_bound_claims(ClaimRegistry& r);
+void register_eq12_claims(ClaimRegistry& r);
 void register_pinv_growth_claims(ClaimRegistry& r);
 void register_fig6_claims(ClaimRegistry& r);
 void register_s_hat_claims(ClaimRegistry& r);

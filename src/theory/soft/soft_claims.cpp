@@ -15,6 +15,7 @@ void register_soft_claims(ClaimRegistry& r) {
   soft_claims::register_attention_spectrum_claims(r);
   soft_claims::register_pinv_growth_claims(r);
   soft_claims::register_kernel_bound_claims(r);
+  soft_claims::register_eq12_claims(r);
   soft_claims::register_fig5_claims(r);
   soft_claims::register_bottleneck_claims(r);
   soft_claims::register_fig6_claims(r);

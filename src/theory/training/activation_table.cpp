@@ -302,19 +302,24 @@ ClaimOutcome judge_relu_vs_softmax(const TableEvidence& e, const Thresholds& th)
   return judge_relations(e, th, "relu/N comparable to softmax");
 }
 
-// A relation's activations that did not run, added as copies of softmax's runs, so that the falsify cases of a claim
-// whose runs are not trained yet can order its table.
+// A relation's activations that did not run with every seed softmax ran, given softmax's runs for the seeds they lack,
+// so that the falsify cases of a claim whose runs are not all trained yet can order its table.
 void with_every_entry(TableEvidence& e) {
   for (const auto& rel : e.relations)
     for (const auto& label : {rel.a, rel.b})
-      for (Index n : e.table.sizes)
-        if (!e.table.find(label, n))
-          if (const auto* softmax = e.table.find("softmax", n)) {
-            auto copy = *softmax;
-            copy.label = label;
-            copy.by_n = {{n, softmax->by_n.at(n)}}, copy.runs = {{n, softmax->runs.at(n)}};
-            e.table.entries.push_back(copy);
-          }
+      for (Index n : e.table.sizes) {
+        const auto* softmax = e.table.find("softmax", n);
+        if (!softmax || label == "softmax") continue;
+        auto* entry = e.table.find(label, n);
+        if (!entry) {
+          e.table.entries.push_back({.label = label, .by_n = {{n, softmax->by_n.at(n)}}});
+          entry = &e.table.entries.back();
+          softmax = e.table.find("softmax", n);  // the push may have moved it
+        }
+        auto& runs = entry->runs[n];
+        for (const auto& [seed, accuracy] : softmax->runs.at(n)) runs.emplace(seed, accuracy);
+        entry->by_n.at(n) = softmax->by_n.at(n);
+      }
 }
 
 // The last comparable relation at the last N where both ran, on the table ordered as the paper says: the paired
