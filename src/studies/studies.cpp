@@ -113,25 +113,25 @@ study::StudyDefinition verify() {
 }
 
 const std::map<std::string, std::function<study::StudyDefinition()>>& catalogue() {
-  static const std::map<std::string, std::function<study::StudyDefinition()>> studies{
-      {"poly_frobenius", poly_frobenius},
-      {"poly_gradient", poly_gradient},
-      {"softmax_bounds", softmax_bounds},
-      {"relu_scaling", relu_scaling},
-      {"periodic_properties", periodic_properties},
-      {"soft_spectral", soft_spectral},
-      {"newton_pinv", newton_pinv},
-      {"soft_complexity", soft_complexity},
-      {"verify", verify},
-      {"activation_rows", activation_rows_study},
-      {"characterise", characterise_study},
-      {"train", sweeps::train_study},
-      {training_rows::sweep::k, [] { return sweeps::training_sweep_study(training_rows::sweep::k); }},
-      {training_rows::sweep::activation_table,
-       [] { return sweeps::training_sweep_study(training_rows::sweep::activation_table); }},
-      {training_rows::sweep::norms, [] { return sweeps::training_sweep_study(training_rows::sweep::norms); }},
-      {training_rows::sweep::alpha, [] { return sweeps::training_sweep_study(training_rows::sweep::alpha); }},
-  };
+  static const auto studies = [] {
+    std::map<std::string, std::function<study::StudyDefinition()>> all{
+        {"poly_frobenius", poly_frobenius},
+        {"poly_gradient", poly_gradient},
+        {"softmax_bounds", softmax_bounds},
+        {"relu_scaling", relu_scaling},
+        {"periodic_properties", periodic_properties},
+        {"soft_spectral", soft_spectral},
+        {"newton_pinv", newton_pinv},
+        {"soft_complexity", soft_complexity},
+        {"verify", verify},
+        {"activation_rows", activation_rows_study},
+        {"characterise", characterise_study},
+        {"train", sweeps::train_study},
+    };
+    for (const auto& sweep : sweeps::training_sweep_names())
+      all.emplace(sweep, [sweep] { return sweeps::training_sweep_study(sweep); });
+    return all;
+  }();
   return studies;
 }
 

@@ -316,6 +316,30 @@ const std::vector<Sweep>& sweeps() {
     alpha.refine = refine_alpha;
     alpha.refine_points = "alpha at and an eighth and a quarter either side of each curve's best grid alpha";
     s.push_back(alpha);
+
+    Sweep periodic{training_rows::sweep::periodic_table,
+                   "accuracy of PERIODIC's functions with and without prenormalisation over model depth (PERIODIC "
+                   "Table 2)"};
+    // demo.py's definitions (the paper's experiments ran it: "a simply designed demo"), prenorm at its placement; the
+    // paper's own are --activation sin2max,sinsoftmax,...,+prenorm.
+    periodic.full = {
+        .N = {64},
+        .activations = {"softmax", "softmax+prenorm-released", "sin2max-shifted", "sin2max-shifted+prenorm-released",
+                        "sinsoftmax-released", "sinsoftmax-released+prenorm-released", "sirenmax",
+                        "sirenmax+prenorm-released", "cosmax", "cosmax+prenorm-released", "sin2max-released",
+                        "sinmax-constant", "sinmax-constant+prenorm-released"},
+        .depths = {1, 2, 4, 8},
+        .controls = {"off"},
+        .seeds = 3,
+        .run = sweep_run(false)};
+    periodic.quick = {.N = {16},
+                      .activations = {"softmax", "sinsoftmax-released", "cosmax"},
+                      .depths = {1, 2},
+                      .seeds = 2,
+                      .run = sweep_run(true)};
+    periodic.grid_flags = {"N", "activation", "depths"};
+    periodic.points = table.points;
+    s.push_back(periodic);
     return s;
   }();
   return all;
@@ -333,12 +357,15 @@ std::vector<Point> grid_points(const Sweep& sweep, const Grid& g, std::uint64_t 
     for (Index n : g.N)
       for (const auto& a : g.controls)
         points.push_back({base_config(g, n, control_activation(a), s), {{column::control, "yes"}}});
+  const auto depths = g.depths.empty() ? std::vector<Index>{g.run.config.model.depth} : g.depths;
   std::vector<Point> all;
   for (const auto& init : g.inits)
-    for (auto p : points) {
-      p.config.model.qk_init = train::parse_qk_init(init);
-      all.push_back(std::move(p));
-    }
+    for (Index depth : depths)
+      for (auto p : points) {
+        p.config.model.qk_init = train::parse_qk_init(init);
+        p.config.model.depth = depth;
+        all.push_back(std::move(p));
+      }
   return all;
 }
 

@@ -18,6 +18,7 @@ struct Grid {
   std::vector<KScale> k{};
   std::vector<std::string> activations{}, h{};
   std::vector<double> alpha{};
+  std::vector<Index> depths{};             // model depths, each a grid axis (empty: the run's depth alone)
   std::vector<std::string> inits{"timm"};  // the Q/K initialisations every point is trained under (train::QkInit)
   // Activations trained beside the grid at every N, seed and init (the activation table's names), their rows marked
   // column::control: the baselines a difference is read against (softmax; uniform mixing and attention off, which
@@ -37,8 +38,9 @@ struct Point {
 struct Sweep {
   std::string name, description;
   Grid full{}, quick{};
-  std::vector<std::string> grid_flags{};  // of "N", "k", "activation", "h", "alpha", "refine-seeds" (--controls: all)
-  bool norms = false;                     // keep per-layer norms along training (norm_layers)
+  std::vector<std::string>
+      grid_flags{};    // of "N", "k", "activation", "h", "alpha", "depths", "refine-seeds" (--controls: all)
+  bool norms = false;  // keep per-layer norms along training (norm_layers)
   struct Preset {
     std::string model;  // a training_rows::model, trained into results/<model>/ (preset_of)
     Grid full{}, quick{};

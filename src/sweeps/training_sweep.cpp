@@ -32,6 +32,7 @@ std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>&
 nlohmann::json budget_json(const Grid& g) {
   auto budget = to_json(g.run);
   budget["model"].erase("init");
+  if (!g.depths.empty()) budget["model"].erase("depth");  // the grid's
   return budget;
 }
 
@@ -84,6 +85,7 @@ study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o
   if (!g.activations.empty()) out.config["activations"] = g.activations;
   if (!g.controls.empty()) out.config["controls"] = g.controls;
   if (!g.h.empty()) out.config["h"] = g.h, out.config["alpha"] = g.alpha;
+  if (!g.depths.empty()) out.config["depths"] = g.depths;
   return out;
 }
 
@@ -91,6 +93,8 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   if (g.seeds < 1) throw std::invalid_argument(text("seeds must be at least 1 (got ", g.seeds, ")"));
   if (g.refine_seeds < 0) throw std::invalid_argument(text("refine-seeds must be >= 0 (got ", g.refine_seeds, ")"));
   if (g.N.empty()) throw std::invalid_argument("N must list at least one sequence length");
+  for (Index depth : g.depths)
+    if (depth < 1) throw std::invalid_argument(text("depths must be at least 1 (got ", depth, ")"));
   for (Index n : g.N) patch_for(n);
   const auto& data = g.run.data;
   if (data.validation < 1)
@@ -113,7 +117,7 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
     throw std::invalid_argument(
-        "the grid lists a configuration twice (a repeated N, k, activation, h, alpha, init or control)");
+        "the grid lists a configuration twice (a repeated N, k, activation, h, alpha, depth, init or control)");
   if (g.finished_only) return;  // reads points, never the images
   auto files = data_files(data);
   if (data.name == "fashion-mnist") files.resize(2);  // the training split only
@@ -169,6 +173,10 @@ study::StudyDefinition training_sweep_study(const std::string& name) {
                                   "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");
     if (has("h")) app.add_option("--h", g.h, "functions h of h(S)/L^alpha")->delimiter(',')->capture_default_str();
     if (has("alpha")) app.add_option("--alpha", g.alpha, "exponents alpha")->delimiter(',')->capture_default_str();
+    if (has("depths"))
+      app.add_option("--depths", g.depths, "model depths (blocks), each a grid axis in place of --depth")
+          ->delimiter(',')
+          ->capture_default_str();
     app.add_option("--controls", g.controls,
                    "activations trained beside the grid at every N and seed, rows marked control (softmax; uniform and "
                    "off ignore content): the baselines the grid is read against")

@@ -10,6 +10,7 @@ inline constexpr const char* k = "k_sweep";
 inline constexpr const char* activation_table = "activation_table";
 inline constexpr const char* norms = "training_norms";
 inline constexpr const char* alpha = "alpha_sweep";
+inline constexpr const char* periodic_table = "periodic_table";
 }  // namespace sweep
 
 // A preset model's sweeps live in a folder of their own (results/vit-tiny/training_norms.csv), read by claims of their
