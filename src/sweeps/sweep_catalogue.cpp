@@ -251,12 +251,13 @@ const std::vector<Sweep>& sweeps() {
     s.push_back(k);
 
     Sweep table{training_rows::sweep::activation_table,
-                "accuracy of every activation of POLY Table 1/2/5 at N = 64 and 256"};
+                "accuracy of every activation of POLY Table 1/2/5, REPOLY Table 5 and RELU Fig 2/3 at N = 64 and 256"};
     table.full = {.N = {64, 256}, .seeds = 3, .run = sweep_run(false)};
-    table.full.activations = {"softmax",     "x^3/sqrtN",   "x^3",         "x/sqrtN",     "x",
-                              "x^2/sqrtN",   "x^4/sqrtN",   "x^5/sqrtN",   "x^6/sqrtN",   "x*learned",
-                              "x^2*learned", "x^3*learned", "x^4*learned", "x^5*learned", "relu/L",
-                              "relu/L^0",    "elu/L^0",     "gelu/L^0",    "tanh/L^0",    "exp/L^0"};
+    table.full.activations = {"softmax",     "x^3/sqrtN",   "x^3",       "x/sqrtN",   "x",           "x^2/sqrtN",
+                              "x^4/sqrtN",   "x^5/sqrtN",   "x^6/sqrtN", "x*learned", "x^2*learned", "x^3*learned",
+                              "x^4*learned", "x^5*learned", "relu/L",    "relu/L^0",  "elu/L^0",     "gelu/L^0",
+                              "tanh/L^0",    "exp/L^0",     "relu2/L",   "gelu/L",    "softplus/L",  "identity/L",
+                              "relu+qkln/L", "relu2+qkln/L"};
     table.full.controls = {"uniform", "off"};
     table.quick = {.N = {16},
                    .activations = {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x", "x^4/sqrtN", "x^3*learned"},

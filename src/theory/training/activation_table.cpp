@@ -19,7 +19,6 @@ std::string paper_number(const std::string& label) {
   return it == paper.end() ? "—" : it->second;
 }
 
-
 std::vector<Relation> table1_relations(const Table&) {
   return {{"x^3/sqrtN (inside)", "softmax", RelationKind::comparable},
           {"x^3/sqrtN (inside)", "x^3 (inside)"},
@@ -148,6 +147,38 @@ ClaimOutcome judge_relu_vs_softmax(const TableEvidence& e, const Thresholds& th)
   return judge_relations(e, th, "relu/N comparable to softmax");
 }
 
+// RELU Fig 2 at alpha = 1: "there is no clear best non-linearity at alpha ≈ 1" (each h level with ReLU, the one the
+// paper then uses) and, from its curves, removing the activation (h the identity) lowers accuracy.
+std::vector<Relation> relu_h_relations(const Table&) {
+  std::vector<Relation> relations;
+  for (const char* h : {"relu2", "gelu", "softplus"})
+    relations.push_back({text(h, "/N^1"), "relu/N^1", RelationKind::comparable});
+  return relations;
+}
+
+ClaimOutcome judge_relu_h(const TableEvidence& e, const Thresholds& th) {
+  if (e.table.entries.empty()) return no_results(sweep::activation_table);
+  return judge_relations(e, th, "relu^2/N, gelu/N and softplus/N comparable to relu/N");
+}
+
+std::vector<Relation> relu_identity_relations(const Table&) { return {{"relu/N^1", "identity/N^1"}}; }
+
+ClaimOutcome judge_relu_identity(const TableEvidence& e, const Thresholds& th) {
+  if (e.table.entries.empty()) return no_results(sweep::activation_table);
+  return judge_relations(e, th, "relu/N above identity/N");
+}
+
+// RELU Fig 3: "qk-layernorm does not have a large effect for these models" (relu and relu^2 over alpha; here at 1).
+std::vector<Relation> relu_qkln_relations(const Table&) {
+  return {{"relu/N^1+qkln", "relu/N^1", RelationKind::comparable},
+          {"relu2/N^1+qkln", "relu2/N^1", RelationKind::comparable}};
+}
+
+ClaimOutcome judge_relu_qkln(const TableEvidence& e, const Thresholds& th) {
+  if (e.table.entries.empty()) return no_results(sweep::activation_table);
+  return judge_relations(e, th, "relu/N and relu^2/N with qk-layernorm comparable to without");
+}
+
 // REPOLY Table 5 (A.2.1: ViT-Base and ViT-Small, ImageNet-1k): x^3/14 level with softmax, and the pointwise functions
 // (ReLU, ELU, GELU, Tanh, Exp, none scaled) 1.4 to 2.9 points below softmax and below x^3/14, which is 2.7 points above
 // x/14, in both columns. Our sqrt(N) stands for the paper's 14 = sqrt(196); Exp is e^S (elementwise_functions.def says
@@ -229,6 +260,30 @@ void register_activation_table_claims(ClaimRegistry& r) {
                  "±comparable_accuracy_margin",
        .sweep = sweep::activation_table},
       rules(relu_vs_softmax_relations, judge_relu_vs_softmax, {RelationKind::comparable})));
+  r.add(make_claim<TableEvidence>(
+      {.id = "relu.no_best_h",
+       .source = "RELU §3, Fig 2",
+       .statement = "there is no clear best non-linearity h of L^-alpha h at alpha ≈ 1 (relu, relu^2, gelu, softplus)",
+       .method = "activation_table: relu^2/L, gelu/L and softplus/L against relu/L, comparable when the paired-seed "
+                 "interval lies inside ±comparable_accuracy_margin",
+       .sweep = sweep::activation_table},
+      rules(relu_h_relations, judge_relu_h, {RelationKind::comparable})));
+  r.add(make_claim<TableEvidence>(
+      {.id = "relu.activation_needed",
+       .source = "RELU Fig 2 (curves)",
+       .statement = "removing the activation (h the identity, alpha = 1) lowers accuracy below relu/L",
+       .method = "activation_table: relu/L against identity/L, better when the paired-seed interval lies above 0",
+       .sweep = sweep::activation_table},
+      rules(relu_identity_relations, judge_relu_identity, {})));
+  r.add(make_claim<TableEvidence>(
+      {.id = "relu.qk_layernorm",
+       .source = "RELU §3, Fig 3",
+       .statement = "removing qk-layernorm does not have a large effect on relu/L or relu^2/L attention (the paper's "
+                    "main runs use it; relu.alpha_sweep trains without)",
+       .method = "activation_table: relu/L and relu^2/L with qk-layernorm (+qkln) against without, comparable when "
+                 "the paired-seed interval lies inside ±comparable_accuracy_margin",
+       .sweep = sweep::activation_table},
+      rules(relu_qkln_relations, judge_relu_qkln, {RelationKind::comparable})));
 }
 
 }  // namespace attnlab::training_claims
