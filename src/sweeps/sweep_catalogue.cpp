@@ -273,11 +273,13 @@ const std::vector<Sweep>& sweeps() {
     };
     s.push_back(table);
 
-    Sweep norms{training_rows::sweep::norms,
-                "per-layer attention norms through training for softmax, x^3/sqrtN and x^3 (POLY Fig 2/3)"};
+    Sweep norms{
+        training_rows::sweep::norms,
+        "per-layer attention norms through training for softmax, x^3/sqrtN, x^3, x/sqrtN and x (POLY Fig 2/3, REPOLY Fig "
+        "2-5)"};
     // Issue 15's campaign: every N under both regimes, about 4 epochs (the learning curves' budget).
     norms.full = {.N = {8, 16, 64, 256},
-                  .activations = {"softmax", "x^3/sqrtN", "x^3"},
+                  .activations = {"softmax", "x^3/sqrtN", "x^3", "x/sqrtN", "x"},
                   .inits = {"timm", "unit"},
                   .seeds = 4,
                   .run = sweep_run(false)};

@@ -38,6 +38,7 @@ GrowthTrainEvidence measure_train_growth(const ClaimContext& ctx, const Regime& 
   std::set<std::pair<std::string, std::string>> diverged;                     // (activation and N, seed)
   for (const auto& r : rows) {
     if (r.quantity != quantity::phi_fro && r.quantity != quantity::jacobian_fro) continue;
+    if (r.activation != kSoftmax && r.activation != kUnscaled && r.activation != kScaled) continue;  // the theorems'
     if (find_extra(r, column::diverged_at)) {
       diverged.insert({text(r.activation, r.N), required_extra(r, column::seed)});
       continue;

@@ -92,11 +92,12 @@ Ratio geometric_ratio(const std::map<std::uint64_t, double>& log_ratios) {
 }
 std::string ratio_text(const Ratio& r) { return text(sig(r.value, 3), " [", sig(r.lo, 3), ", ", sig(r.hi, 3), "]"); }
 
-std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Index n, const Regime& regime) {
+std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Index n, const Regime& regime,
+                                 const std::string& suffix) {
   std::vector<Figure> figs;
   for (const auto& [name, m, what] : {std::tuple{"training_norms_phi", &phi, "||phi(S)||_F"},
                                       std::tuple{"training_norms_jacobian", &jac, "||d phi/dS||_F"}}) {
-    Figure f{.name = name + regime.suffix("_"),
+    Figure f{.name = name + regime.suffix("_") + suffix,
              .title = text(what, " per layer during training, N = ", n, ", ", regime.label(),
                            " (mean over images, heads and seeds)"),
              .xlabel = "step",
@@ -115,15 +116,26 @@ std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Ind
   return figs;
 }
 
+// The power a claim compares with softmax, unscaled and at 1/sqrt(N): POLY's x^3, REPOLY's x.
+struct NormPair {
+  std::string power, unscaled, scaled;  // "x^3", its label and its 1/sqrt(N) label
+  std::string figure_suffix{};          // of the figures' names ("" for POLY's x^3)
+};
+const NormPair kCube{"x^3", kUnscaled, kScaled}, kLinear{"x", "x (inside)", "x/sqrtN (inside)", "_linear"};
+
 struct NormEvidence {
   Regime regime{};
+  NormPair pair{};
   SeedNorms phi{}, jac{};  // ||phi(S)||_F and ||d phi/dS||_F
   std::string setup{};     // the paper's and ours (setup_line)
 };
 
-NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime) {
-  const auto rows = regime.rows(ctx, sweep::norms);
-  return {regime, norms_by_seed(rows, quantity::phi_fro), norms_by_seed(rows, quantity::jacobian_fro),
+NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime, const NormPair& pair) {
+  auto rows = regime.rows(ctx, sweep::norms);
+  std::erase_if(rows, [&](const ResultRow& r) {
+    return r.activation != kSoftmax && r.activation != pair.unscaled && r.activation != pair.scaled;
+  });
+  return {regime, pair, norms_by_seed(rows, quantity::phi_fro), norms_by_seed(rows, quantity::jacobian_fro),
           setup_line(kPolyNormsSetup, rows)};
 }
 
@@ -150,13 +162,13 @@ void set_ratio_to_softmax(NormEvidence& e, const std::string& activation, double
   }
 }
 
-// x^3/sqrtN at softmax's level, x^3 ten times it: what the claim says.
+// x^p/sqrtN at softmax's level, x^p ten times it: what the claim says.
 void as_claimed(NormEvidence& e) {
-  set_ratio_to_softmax(e, kScaled, 1);
-  set_ratio_to_softmax(e, kUnscaled, 10);
+  set_ratio_to_softmax(e, e.pair.scaled, 1);
+  set_ratio_to_softmax(e, e.pair.unscaled, 10);
 }
 
-// The support's ratios, then x^3's ||J||_F ratio at the value whose
+// The support's ratios, then x^p's ||J||_F ratio at the value whose
 // 95% interval over the seeds starts at x: its lower edge against norm_level_factor.
 void unscaled_lower_end_at(NormEvidence& e, double x) {
   as_claimed(e);
@@ -166,10 +178,10 @@ void unscaled_lower_end_at(NormEvidence& e, double x) {
   const std::size_t seeds = judged.second;
   std::vector<double> logs;  // the seeds' log ratios about the set one
   for (std::size_t i = 0; i < seeds; ++i) logs.push_back(i % 2 == 0 ? kSeedSpread : -kSeedSpread);
-  set_ratio_to_softmax(e, kUnscaled, x * std::exp(-student_mean(logs).lo), 0, {&e.jac});
+  set_ratio_to_softmax(e, e.pair.unscaled, x * std::exp(-student_mean(logs).lo), 0, {&e.jac});
 }
 
-// The support's ratios recorded at step 0, a step at x of the run and the last step alone, x^3/sqrtN's 10^4 times
+// The support's ratios recorded at step 0, a step at x of the run and the last step alone, x^p/sqrtN's 10^4 times
 // softmax's at the middle one: inside the window drawn at x, outside a window that starts later.
 void window_edge_at(NormEvidence& e, double x) {
   as_claimed(e);
@@ -183,7 +195,7 @@ void window_edge_at(NormEvidence& e, double x) {
       if (step != last[n]) continue;
       kept[k] = by_seed;
       auto& middle = kept[{activation, n, layer, long(std::ceil(x * double(step)))}] = by_seed;
-      if (activation == kScaled)
+      if (activation == e.pair.scaled)
         for (auto& [seed, v] : middle) v *= 1e4;
     }
     *m = kept;
@@ -191,23 +203,24 @@ void window_edge_at(NormEvidence& e, double x) {
 }
 
 // Judged at the largest N with all three activations (the paper's N = 256 once trained); every N in the table. Ratios
-// are per seed (the seed's x^3 runs against its own softmax run), then geometric means over seeds with intervals. Under
-// unit logits the i.i.d. ratio of x^3/sqrtN to softmax is already far from 1 at step 0, which no training can change:
+// are per seed (the seed's x^p runs against its own softmax run), then geometric means over seeds with intervals. Under
+// unit logits the i.i.d. ratio of x^p/sqrtN to softmax is already far from 1 at step 0, which no training can change:
 // there the scaled activation is judged on what training adds to its step-0 ratio.
 ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
   if (e.phi.empty()) return no_regime_rows(e.regime, sweep::norms);
   const auto phi_means = seed_means(e.phi), jac_means = seed_means(e.jac);
-  const auto sizes = sizes_with(phi_means, {kSoftmax, kUnscaled, kScaled});
+  const auto& [power, unscaled, scaled, figure_suffix] = e.pair;
+  const auto sizes = sizes_with(phi_means, {kSoftmax, unscaled, scaled});
   ClaimOutcome out;
   if (sizes.empty()) {
-    out.detail = "training_norms lacks softmax, x^3 or x^3/sqrtN at every N";
+    out.detail = text("training_norms lacks softmax, ", power, " or ", power, "/sqrtN at every N");
     return out;
   }
   const bool from_step_zero = e.regime.init == "unit";
   const double f = t(kLevelFactor);
-  const std::string scaled_what = from_step_zero ? "x^3/sqrtN: added by training (window / step 0)" : "x^3/sqrtN";
-  std::string table = text("| N | steps | seeds | x^3: ||phi||_F / softmax's | ||J||_F / softmax's | ", scaled_what,
-                           ": ||phi||_F | ||J||_F |\n|---|---|---|---|---|---|---|\n");
+  const std::string scaled_what = power + (from_step_zero ? "/sqrtN: added by training (window / step 0)" : "/sqrtN");
+  std::string table = text("| N | steps | seeds | ", power, ": ||phi||_F / softmax's | ||J||_F / softmax's | ",
+                           scaled_what, ": ||phi||_F | ||J||_F |\n|---|---|---|---|---|---|---|\n");
   for (Index n : sizes) {
     long last = 0;  // per N: budgets may differ between sequence lengths
     for (const auto& [k, v] : phi_means)
@@ -217,18 +230,18 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
       return seed_log_ratios(m, a, kSoftmax, n, from, last);
     };
     // The scaled activation's log ratio in the window, less its step-0 log ratio under unit logits.
-    const auto scaled = [&](const SeedNorms& m) {
-      auto window = ratio(m, kScaled);
+    const auto scaled_ratios = [&](const SeedNorms& m) {
+      auto window = ratio(m, scaled);
       if (!from_step_zero) return window;
-      const auto start = seed_log_ratios(m, kScaled, kSoftmax, n, 0, 0);
+      const auto start = seed_log_ratios(m, scaled, kSoftmax, n, 0, 0);
       std::map<std::uint64_t, double> added;
       for (const auto& [seed, v] : window)
         if (start.contains(seed)) added[seed] = v - start.at(seed);
       return added;
     };
-    const auto phi_unscaled = geometric_ratio(ratio(e.phi, kUnscaled)),
-               jac_unscaled = geometric_ratio(ratio(e.jac, kUnscaled));
-    const auto phi_scaled = geometric_ratio(scaled(e.phi)), jac_scaled = geometric_ratio(scaled(e.jac));
+    const auto phi_unscaled = geometric_ratio(ratio(e.phi, unscaled)),
+               jac_unscaled = geometric_ratio(ratio(e.jac, unscaled));
+    const auto phi_scaled = geometric_ratio(scaled_ratios(e.phi)), jac_scaled = geometric_ratio(scaled_ratios(e.jac));
     const int seeds = std::min({phi_unscaled.seeds, jac_unscaled.seeds, phi_scaled.seeds, jac_scaled.seeds});
     table += text("| ", n, " | ", from, "..", last, " | ", seeds, " | ", ratio_text(phi_unscaled), " | ",
                   ratio_text(jac_unscaled), " | ", ratio_text(phi_scaled), " | ", ratio_text(jac_scaled), " |\n");
@@ -246,19 +259,20 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
     for (const auto& r : {phi_unscaled, jac_unscaled}) v = worst(v, equivalence_verdict(r.lo, r.hi, f, HUGE_VAL));
     for (const auto& r : {phi_scaled, jac_scaled}) v = worst(v, equivalence_verdict(r.lo, r.hi, 1 / f, f));
     out.verdict = v;
-    out.detail = text("ratio to softmax, geometric mean over layers, steps and seeds (95% interval)", values, ": x^3 ",
-                      ratio_text(phi_unscaled), " (||phi||_F), ", ratio_text(jac_unscaled), " (||J||_F); ", scaled_what,
-                      " ", ratio_text(phi_scaled), ", ", ratio_text(jac_scaled), " (holds: x^3's intervals above ", f,
-                      " and ", "the scaled ones inside [1/", f, ", ", f,
+    out.detail = text("ratio to softmax, geometric mean over layers, steps and seeds (95% interval)", values, ": ",
+                      power, " ", ratio_text(phi_unscaled), " (||phi||_F), ", ratio_text(jac_unscaled), " (||J||_F); ",
+                      scaled_what, " ", ratio_text(phi_scaled), ", ", ratio_text(jac_scaled), " (holds: ", power,
+                      "'s intervals above ", f, " and ", "the scaled ones inside [1/", f, ", ", f,
                       "]; violated: one wholly outside its band); other N in report.md");
   }
-  out.figures = norm_figures(phi_means, jac_means, sizes.back(), e.regime);
+  out.figures = norm_figures(phi_means, jac_means, sizes.back(), e.regime, figure_suffix);
   out.markdown = text(
       "Ratios to softmax per N: per seed, the geometric mean over the layers and the steps of each N's "
       "window of the seed's norm over its own softmax run's; then the geometric mean over seeds with a "
       "Student-t 95% interval on the log scale",
-      from_step_zero ? "; x^3/sqrtN's ratio is divided by its own step-0 ratio (unit logits: what "
-                       "training adds to the i.i.d. ratio)"
+      from_step_zero ? text("; ", power,
+                            "/sqrtN's ratio is divided by its own step-0 ratio (unit logits: what "
+                            "training adds to the i.i.d. ratio)")
                      : "",
       ":\n\n", table, e.setup);
   return out;
@@ -398,6 +412,32 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
   return out;
 }
 
+// poly.train_norms of one regime and power: x^p far above softmax's norms, x^p/sqrt(N) at their level.
+void add_train_norms_claim(ClaimRegistry& r, const Regime& regime, const NormPair& pair, const std::string& id,
+                           const char* source) {
+  r.add(make_claim<NormEvidence>(
+      {.id = id,
+       .source = source,
+       .statement = text("during training ||phi(S)||_F and its Jacobian norm are far larger for ", pair.power,
+                         " than softmax; 1/sqrt(N) brings them to softmax level"),
+       .method = text(regime.source(sweep::norms), " under init ", regime.init,
+                      ": per-layer norms through training, ratios to softmax at the largest N trained"),
+       .sweep = regime.sweep(sweep::norms)},
+      {.measure = [regime, pair](const ClaimContext& ctx) { return measure_norms(ctx, regime, pair); },
+       .judge = judge_train_norms,
+       .contradict =
+           [](NormEvidence& e) {  // x^p/sqrtN at softmax's level at step 0, training lifts it far above
+             set_ratio_to_softmax(e, e.pair.unscaled, 10);
+             set_ratio_to_softmax(e, e.pair.scaled, 1);
+             set_ratio_to_softmax(e, e.pair.scaled, 10, 1);
+           },
+       .support = as_claimed,
+       .crossings = {{&kLevelFactor, pair.power + "'s ||J||_F ratio, its interval starting at x", Verdict::inconclusive,
+                      Verdict::holds, unscaled_lower_end_at},
+                     {&kNormWindow, pair.power + "/sqrtN far off at a step x of the run", Verdict::holds,
+                      Verdict::violated, window_edge_at}}}));
+}
+
 }  // namespace
 
 void register_training_norm_claims(ClaimRegistry& r) {
@@ -406,29 +446,7 @@ void register_training_norm_claims(ClaimRegistry& r) {
   for (const Regime& regime : {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime}) {
     const auto suffix = regime.suffix(".");
     const auto source = regime.source(sweep::norms);
-    r.add(make_claim<NormEvidence>(
-        {.id = "poly.train_norms" + suffix,
-         .source = "POLY Fig 2, 3, 6, 7",
-         .statement =
-             "during training ||phi(S)||_F and its Jacobian norm are far larger for x^3 than softmax; 1/sqrt(N) "
-             "brings them to softmax level",
-         .method = text(source, " under init ", regime.init,
-                        ": per-layer norms through training, ratios to softmax at the "
-                        "largest N trained"),
-         .sweep = regime.sweep(sweep::norms)},
-        {.measure = [regime](const ClaimContext& ctx) { return measure_norms(ctx, regime); },
-         .judge = judge_train_norms,
-         .contradict =
-             [](NormEvidence& e) {  // x^3/sqrtN at softmax's level at step 0, training lifts it far above
-               set_ratio_to_softmax(e, kUnscaled, 10);
-               set_ratio_to_softmax(e, kScaled, 1);
-               set_ratio_to_softmax(e, kScaled, 10, 1);
-             },
-         .support = as_claimed,
-         .crossings = {{&kLevelFactor, "x^3's ||J||_F ratio, its interval starting at x", Verdict::inconclusive,
-                        Verdict::holds, unscaled_lower_end_at},
-                       {&kNormWindow, "x^3/sqrtN far off at a step x of the run", Verdict::holds, Verdict::violated,
-                        window_edge_at}}}));
+    add_train_norms_claim(r, regime, kCube, "poly.train_norms" + suffix, "POLY Fig 2, 3, 6, 7");
     if (regime.model.empty()) register_train_growth_claims(r, regime);
     r.add(make_claim<IidEvidence>(
         {.id = "poly.iid_at_init" + suffix,
@@ -450,6 +468,8 @@ void register_training_norm_claims(ClaimRegistry& r) {
                         Verdict::inexact,
                         [](IidEvidence& e, double x) { set_last_step0(e.jac, &IidPrediction::jac, e, 1 - x); }}}}));
   }
+  // REPOLY's x and x/16 (Figs 2-5, 11-14), under timm's init as its ViT-Tiny and ViT-Small were trained.
+  add_train_norms_claim(r, Regime{.init = "timm"}, kLinear, "poly.train_norms.linear", "REPOLY §5.1, Figs 2-5, 11-14");
   register_train_softmax_bound_claims(r);
 }
 
