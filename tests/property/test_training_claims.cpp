@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace attnlab;
@@ -517,6 +518,87 @@ TEST(TrainingClaims, RepolyTable5OrdersThePointwiseFunctionsBelowSoftmax) {
   EXPECT_EQ(judge("poly.repoly_table5", "activation_table", table_rows(means)).verdict, Verdict::violated);
   means["gelu"] = 0.782, means["elu"] = 0.7959;
   EXPECT_EQ(judge("poly.repoly_table5", "activation_table", table_rows(means)).verdict, Verdict::inconclusive);
+}
+
+// RELU Fig 2 and 3 at alpha = 1: each h level with relu holds, one five points above it contradicts "no clear best";
+// relu above identity holds, identity level with it resolves nothing; qk-layernorm within a point of without holds.
+TEST(TrainingClaims, ReluAblationsCompareAtAlphaOne) {
+  std::map<std::string, double> means{{"relu/N^1", 0.8},      {"relu2/N^1", 0.805},   {"gelu/N^1", 0.795},
+                                      {"softplus/N^1", 0.8},  {"identity/N^1", 0.75}, {"relu/N^1+qkln", 0.81},
+                                      {"relu2/N^1+qkln", 0.8}};
+  EXPECT_EQ(judge("relu.no_best_h", "activation_table", table_rows(means)).verdict, Verdict::holds);
+  EXPECT_EQ(judge("relu.activation_needed", "activation_table", table_rows(means)).verdict, Verdict::holds);
+  EXPECT_EQ(judge("relu.qk_layernorm", "activation_table", table_rows(means)).verdict, Verdict::holds);
+  means["gelu/N^1"] = 0.85, means["identity/N^1"] = 0.8, means["relu2/N^1+qkln"] = 0.7;
+  EXPECT_EQ(judge("relu.no_best_h", "activation_table", table_rows(means)).verdict, Verdict::violated);
+  EXPECT_EQ(judge("relu.activation_needed", "activation_table", table_rows(means)).verdict, Verdict::inconclusive);
+  EXPECT_EQ(judge("relu.qk_layernorm", "activation_table", table_rows(means)).verdict, Verdict::violated);
+}
+
+namespace {
+
+// Three seeds of each function at depths 1 and 2 around the given means (as table_rows), those in `diverged` with
+// a diverged_at on every run.
+std::vector<ResultRow> periodic_rows(const std::map<std::string, double>& means,
+                                     const std::set<std::string>& diverged = {}) {
+  std::vector<ResultRow> rows;
+  for (Index depth : {1, 2})
+    for (const auto& [activation, mean] : means) {
+      const double c = double(activation.size() % 3 + 1);
+      for (std::uint64_t seed : {1, 2, 3}) {
+        ExtraColumns extra{{"depth", depth}};
+        if (diverged.contains(activation)) extra.push_back({"diverged_at", 40});
+        rows.push_back(accuracy_row(activation, 64, mean + 0.001 * c * (double(seed) - 2), seed, 10000, extra));
+      }
+    }
+  return rows;
+}
+
+// PERIODIC Table 2 as the paper has it: the two best and prenormed Sirenmax two points above softmax, prenorm lifting
+// softmax by one and leaving the two best level; the broken functions 30 points down.
+std::map<std::string, double> periodic_table2() {
+  std::map<std::string, double> means{{"softmax", 0.80},
+                                      {"softmax+prenorm-released", 0.81},
+                                      {"sin2max-shifted", 0.82},
+                                      {"sin2max-shifted+prenorm-released", 0.815},
+                                      {"sinsoftmax-released", 0.82},
+                                      {"sinsoftmax-released+prenorm-released", 0.815},
+                                      {"sirenmax+prenorm-released", 0.82}};
+  for (const char* broken : {"cosmax", "sin2max-released", "sirenmax", "sinmax-constant", "cosmax+prenorm-released",
+                             "sinmax-constant+prenorm-released"})
+    means[broken] = 0.5;
+  return means;
+}
+
+}  // namespace
+
+// Each relation is judged at each depth; a breakdown is a lead of softmax above breakdown_accuracy_gap or a run that
+// diverged in every seed (whatever its accuracy); a function that trains level with softmax contradicts it, and one
+// diverged in some seeds only resolves nothing.
+TEST(TrainingClaims, PeriodicTable2RanksAndBreakdownsPerDepth) {
+  auto means = periodic_table2();
+  const auto ranking = judge("periodic.table2", "periodic_table", periodic_rows(means));
+  EXPECT_EQ(ranking.verdict, Verdict::holds) << ranking.detail;
+  EXPECT_EQ(ranking.claimed, 12) << "six relations at two depths";
+  EXPECT_NE(ranking.markdown.find("| softmax | 80 ± 0.2 | 52.67 | 80 ± 0.2 | 58.21 |"), std::string::npos)
+      << ranking.markdown;
+  const auto broken = judge("periodic.table2.breakdown", "periodic_table", periodic_rows(means));
+  EXPECT_EQ(broken.verdict, Verdict::holds) << broken.detail;
+  EXPECT_EQ(broken.claimed, 12) << "six breakdowns at two depths";
+
+  means["cosmax"] = 0.8;
+  EXPECT_EQ(judge("periodic.table2.breakdown", "periodic_table", periodic_rows(means)).verdict, Verdict::violated);
+  EXPECT_EQ(judge("periodic.table2.breakdown", "periodic_table", periodic_rows(means, {"cosmax"})).verdict,
+            Verdict::holds)
+      << "every seed diverged: a breakdown at any accuracy";
+  auto rows = periodic_rows(means);
+  for (auto& r : rows)
+    if (r.activation == "cosmax" && r.extra[0].second.str() == "1") r.extra.push_back({"diverged_at", 40});
+  EXPECT_EQ(judge("periodic.table2.breakdown", "periodic_table", rows).verdict, Verdict::inconclusive);
+
+  means = periodic_table2();
+  means["sinsoftmax-released"] = 0.78;
+  EXPECT_EQ(judge("periodic.table2", "periodic_table", periodic_rows(means)).verdict, Verdict::violated);
 }
 
 TEST(TrainingClaims, ComparableIsAnEquivalenceTest) {
