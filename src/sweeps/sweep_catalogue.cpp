@@ -343,6 +343,20 @@ const std::vector<Sweep>& sweeps() {
     periodic.grid_flags = {"N", "activation", "depths"};
     periodic.points = table.points;
     s.push_back(periodic);
+
+    Sweep saturation{
+        training_rows::sweep::periodic_saturation,
+        "saturated share and logit kurtosis through training, softmax against PERIODIC's two best (Fig 6)"};
+    saturation.full = {.N = {64},
+                       .activations = {"softmax", "sin2max-shifted", "sinsoftmax-released"},
+                       .seeds = 3,
+                       .run = sweep_run(false)};
+    saturation.quick = {
+        .N = {16}, .activations = {"softmax", "sinsoftmax-released"}, .seeds = 2, .run = sweep_run(true)};
+    saturation.grid_flags = {"N", "activation"};
+    saturation.norms = true;
+    saturation.points = table.points;
+    s.push_back(saturation);
     return s;
   }();
   return all;

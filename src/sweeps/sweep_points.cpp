@@ -50,6 +50,8 @@ io::PointResult train_point(const Sweep& sweep, const Grid& g, const Point& p, c
           result.measurements.push_back({quantity::jacobian_fro, n.jacobian, rec.step, l});
           result.measurements.push_back({quantity::phi_fro_max, n.phi_max, rec.step, l});
           result.measurements.push_back({quantity::jacobian_fro_max, n.jacobian_max, rec.step, l});
+          result.measurements.push_back({quantity::saturated_share, n.saturated_share, rec.step, l});
+          result.measurements.push_back({quantity::logit_kurtosis, n.logit_kurtosis, rec.step, l});
         }
   return result;
 }

@@ -179,6 +179,15 @@ void attention_logits(T scale, const QRows& q_rows, const K& k, Matrix<T>& phi) 
   phi *= scale;
 }
 
+// m4/m2² − 3 of a row's values about their mean (0 for a Gaussian; a constant row has none: 0).
+template <class Row>
+double excess_kurtosis(const Row& row) {
+  const auto x = row.template cast<double>();
+  const double mean = x.mean();
+  const double m2 = (x.array() - mean).square().mean(), m4 = (x.array() - mean).square().square().mean();
+  return m2 > 0 ? m4 / (m2 * m2) - 3 : 0.0;
+}
+
 // ϕ of the logits in `phi`, row by row, through the whole-row path: with `J`, each row's Jacobian is handed to
 // `each_row(i, J, h)` (h: the learned scale's h(argument), when `h_value` is wanted). Prenorm and the recorded
 // norms take this path.
@@ -391,14 +400,19 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
     for (Index h = 0; h < H; ++h) {
       const auto k = std::as_const(cache.k).block(b * N, h * dh, N, dh);
       const auto v = qkv.block(b * N, 2 * D + h * dh, N, dh);
-      double phi2 = 0, jacobian2 = 0;
+      double phi2 = 0, jacobian2 = 0, saturated = 0, kurtosis = 0;
       for (Index i0 = 0; i0 < N; i0 += kRowBlock) {
         const Index rows = std::min(kRowBlock, N - i0);
         attention_logits(scale, std::as_const(cache.q).block(b * N + i0, h * dh, rows, dh), k, phi);
+        if (norms)
+          for (Index i = 0; i < rows; ++i) kurtosis += excess_kurtosis(phi.row(i));
         if (norms || activation.transforms.prenorm)
           activation_by_rows(
               activation, phi, norms ? &J : nullptr, false,
-              [&](Index, const RowJacobian& row_jacobian, const VectorD&) { jacobian2 += row_jacobian.frob2(); });
+              [&](Index, const RowJacobian& row_jacobian, const VectorD&) {
+                jacobian2 += row_jacobian.frob2();
+                saturated += double((double(N) * row_jacobian.diagonal().array().abs() < kSaturatedGradient).count());
+              });
         else activation_in_place(activation, phi, static_cast<Matrix<T>*>(nullptr), nullptr);
         if (norms) phi2 += phi.template cast<double>().squaredNorm();
         out.block(b * N + i0, h * dh, rows, dh).noalias() = phi * v;
@@ -408,12 +422,14 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
       sums.jacobian += std::sqrt(jacobian2);
       sums.phi_max = max_keeping_nan(sums.phi_max, std::sqrt(phi2));
       sums.jacobian_max = max_keeping_nan(sums.jacobian_max, std::sqrt(jacobian2));
+      sums.saturated += saturated / double(N * N), sums.kurtosis += kurtosis / double(N);
       ++sums.count;
     }
   }
   if (norms)
     for (const auto& p : per_image) {
       norms->phi += p.phi, norms->jacobian += p.jacobian, norms->count += p.count;
+      norms->saturated += p.saturated, norms->kurtosis += p.kurtosis;
       norms->phi_max = max_keeping_nan(norms->phi_max, p.phi_max);
       norms->jacobian_max = max_keeping_nan(norms->jacobian_max, p.jacobian_max);
     }

@@ -153,7 +153,8 @@ const Evaluation& Trainer::record_validation() {
 namespace {
 
 constexpr std::uint64_t kStateMagic = 0x3174617473746976;  // "vitstat1"
-constexpr std::uint32_t kStateVersion = 3;  // 2: a checksum of the state ends it; 3: per-layer norm maxima
+// 2: a checksum of the state ends it; 3: per-layer norm maxima; 4: saturated share and logit kurtosis
+constexpr std::uint32_t kStateVersion = 4;
 
 struct Writer {
   std::string bytes;
@@ -225,7 +226,8 @@ std::string Trainer::save() const {
     w.put(std::int64_t(r.step));
     for (double v : {r.lr, r.loss, r.accuracy, r.grad_norm}) w.put(v);
     w.put(std::uint64_t(r.norms.size()));
-    for (const auto& n : r.norms) w.put(n.phi), w.put(n.jacobian), w.put(n.phi_max), w.put(n.jacobian_max);
+    for (const auto& n : r.norms)
+      for (double v : {n.phi, n.jacobian, n.phi_max, n.jacobian_max, n.saturated_share, n.logit_kurtosis}) w.put(v);
   }
   w.put(std::uint64_t(validations_.size()));
   for (const auto& e : validations_) w.put(std::int64_t(e.step)), w.put(e.loss), w.put(e.accuracy);
@@ -259,10 +261,10 @@ void Trainer::restore(const std::string& sealed_bytes) {
     rec.step = r.get<std::int64_t>();
     rec.lr = r.get<double>(), rec.loss = r.get<double>(), rec.accuracy = r.get<double>(),
     rec.grad_norm = r.get<double>();
-    rec.norms.resize(r.count(4 * sizeof(double)));
+    rec.norms.resize(r.count(6 * sizeof(double)));
     for (auto& n : rec.norms)
-      n.phi = r.get<double>(), n.jacobian = r.get<double>(), n.phi_max = r.get<double>(),
-      n.jacobian_max = r.get<double>();
+      for (double* v : {&n.phi, &n.jacobian, &n.phi_max, &n.jacobian_max, &n.saturated_share, &n.logit_kurtosis})
+        *v = r.get<double>();
   }
   std::vector<Evaluation> validations(r.count(3 * sizeof(double)));
   for (auto& e : validations) e.step = r.get<std::int64_t>(), e.loss = r.get<double>(), e.accuracy = r.get<double>();

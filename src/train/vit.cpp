@@ -264,8 +264,9 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
     attention_forward(k.qkv, shape, block_activation(l), k.attention, k.attention_cache,
                       record_norms ? &sums : nullptr);
     if (record_norms)
-      layer_norms_[static_cast<std::size_t>(l)] = {sums.phi / double(sums.count), sums.jacobian / double(sums.count),
-                                                   sums.phi_max, sums.jacobian_max};
+      layer_norms_[static_cast<std::size_t>(l)] = {
+          sums.phi / double(sums.count),       sums.jacobian / double(sums.count), sums.phi_max, sums.jacobian_max,
+          sums.saturated / double(sums.count), sums.kurtosis / double(sums.count)};
     linear_forward(k.attention, w.proj_w, w.proj_b, D, k.mid, c.matmul);
     k.mid += k.input;
     layernorm_forward(k.mid, w.ln2_w, w.ln2_b, c.ln_eps, k.ln2, k.ln2_mean, k.ln2_rstd);

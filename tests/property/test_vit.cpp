@@ -262,22 +262,23 @@ TEST(VitLayers, AttentionRowBlocksEqualTheWholeMatrix) {
     }
 }
 
-// With norms recorded: ‖ϕ‖_F of each (image, head) block and the Frobenius norm of its row-block Jacobian,
-// against dense references built from q kᵀ and finite differences of single rows.
+// With norms recorded: ‖ϕ‖_F of each (image, head) block and the Frobenius norm of its row-block Jacobian, the share
+// of its entries with N|∂ϕ_j/∂x_j| < kSaturatedGradient and its rows' mean excess kurtosis, against dense references
+// built from q kᵀ and finite differences of single rows.
 TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
   const Index B = 2, N = 4, D = 4, heads = 2;
   const AttentionShape shape{B, N, D, heads};
   for (const char* name : {"softmax", "poly"}) {
     SCOPED_TRACE(name);
     const Activation activation = ActivationSpec::parse(name).resolve(N, D / heads);
-    const MatrixD qkv = random_matrix(B * N, 3 * D, 14);
+    const MatrixD qkv = 3 * random_matrix(B * N, 3 * D, 14);  // logits large enough that some entries saturate
     MatrixD out;
     AttentionCache<double> cache;
     AttentionNormSums sums;
     attention_forward(qkv, shape, activation, out, cache, &sums);
     ASSERT_EQ(sums.count, B * heads);
     const Index dh = D / heads;
-    double phi = 0, jacobian = 0;
+    double phi = 0, jacobian = 0, saturated = 0, kurtosis = 0;
     for (Index block = 0; block < B * heads; ++block) {
       const Index b = block / heads, h = block % heads;
       const MatrixD argument = logit_scale(activation) * qkv.block(b * N, h * dh, N, dh) *
@@ -287,6 +288,9 @@ TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
         VectorD x = argument.row(i).transpose(), y(N), yp(N), ym(N);
         row_forward(activation, x.data(), N, y.data());
         phi2 += y.squaredNorm();
+        const VectorD centred = x.array() - x.mean();
+        const double m2 = centred.array().square().mean(), m4 = centred.array().pow(4).mean();
+        kurtosis += (m4 / (m2 * m2) - 3) / double(N);
         for (Index j = 0; j < N; ++j) {  // column j of the row's Jacobian by central differences
           const double h = 1e-6;
           x(j) += h;
@@ -295,6 +299,7 @@ TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
           row_forward(activation, x.data(), N, ym.data());
           x(j) += h;
           j2 += ((yp - ym) / (2 * h)).squaredNorm();
+          saturated += double(N) * std::abs((yp(j) - ym(j)) / (2 * h)) < kSaturatedGradient ? 1.0 / double(N * N) : 0;
         }
       }
       phi += std::sqrt(phi2);
@@ -302,6 +307,10 @@ TEST(VitLayers, AttentionNormsAreTheMeanBlockNorms) {
     }
     EXPECT_TRUE(test::close(sums.phi, phi, test::tol.exact_rel, 0));
     EXPECT_TRUE(test::close(sums.jacobian, jacobian, test::tol.finite_diff_rel, 0));
+    EXPECT_TRUE(test::close(sums.kurtosis, kurtosis, test::tol.exact_rel, 1e-12));
+    EXPECT_EQ(sums.saturated, saturated);
+    EXPECT_GT(saturated, 0) << "no entry saturated: the comparison would be vacuous";
+    EXPECT_LT(saturated, double(B * heads)) << "every entry saturated: the comparison would be vacuous";
   }
 }
 

@@ -11,6 +11,7 @@ inline constexpr const char* activation_table = "activation_table";
 inline constexpr const char* norms = "training_norms";
 inline constexpr const char* alpha = "alpha_sweep";
 inline constexpr const char* periodic_table = "periodic_table";
+inline constexpr const char* periodic_saturation = "periodic_saturation";
 }  // namespace sweep
 
 // A preset model's sweeps live in a folder of their own (results/vit-tiny/training_norms.csv), read by claims of their
@@ -38,6 +39,10 @@ inline constexpr const char* jacobian_fro = "jacobian_fro";  // ‖∂ϕ/∂S‖
 // The largest over the layer's images and heads (points trained before they existed lack them).
 inline constexpr const char* phi_fro_max = "phi_fro_max";
 inline constexpr const char* jacobian_fro_max = "jacobian_fro_max";
+// Of a layer, averaged over images and heads: the share of ϕ's entries with N|∂ϕ_j/∂x_j| < 0.01 (PERIODIC's saturated
+// gradient) and the excess kurtosis of each row's logits (0 for Gaussian logits); points trained before lack them.
+inline constexpr const char* saturated_share = "saturated_share";
+inline constexpr const char* logit_kurtosis = "logit_kurtosis";
 }  // namespace quantity
 
 // Extra columns: every row has seed, validation (images), steps, batch and depth (rows written before them have

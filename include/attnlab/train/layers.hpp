@@ -57,12 +57,18 @@ struct AttentionCache {
 };
 
 // Sums over images and heads of ‖ϕ(S)‖_F and of the Frobenius norm of ϕ's Jacobian with respect to its
-// logits (row-block for row-normalised ϕ, diagonal for elementwise), and the largest of each.
+// logits (row-block for row-normalised ϕ, diagonal for elementwise), and the largest of each; and of the share of
+// saturated entries (N|∂ϕ_j/∂x_j| < kSaturatedGradient) and the rows' mean excess kurtosis of the logits x.
 struct AttentionNormSums {
   double phi = 0, jacobian = 0;
   double phi_max = 0, jacobian_max = 0;
+  double saturated = 0, kurtosis = 0;
   Index count = 0;
 };
+
+// PERIODIC's "gradient close to 0" as a number (its theory claims' periodic_saturated_entry): a hundredth of the
+// uniform row's N|∂ϕ_j/∂x_j| = 1 - 1/N.
+inline constexpr double kSaturatedGradient = 0.01;
 
 template <class T>
 void attention_forward(const Matrix<T>& qkv, const AttentionShape& shape, const Activation& activation, Matrix<T>& out,

@@ -90,10 +90,12 @@ struct VitTensors {
 inline constexpr double kInitWeightStd = 0.02;
 
 // Per block, ‖ϕ(S)‖_F and the Frobenius norm of ϕ's Jacobian wrt its logits, averaged over images and heads,
-// and the largest of each over them (the matrices a deterministic bound must hold for).
+// and the largest of each over them (the matrices a deterministic bound must hold for); the share of saturated
+// entries and the logits' excess kurtosis per row, averaged (AttentionNormSums).
 struct LayerNorms {
   double phi = 0, jacobian = 0;
   double phi_max = 0, jacobian_max = 0;
+  double saturated_share = 0, logit_kurtosis = 0;
 };
 
 template <class T>

@@ -41,6 +41,13 @@ inline const Threshold kSaturatedShare{
     "periodic_saturated_share", 0.1,
     "not in the paper: 'no saturation area' at a logit scale when at most 10% of the entries are saturated"};
 
+inline const Threshold kSoftmaxSaturates{
+    "periodic_softmax_saturates", 0.5,
+    "paper §1: 'a part of the input stuck in the saturation area'; read as: more than half of softmax's entries "
+    "saturated at the largest logit scale; 'a part' leaves shares from 0.2 to 0.9 open (x0.4..x1.8), not a share of 1, "
+    "which no row of distinct logits reaches",
+    0.4, 1.8};
+
 bool is_released(const std::string& name);
 
 // demo.py's definitions read the logit scale c = 1/sqrt(d); the paper's do not (resolved at d = 1).

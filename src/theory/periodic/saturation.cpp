@@ -4,13 +4,6 @@
 namespace attnlab::periodic_claims {
 namespace {
 
-const Threshold kSoftmaxSaturates{
-    "periodic_softmax_saturates", 0.5,
-    "paper §1: 'a part of the input stuck in the saturation area'; read as: more than half of softmax's entries "
-    "saturated at the largest logit scale; 'a part' leaves shares from 0.2 to 0.9 open (x0.4..x1.8), not a share of 1, "
-    "which no row of distinct logits reaches",
-    0.4, 1.8};
-
 const Threshold kGradientProblem{
     "periodic_gradient_problem", 2.0,
     "paper §3.6 'it may bring new gradient problems' as a number: a median ||ds/dx||_F more than twice the largest "

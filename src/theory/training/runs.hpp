@@ -250,5 +250,6 @@ void register_activation_table_claims(ClaimRegistry& r);
 void register_training_norm_claims(ClaimRegistry& r);
 void register_alpha_sweep_claims(ClaimRegistry& r);
 void register_periodic_table_claims(ClaimRegistry& r);
+void register_training_saturation_claims(ClaimRegistry& r);
 
 }  // namespace attnlab::training_claims

@@ -15,6 +15,7 @@ void register_training_claims(ClaimRegistry& r) {
   training_claims::register_training_norm_claims(r);
   training_claims::register_alpha_sweep_claims(r);
   training_claims::register_periodic_table_claims(r);
+  training_claims::register_training_saturation_claims(r);
 }
 
 }  // namespace attnlab
