@@ -355,6 +355,21 @@ TEST(TrainingClaims, PlateauEdgeNeedsATaskThatCanShowIt) {
   EXPECT_EQ(enough.verdict, Verdict::holds) << enough.detail;
 }
 
+// REPOLY's band, k from 8/14 to 25/14 sqrt(N): on a plateau starting at 0.5 sqrt(N) (below the band) it holds; on one
+// starting at 3 sqrt(N) the band's lower end lies 0.4 x clamp(log10(3 x 14/8), 0, 1) = 0.29 under the top, above
+// delta = 0.2 (half the range): violated; a task without range cannot show it.
+TEST(TrainingClaims, ScaleBandIsJudgedAgainstThePlateau) {
+  const auto inside = judge("poly.k_band", "k_sweep", edge_rows(0.5, 0.5, 0.4));
+  EXPECT_EQ(inside.verdict, Verdict::holds) << inside.detail;
+  EXPECT_LT(inside.measured, 0.02) << inside.detail;
+  const auto outside = judge("poly.k_band", "k_sweep", edge_rows(0.5, 3, 0.4));
+  EXPECT_EQ(outside.verdict, Verdict::violated) << outside.detail;
+  EXPECT_GT(outside.measured, 0.2) << outside.detail;
+  const auto narrow = judge("poly.k_band", "k_sweep", edge_rows(0.5, 0.5, 0.09));
+  EXPECT_EQ(narrow.verdict, Verdict::inconclusive);
+  EXPECT_NE(narrow.detail.find("the task cannot show it"), std::string::npos) << narrow.detail;
+}
+
 // An edge below the grid (the first k already within δ of the best) only bounds k_edge: censored, inconclusive.
 TEST(TrainingClaims, PlateauEdgeBelowTheGridIsCensored) {
   const auto out = judge("poly.k_edge_vs_N", "k_sweep", edge_rows(0.5, 1e-4, 0.4));

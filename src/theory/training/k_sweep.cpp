@@ -431,6 +431,7 @@ void register_k_sweep_claims(ClaimRegistry& r) {
          .support = [](KSweepEvidence& e) { place_edge(e, 0.5, 0.5); },
          .crossings = edge_crossings()}));
     register_k_interaction_claims(r, regime, init_text);
+    register_k_band_claim(r, regime, init_text);
   }
 }
 

@@ -87,6 +87,13 @@ std::string ranges_line(const std::vector<Index>& sizes, const std::vector<Dynam
 std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least);
 std::string cannot_show(double least, const std::string& range_text);
 
+// The curve replaced by a plateau in log k that starts at `edge`, falls linearly over three decades below it to `range`
+// under the top and is flat beyond, with no seed-to-seed spread.
+void ramp(GridCurve& curve, double edge, double range);
+
+// poly.k_band of one regime (k_band.cpp), REPOLY's Fig 10, after the regime's interaction claim.
+void register_k_band_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
+
 // poly.k_interaction_vs_N of one regime (k_interaction.cpp), after the regime's k_vs_N and k_edge_vs_N.
 void register_k_interaction_claims(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
 

@@ -52,15 +52,6 @@ std::vector<double> on_a_law(const KSweepEvidence& e, double exponent) {
   return at;
 }
 
-// The curve replaced by a plateau in log k that starts at `edge`, falls linearly over three decades below it to `range`
-// under the top and is flat beyond, with no seed-to-seed spread.
-void ramp(GridCurve& curve, double edge, double range) {
-  const double top = best_mean(curve);
-  const auto at = [&](std::size_t i) { return top - range * std::clamp((edge - curve.x[i]) / 3, 0.0, 1.0); };
-  for (std::size_t i = 0; i < curve.x.size(); ++i) curve.y[i] = without_spread(curve.y[i], at(i));
-  for (auto& r : curve.runs) r.accuracy = at(r.point);
-}
-
 // A seed-by-point interaction of ±spread: the seeds' blocks cannot absorb it, so the fit has a residual to draw from.
 void add_spread(GridCurve& c, double spread) {
   for (auto& r : c.runs) r.accuracy += (r.seed + r.point) % 2 ? spread : -spread;
@@ -108,6 +99,13 @@ void censor_largest(KSweepEvidence& e, double share, bool edges,
 }
 
 }  // namespace
+
+void ramp(GridCurve& curve, double edge, double range) {
+  const double top = best_mean(curve);
+  const auto at = [&](std::size_t i) { return top - range * std::clamp((edge - curve.x[i]) / 3, 0.0, 1.0); };
+  for (std::size_t i = 0; i < curve.x.size(); ++i) curve.y[i] = without_spread(curve.y[i], at(i));
+  for (auto& r : curve.runs) r.accuracy = at(r.point);
+}
 
 void set_dynamic_range(KSweepEvidence& e, double range) {
   for (std::size_t c = 0; c < e.curves.size(); ++c) set_range_of(e, c, range);
