@@ -17,12 +17,24 @@ namespace {
 
 const std::vector<std::string> ensemble_studies{"poly_frobenius", "poly_gradient"};
 // Studies without Monte-Carlo trials: they take no --trials.
-const std::vector<std::string> training_studies{"train", "k_sweep", "activation_table", "training_norms",
-                                                "alpha_sweep"};
-const std::vector<std::string> all_studies{
-    "poly_frobenius", "poly_gradient",    "softmax_bounds",  "relu_scaling", "periodic_properties",
-    "soft_spectral",  "newton_pinv",      "soft_complexity", "verify",       "train",
-    "k_sweep",        "activation_table", "training_norms",  "alpha_sweep"};
+const std::vector<std::string> training_studies{"train",       "k_sweep",        "activation_table",   "training_norms",
+                                                "alpha_sweep", "periodic_table", "periodic_saturation"};
+const std::vector<std::string> all_studies{"poly_frobenius",
+                                           "poly_gradient",
+                                           "softmax_bounds",
+                                           "relu_scaling",
+                                           "periodic_properties",
+                                           "soft_spectral",
+                                           "newton_pinv",
+                                           "soft_complexity",
+                                           "verify",
+                                           "train",
+                                           "k_sweep",
+                                           "activation_table",
+                                           "training_norms",
+                                           "alpha_sweep",
+                                           "periodic_table",
+                                           "periodic_saturation"};
 
 // --matrix, --tokens-file or --logits-file @name stands for a scratch CSV with this content.
 const std::map<std::string, std::string> matrix_files{{"@nonfinite", "1,2\n3,nan\n"},
@@ -182,6 +194,7 @@ std::vector<BadInput> bad_inputs() {
            {"activation_table", {"--depth", "0"}, {"depth"}},
            {"alpha_sweep", {"--h", "sinc"}, {"sinc"}},
            {"alpha_sweep", {"--alpha", "-1"}, {"alpha"}},
+           {"periodic_table", {"--depths", "0"}, {"depths"}},
            {"training_norms", {"--data-dir", "/nonexistent"}, {"data-dir"}},
            {"training_norms", {"--heads", "3"}, {"dim", "heads"}},
            {"k_sweep", {"--data", "recall", "--crop"}, {"crop", "recall"}},

@@ -81,12 +81,16 @@ TEST(TrainingSweeps, QuickSweepsWriteRowsFiguresAndVerdicts) {
       {"k_sweep", {"k_sweep.png", "k_sweep_best_k.png"}},
       {"activation_table", {"activation_table.png", "activation_table_p.png"}},
       {"training_norms", {"training_norms_phi.png", "training_norms_jacobian.png", "training_norms_drift.png"}},
-      {"alpha_sweep", {"alpha_sweep.png"}}};
+      {"alpha_sweep", {"alpha_sweep.png"}},
+      {"periodic_table", {"periodic_table2.png"}},
+      {"periodic_saturation", {}}};
   // k_sweep: 2 N × 3 k × 2 seeds, then per N 5 k around the best × 3 seeds less the 2 seeds the best k already has.
   const std::map<std::string, std::size_t> points{{"k_sweep", 2 * 3 * 2 + 2 * (5 * 3 - 2)},
                                                   {"activation_table", 7},
                                                   {"training_norms", 3},
-                                                  {"alpha_sweep", 2 * 2 * 3 * 2}};
+                                                  {"alpha_sweep", 2 * 2 * 3 * 2},
+                                                  {"periodic_table", 3 * 2 * 2},  // functions x depths x seeds
+                                                  {"periodic_saturation", 2 * 2}};
   for (const auto& [sweep, figures] : outputs) {
     const ScratchDir dir(sweep);
     const auto r = run(sweep, sweep_args(dir.path));
