@@ -18,24 +18,6 @@ inline constexpr const char* kUnitRegime =
     "Q and K scaled so that the logits have unit variance at step 0 (--init unit), the regime closest to the i.i.d. "
     "Gaussian X, Q, K of POLY's theorems that still trains; POLY's own experiments used timm's N(0, 0.02^2) instead.";
 
-// A task's dynamic range at one N: the softmax control's seed-mean accuracy above the better content-free control.
-struct DynamicRange {
-  std::optional<SeedMean> softmax{}, uniform{}, off{};
-  std::optional<double> value() const {
-    if (!softmax || !(uniform || off)) return std::nullopt;
-    return softmax->mean - std::max(uniform ? uniform->mean : 0.0, off ? off->mean : 0.0);
-  }
-  std::string describe() const {
-    const auto part = [](const char* name, const std::optional<SeedMean>& s) {
-      return s ? text(", ", name, " ", percent(s->mean), "%") : std::string{};
-    };
-    const auto runs = text(part("softmax", softmax), part("uniform", uniform), part("off", off));
-    if (runs.empty()) return "not measured (no control runs)";
-    const auto v = value();
-    return text(v ? text(sig(100 * *v, 3), " points") : std::string("not measured"), " (", runs.substr(2), ")");
-  }
-};
-
 struct KSweepEvidence {
   Regime regime{};                     // the Q/K initialisation and model of the rows judged
   std::uint64_t seed = 1;              // of the posterior draws

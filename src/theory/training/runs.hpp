@@ -165,6 +165,25 @@ std::string percent(double accuracy);
 
 std::string mean_sd(const SeedMean& s);
 
+// A task's dynamic range at one N (or depth): the softmax control's seed-mean accuracy above the better content-free
+// control.
+struct DynamicRange {
+  std::optional<SeedMean> softmax{}, uniform{}, off{};
+  std::optional<double> value() const {
+    if (!softmax || !(uniform || off)) return std::nullopt;
+    return softmax->mean - std::max(uniform ? uniform->mean : 0.0, off ? off->mean : 0.0);
+  }
+  std::string describe() const {
+    const auto part = [](const char* name, const std::optional<SeedMean>& s) {
+      return s ? text(", ", name, " ", percent(s->mean), "%") : std::string{};
+    };
+    const auto runs = text(part("softmax", softmax), part("uniform", uniform), part("off", off));
+    if (runs.empty()) return "not measured (no control runs)";
+    const auto v = value();
+    return text(v ? text(sig(100 * *v, 3), " points") : std::string("not measured"), " (", runs.substr(2), ")");
+  }
+};
+
 ClaimOutcome no_results(const std::string& sweep);
 
 // Our setup read off the rows (data, model, budget), named next to the paper's in every training claim's report.

@@ -188,9 +188,20 @@ bool reads(const TableEvidence& e, RelationKind kind) {
 
 TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, const char* paper_setup,
                             const std::string& axis, const TableRelations& relations) {
-  const auto rows = sweep_rows(ctx, sweep);
-  TableEvidence e{build_table(rows, axis), {}, setup_line(paper_setup, rows)};
+  const auto all = sweep_rows(ctx, sweep, true);
+  auto rows = all;
+  std::erase_if(rows, is_control);
+  TableEvidence e{build_table(rows, axis), {}, setup_line(paper_setup, rows), {}};
   if (!e.table.entries.empty()) e.relations = relations(e.table);
+  const auto acc = accuracies<std::pair<std::string, Index>>(all, [&](const ResultRow& r) {
+    return std::pair{r.activation, axis_value(r, axis)};
+  });
+  for (const auto& [key, mean] : acc) {
+    const auto& [activation, at] = key;
+    if (activation == control::softmax) e.ranges[at].softmax = mean;
+    if (activation == control::uniform) e.ranges[at].uniform = mean;
+    if (activation == control::off) e.ranges[at].off = mean;
+  }
   return e;
 }
 
@@ -217,8 +228,14 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
                 : contradicted > 0     ? Verdict::violated
                 : reproduced == judged ? Verdict::holds
                                        : Verdict::inconclusive;
+  std::string ranges;
+  for (Index v : e.table.axis_values)
+    if (const auto r = e.ranges.find(v); r != e.ranges.end())
+      ranges += text(ranges.empty() ? "" : "; ", e.table.axis, "=", v, ": ", r->second.describe());
   out.detail = text(reproduced, " of ", judged, " comparisons (", what, ") reproduced, ", contradicted,
-                    " contradicted, by 95% intervals of paired-seed differences");
+                    " contradicted, by 95% intervals of paired-seed differences; dynamic range (softmax above the "
+                    "better content-free control) ",
+                    ranges.empty() ? "not measured (no control runs)" : ranges);
   std::string rules;
   if (reads(e, RelationKind::comparable))
     rules += text("; \"comparable\" holds when the interval lies inside ±", percent(th(kComparableMargin)),

@@ -35,7 +35,8 @@ struct Relation {
 struct TableEvidence {
   Table table;
   std::vector<Relation> relations;
-  std::string setup;  // the paper's and ours (setup_line)
+  std::string setup;                     // the paper's and ours (setup_line)
+  std::map<Index, DynamicRange> ranges;  // per axis value, from the controls (and softmax where it is a row)
 };
 
 using TableRelations = std::function<std::vector<Relation>(const Table&)>;
