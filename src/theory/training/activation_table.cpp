@@ -75,11 +75,6 @@ std::vector<Relation> scales_relations(const Table&) {
   return relations;
 }
 
-ClaimOutcome judge_scales_table(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(e, th, "x^p/sqrtN above x^p; learned scale comparable to the fixed 1/sqrtN, where both ran");
-}
-
 // The highest p > 3 of x^p/sqrtN in the table (0 when none ran).
 int highest_scaled_power(const Table& t) {
   int highest = 0;
@@ -132,19 +127,9 @@ std::vector<Relation> scaled_vs_softmax_relations(const Table&) {
   return relations;
 }
 
-ClaimOutcome judge_scaled_vs_softmax(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(e, th, "softmax above x/sqrtN; x^p/sqrtN comparable to softmax for p = 2..5");
-}
-
 // RELU's abstract and Fig 1: relu divided by the sequence length "approaches or matches" softmax.
 std::vector<Relation> relu_vs_softmax_relations(const Table&) {
   return {{"relu/N^1", "softmax", RelationKind::comparable}};
-}
-
-ClaimOutcome judge_relu_vs_softmax(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(e, th, "relu/N comparable to softmax");
 }
 
 // RELU Fig 2 at alpha = 1: "there is no clear best non-linearity at alpha ≈ 1" (each h level with ReLU, the one the
@@ -156,27 +141,12 @@ std::vector<Relation> relu_h_relations(const Table&) {
   return relations;
 }
 
-ClaimOutcome judge_relu_h(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(e, th, "relu^2/N, gelu/N and softplus/N comparable to relu/N");
-}
-
 std::vector<Relation> relu_identity_relations(const Table&) { return {{"relu/N^1", "identity/N^1"}}; }
-
-ClaimOutcome judge_relu_identity(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(e, th, "relu/N above identity/N");
-}
 
 // RELU Fig 3: "qk-layernorm does not have a large effect for these models" (relu and relu^2 over alpha; here at 1).
 std::vector<Relation> relu_qkln_relations(const Table&) {
   return {{"relu/N^1+qkln", "relu/N^1", RelationKind::comparable},
           {"relu2/N^1+qkln", "relu2/N^1", RelationKind::comparable}};
-}
-
-ClaimOutcome judge_relu_qkln(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(e, th, "relu/N and relu^2/N with qk-layernorm comparable to without");
 }
 
 // REPOLY Table 5 (A.2.1: ViT-Base and ViT-Small, ImageNet-1k): x^3/14 level with softmax, and the pointwise functions
@@ -192,16 +162,7 @@ std::vector<Relation> table5_relations(const Table&) {
   return relations;
 }
 
-ClaimOutcome judge_table5(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::activation_table);
-  return judge_relations(
-      e, th,
-      "x^3/sqrtN comparable to softmax and above x/sqrtN; softmax and x^3/sqrtN above ReLU, ELU, GELU, Tanh, Exp");
-}
-
-ClaimRules<TableEvidence> rules(TableRelations relations,
-                                std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)> judge,
-                                const std::vector<RelationKind>& kinds) {
+ClaimRules<TableEvidence> rules(TableRelations relations, TableJudge judge, const std::vector<RelationKind>& kinds) {
   return table_rules(sweep::activation_table, kPolyTableSetup, "N", std::move(relations), std::move(judge), kinds);
 }
 
@@ -222,7 +183,9 @@ void register_activation_table_claims(ClaimRegistry& r) {
        .statement = "fixed vs learned scale for x, x^2, x^3, x^4, x^5 (learned scale initialised at 1/sqrt(N))",
        .method = "activation_table: x^p/sqrtN against x^p, learned against fixed scale, by paired-seed intervals",
        .sweep = sweep::activation_table},
-      rules(scales_relations, judge_scales_table, {RelationKind::comparable})));
+      rules(scales_relations,
+            relations_judge("x^p/sqrtN above x^p; learned scale comparable to the fixed 1/sqrtN, where both ran"),
+            {RelationKind::comparable})));
   r.add(make_claim<TableEvidence>(
       {.id = "poly.high_p",
        .source = "POLY §5, A.2.4",
@@ -240,7 +203,9 @@ void register_activation_table_claims(ClaimRegistry& r) {
        .method = "activation_table: softmax against x/sqrtN (better) and x^p/sqrtN, p = 2..5 (comparable: inside "
                  "±comparable_accuracy_margin), by paired-seed intervals",
        .sweep = sweep::activation_table},
-      rules(scaled_vs_softmax_relations, judge_scaled_vs_softmax, {RelationKind::comparable})));
+      rules(scaled_vs_softmax_relations,
+            relations_judge("softmax above x/sqrtN; x^p/sqrtN comparable to softmax for p = 2..5"),
+            {RelationKind::comparable})));
   r.add(make_claim<TableEvidence>(
       {.id = "poly.repoly_table5",
        .source = "REPOLY A.2.1, Table 5",
@@ -251,7 +216,11 @@ void register_activation_table_claims(ClaimRegistry& r) {
                  "above x/sqrtN; softmax and x^3/sqrtN above each unscaled pointwise function (ReLU, ELU, GELU, Tanh, "
                  "Exp = e^S), by paired-seed intervals",
        .sweep = sweep::activation_table},
-      rules(table5_relations, judge_table5, {RelationKind::comparable})));
+      rules(
+          table5_relations,
+          relations_judge(
+              "x^3/sqrtN comparable to softmax and above x/sqrtN; softmax and x^3/sqrtN above ReLU, ELU, GELU, Tanh, Exp"),
+          {RelationKind::comparable})));
   r.add(make_claim<TableEvidence>(
       {.id = "relu.matches_softmax",
        .source = "RELU abstract, Fig 1",
@@ -259,7 +228,7 @@ void register_activation_table_claims(ClaimRegistry& r) {
        .method = "activation_table: relu/N against softmax, comparable when the paired-seed interval lies inside "
                  "±comparable_accuracy_margin",
        .sweep = sweep::activation_table},
-      rules(relu_vs_softmax_relations, judge_relu_vs_softmax, {RelationKind::comparable})));
+      rules(relu_vs_softmax_relations, relations_judge("relu/N comparable to softmax"), {RelationKind::comparable})));
   r.add(make_claim<TableEvidence>(
       {.id = "relu.no_best_h",
        .source = "RELU §3, Fig 2",
@@ -267,14 +236,15 @@ void register_activation_table_claims(ClaimRegistry& r) {
        .method = "activation_table: relu^2/L, gelu/L and softplus/L against relu/L, comparable when the paired-seed "
                  "interval lies inside ±comparable_accuracy_margin",
        .sweep = sweep::activation_table},
-      rules(relu_h_relations, judge_relu_h, {RelationKind::comparable})));
+      rules(relu_h_relations, relations_judge("relu^2/N, gelu/N and softplus/N comparable to relu/N"),
+            {RelationKind::comparable})));
   r.add(make_claim<TableEvidence>(
       {.id = "relu.activation_needed",
        .source = "RELU Fig 2 (curves)",
        .statement = "removing the activation (h the identity, alpha = 1) lowers accuracy below relu/L",
        .method = "activation_table: relu/L against identity/L, better when the paired-seed interval lies above 0",
        .sweep = sweep::activation_table},
-      rules(relu_identity_relations, judge_relu_identity, {})));
+      rules(relu_identity_relations, relations_judge("relu/N above identity/N"), {})));
   r.add(make_claim<TableEvidence>(
       {.id = "relu.qk_layernorm",
        .source = "RELU §3, Fig 3",
@@ -283,7 +253,8 @@ void register_activation_table_claims(ClaimRegistry& r) {
        .method = "activation_table: relu/L and relu^2/L with qk-layernorm (+qkln) against without, comparable when "
                  "the paired-seed interval lies inside ±comparable_accuracy_margin",
        .sweep = sweep::activation_table},
-      rules(relu_qkln_relations, judge_relu_qkln, {RelationKind::comparable})));
+      rules(relu_qkln_relations, relations_judge("relu/N and relu^2/N with qk-layernorm comparable to without"),
+            {RelationKind::comparable})));
 }
 
 }  // namespace attnlab::training_claims

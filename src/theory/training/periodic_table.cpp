@@ -93,13 +93,6 @@ ClaimOutcome judge_ranking(const TableEvidence& e, const Thresholds& th) {
   return out;
 }
 
-ClaimOutcome judge_breakdown(const TableEvidence& e, const Thresholds& th) {
-  if (e.table.entries.empty()) return no_results(sweep::periodic_table);
-  return judge_relations(e, th,
-                         "Cosmax, Sin2max, Sirenmax, Sinmax-constant and prenormed Cosmax and Sinmax-constant "
-                         "break down where softmax trains");
-}
-
 }  // namespace
 
 void register_periodic_table_claims(ClaimRegistry& r) {
@@ -122,7 +115,9 @@ void register_periodic_table_claims(ClaimRegistry& r) {
                  "diverged or softmax's lead lies above breakdown_accuracy_gap, trains when none diverged and the "
                  "lead lies below it",
        .sweep = sweep::periodic_table},
-      table_rules(sweep::periodic_table, kPeriodicSetup, column::depth, breakdown_relations, judge_breakdown,
+      table_rules(sweep::periodic_table, kPeriodicSetup, column::depth, breakdown_relations,
+                  relations_judge("Cosmax, Sin2max, Sirenmax, Sinmax-constant and prenormed Cosmax and Sinmax-constant "
+                                  "break down where softmax trains"),
                   {RelationKind::breaks_down})));
 }
 

@@ -191,7 +191,7 @@ TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, c
   const auto all = sweep_rows(ctx, sweep, true);
   auto rows = all;
   std::erase_if(rows, is_control);
-  TableEvidence e{build_table(rows, axis), {}, setup_line(paper_setup, rows), {}};
+  TableEvidence e{sweep, build_table(rows, axis), {}, setup_line(paper_setup, rows), {}};
   if (!e.table.entries.empty()) e.relations = relations(e.table);
   const auto acc = accuracies<std::pair<std::string, Index>>(all, [&](const ResultRow& r) {
     return std::pair{r.activation, axis_value(r, axis)};
@@ -206,6 +206,7 @@ TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, c
 }
 
 ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const std::string& what) {
+  if (e.table.entries.empty()) return no_results(e.sweep);
   ClaimOutcome out;
   int reproduced = 0, contradicted = 0, judged = 0;
   std::string lines;
@@ -249,9 +250,13 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
   return out;
 }
 
+TableJudge relations_judge(std::string what) {
+  return
+      [what = std::move(what)](const TableEvidence& e, const Thresholds& th) { return judge_relations(e, th, what); };
+}
+
 ClaimRules<TableEvidence> table_rules(const std::string& sweep, const char* paper_setup, const std::string& axis,
-                                      TableRelations relations,
-                                      std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)> judge,
+                                      TableRelations relations, TableJudge judge,
                                       const std::vector<RelationKind>& kinds) {
   ClaimRules<TableEvidence> rules{
       .measure = [=, relations = std::move(relations)](

@@ -33,6 +33,7 @@ struct Relation {
 };
 
 struct TableEvidence {
+  std::string sweep;
   Table table;
   std::vector<Relation> relations;
   std::string setup;                     // the paper's and ours (setup_line)
@@ -46,14 +47,18 @@ TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, c
                             const std::string& axis, const TableRelations& relations);
 
 // holds when every relation is reproduced at every axis value, violated when one is contradicted; `what` names the
-// relations for the detail.
+// relations for the detail. No rows: the sweep to run.
 ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const std::string& what);
+
+using TableJudge = std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)>;
+
+// judge_relations alone, for a claim that adds no table or figure of its own.
+TableJudge relations_judge(std::string what);
 
 // measure_table's evidence with the falsify cases: the table ordered against and as the paper says, and a crossing
 // for the threshold of each of `kinds`, the relation kinds with a threshold (comparable, breaks_down) the claim has.
 ClaimRules<TableEvidence> table_rules(const std::string& sweep, const char* paper_setup, const std::string& axis,
-                                      TableRelations relations,
-                                      std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)> judge,
+                                      TableRelations relations, TableJudge judge,
                                       const std::vector<RelationKind>& kinds);
 
 }  // namespace attnlab::training_claims
