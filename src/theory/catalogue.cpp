@@ -16,7 +16,8 @@ const std::vector<LeftOutClaim>& left_out_claims() {
       {"PERIODIC §4", "accuracy of the periodic functions against softmax in trained vision transformers",
        "the paper's training setup is not reproduced; the functions' properties are judged without training"},
       {"SOFT Tables 1-7", "ImageNet-1k accuracy, FLOPs and memory of SOFT models; COCO and ADE20K downstream tasks",
-       "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity)"},
+       "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity), "
+       "Table 6's collapse of SOFT at long sequences on the spectral norms Sec 3.3 blames (soft.table6_long_n)"},
       {"SOFT Tables 8-10",
        "symmetric against asymmetric kernels, bottleneck length m and sampling method: top-1, memory, "
        "FLOPs and parameters of whole SOFT models",
