@@ -75,13 +75,14 @@ study::StudyDefinition periodic_properties() {
 }
 
 // SOFT's spectral propositions: eigenvalues of softmax and Gaussian-kernel attention, the growth of the
-// bottleneck pseudo-inverse with and without normalisation (Fig 6), eq 15 and Lemmas 1–2.
+// bottleneck pseudo-inverse with and without normalisation (Fig 6), eq 15, Lemmas 1–2 and SOFT against SOFT++ along n
+// (Table 6).
 study::StudyDefinition soft_spectral() {
   return study::claims_study(
       {.name = "soft_spectral",
        .description = "spectral norms and eigenvalues of SOFT's attention and bottleneck matrices",
        .patterns = {"soft.prop3.", "soft.prop4_gauss_eig", "soft.prop5_pinv_growth", "soft.prop6_normalized",
-                    "soft.eq15", "soft.lemma1", "soft.lemma2", "soft.fig6_spectral"},
+                    "soft.eq15", "soft.lemma1", "soft.lemma2", "soft.fig6_spectral", "soft.table6_long_n"},
        .soft_flags = true});
 }
 
@@ -97,11 +98,11 @@ study::StudyDefinition newton_pinv() {
 }
 
 // SOFT's Nyström attention against full Gaussian-kernel attention: time and memory over n, and the
-// reconstruction error of each bottleneck sampler over m.
+// reconstruction error of each bottleneck sampler over m and against Nyströmformer's.
 study::StudyDefinition soft_complexity() {
   return study::claims_study({.name = "soft_complexity",
                               .description = "time, memory and reconstruction error of Nystrom attention",
-                              .patterns = {"soft.complexity", "soft.nystrom_error"},
+                              .patterns = {"soft.complexity", "soft.nystrom_error", "soft.nystromformer_unguaranteed"},
                               .soft_flags = true});
 }
 

@@ -18,7 +18,8 @@ const std::vector<LeftOutClaim>& left_out_claims() {
        "k_sweep trains x^3/k and its claims read its rows as x^3's; a sweep of x/k needs the power as a grid axis with "
        "claims kept apart by it, not built yet; x^3's band is judged (poly.k_band*)"},
       {"SOFT Tables 1-7", "ImageNet-1k accuracy, FLOPs and memory of SOFT models; COCO and ADE20K downstream tasks",
-       "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity)"},
+       "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity), "
+       "Table 6's collapse of SOFT at long sequences on the spectral norms Sec 3.3 blames (soft.table6_long_n)"},
       {"SOFT Tables 8-10",
        "symmetric against asymmetric kernels, bottleneck length m and sampling method: top-1, memory, "
        "FLOPs and parameters of whole SOFT models",

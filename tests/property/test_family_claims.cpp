@@ -224,3 +224,15 @@ TEST(SoftClaims, StalledNewtonRunLevelsOffWithoutConverging) {
   EXPECT_EQ(levelled.detail.find("one_token", moving == std::string::npos ? 0 : moving), std::string::npos)
       << levelled.detail;
 }
+
+// S - S_hat of eq 9 is a Schur complement of the positive semi-definite kernel, so ||S_hat||_2 <= ||S||_2 <= n (Prop 4)
+// at every length; the strided landmarks are one per r x r cell of the token grid, m = n/r^2.
+TEST(SoftClaims, SoftNormStaysBelowNAndStridedLandmarksKeepTheirCells) {
+  const auto out = check("soft.table6_long_n");
+  ASSERT_FALSE(out.evidence.empty());
+  for (const auto& r : out.evidence) {
+    const double n = double(r.N), m = extra_number(r, "m"), stride = extra_number(r, "stride");
+    if (r.quantity == "s_hat_norm_eq9") EXPECT_LE(r.value.mean, n * (1 + 1e-6)) << r.activation << " n = " << n;
+    if (stride > 0) EXPECT_EQ(m * stride * stride, n) << r.activation;
+  }
+}

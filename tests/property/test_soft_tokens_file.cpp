@@ -54,6 +54,11 @@ TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
     SCOPED_TRACE(claim.id);
     ++checked;
     const auto out = claim.check(ctx);
+    if (claim.id == "soft.table6_long_n") {  // its n grid needs tokens at every length, which one file cannot give
+      EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+      EXPECT_TRUE(out.evidence.empty());
+      continue;
+    }
     // prop1.unresolved's inputs are the bottlenecks a conditioning filter would drop: possibly none of the file's; the
     // Table 10 readings compare the samplers on grid tokens, which a file's tokens are not.
     if (claim.id != "soft.prop1.unresolved" && claim.id.rfind("soft.nystrom_error.", 0) != 0) {
@@ -63,5 +68,5 @@ TEST(SoftTokensFile, EveryClaimThatDrawsTokensJudgesTheFilesTokensAlone) {
       EXPECT_NE(row.activation.find("tokens_file"), std::string::npos)
           << row.quantity << " labelled " << row.activation;
   }
-  EXPECT_EQ(checked, 27);  // the 32 SOFT claims less the 5 that draw no tokens of a file
+  EXPECT_EQ(checked, 31);  // the 36 SOFT claims less the 5 that draw no tokens of a file
 }

@@ -91,7 +91,9 @@ void register_eq12_claims(ClaimRegistry& r);
 void register_pinv_growth_claims(ClaimRegistry& r);
 void register_fig6_claims(ClaimRegistry& r);
 void register_s_hat_claims(ClaimRegistry& r);
+void register_long_n_claims(ClaimRegistry& r);
 void register_complexity_claims(ClaimRegistry& r);
 void register_nystrom_error_claims(ClaimRegistry& r);
+void register_reconstruction_claims(ClaimRegistry& r);
 
 }  // namespace attnlab::soft_claims
