@@ -332,7 +332,7 @@ const std::vector<Sweep>& sweeps() {
                         "sirenmax+prenorm-released", "cosmax", "cosmax+prenorm-released", "sin2max-released",
                         "sinmax-constant", "sinmax-constant+prenorm-released"},
         .depths = {1, 2, 4, 8},
-        .controls = {"off"},
+        .controls = {"uniform", "off"},
         .seeds = 3,
         .run = sweep_run(false)};
     periodic.quick = {.N = {16},
