@@ -99,7 +99,10 @@ const std::map<std::string, Verdict> kQuickVerdicts{
     {"soft.prop5_pinv_growth", Verdict::loose},
     {"soft.prop6_normalized", Verdict::loose},
     // n = 256 instead of 1024: random sampling's scatter about its fit in m falls below pool's.
-    {"soft.nystrom_error.random_sensitive", Verdict::violated}};
+    {"soft.nystrom_error.random_sensitive", Verdict::violated},
+    // Image sides up to 288 instead of 512: over the shorter n the grid tokens' eq 17 exponent, 0.34 [0.30, 0.39], lies
+    // above long_n_bounded_max, where the full range's interval crosses it.
+    {"soft.table6_long_n", Verdict::violated}};
 
 #if defined(__SANITIZE_ADDRESS__)
 // Peak resident memory under AddressSanitizer is its shadow and quarantine as much as the algorithm's arrays.
