@@ -32,27 +32,16 @@ ClaimOutcome judge_table1(const TableEvidence& e, const Thresholds& th) {
   std::string header = "| activation |", rule = "|---|";
   for (Index n : t.axis_values) header += text(" N = ", n, " (%) |"), rule += "---|";
   std::string table = header + " paper, N = 256 (%) |\n" + rule + "---|\n";
-  Figure fig{.name = sweep::activation_table,
-             .title = "validation accuracy per activation (mean +- sd over seeds)",
-             .ylabel = "validation accuracy"};
-  for (Index n : t.axis_values) fig.series.push_back({.label = text("N = ", n), .connect = false});
-  for (std::size_t i = 0; i < t.entries.size(); ++i) {
-    const auto& entry = t.entries[i];
+  for (const auto& entry : t.entries) {
     table += "| " + entry.label + " |";
-    fig.xtics.push_back({double(i + 1), entry.label});
-    for (std::size_t j = 0; j < t.axis_values.size(); ++j) {
-      const auto it = entry.at.find(t.axis_values[j]);
+    for (Index n : t.axis_values) {
+      const auto it = entry.at.find(n);
       table += it == entry.at.end() ? " — |" : " " + mean_sd(it->second) + " |";
-      if (it == entry.at.end()) continue;
-      auto& s = fig.series[j];
-      s.x.push_back(double(i + 1) + 0.15 * (double(j) - 0.5 * double(t.axis_values.size() - 1)));
-      s.y.push_back(it->second.mean);
-      s.lo.push_back(it->second.mean - it->second.sd);
-      s.hi.push_back(it->second.mean + it->second.sd);
     }
     table += " " + paper_number(entry.label) + " |\n";
   }
-  out.figures = {fig};
+  out.figures = {
+      accuracy_figure(t, sweep::activation_table, "validation accuracy per activation (mean +- sd over seeds)")};
   int seeds = 0;
   for (const auto& entry : t.entries)
     for (const auto& [n, m] : entry.at) seeds = std::max(seeds, m.seeds);

@@ -47,20 +47,14 @@ std::vector<Relation> breakdown_relations(const Table&) {
   return relations;
 }
 
-// The table (mean ± sd per depth, the paper's number beside it) and accuracy against depth.
+// The table (mean ± sd per depth, the paper's number beside it) and its figure.
 void add_table(const TableEvidence& e, ClaimOutcome& out) {
   const Table& t = e.table;
   std::string header = "| activation |", rule = "|---|";
   for (Index depth : t.axis_values) header += text(" depth ", depth, " (%) | paper |"), rule += "---|---|";
   std::string table = header + "\n" + rule + "\n";
-  Figure fig{.name = "periodic_table2",
-             .title = "validation accuracy against depth (mean +- sd over seeds)",
-             .xlabel = "depth (blocks)",
-             .ylabel = "validation accuracy",
-             .logx = true};
   for (const auto& entry : t.entries) {
     table += "| " + entry.label + " |";
-    Series s{.label = entry.label};
     for (Index depth : t.axis_values) {
       const auto it = entry.at.find(depth);
       const auto paper = kPaperTable2.find(entry.label);
@@ -70,14 +64,11 @@ void add_table(const TableEvidence& e, ClaimOutcome& out) {
                         ? text(" (", entry.diverged.at(depth).size(), " diverged)")
                         : "",
                     " | ", paper == kPaperTable2.end() || column < 0 ? "—" : paper->second[std::size_t(column)], " |");
-      if (it == entry.at.end()) continue;
-      s.x.push_back(double(depth)), s.y.push_back(it->second.mean);
-      s.lo.push_back(it->second.mean - it->second.sd), s.hi.push_back(it->second.mean + it->second.sd);
     }
     table += "\n";
-    fig.series.push_back(s);
   }
-  out.figures = {fig};
+  out.figures = {
+      accuracy_figure(t, "periodic_table2", "validation accuracy per function and depth (mean +- sd over seeds)")};
   out.markdown = text(
       "Validation accuracy, mean ± sd over seeds, next to the paper's (a different task and model: "
       "only the orderings compare; \\ where the paper's training broke down).\n\n",

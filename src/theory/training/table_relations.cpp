@@ -250,6 +250,25 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
   return out;
 }
 
+Figure accuracy_figure(const Table& t, const std::string& name, const std::string& title) {
+  Figure fig{.name = name, .title = title, .ylabel = "validation accuracy"};
+  for (Index v : t.axis_values)
+    fig.series.push_back({.label = t.axis == "N" ? text("N = ", v) : text(t.axis, " ", v), .connect = false});
+  for (std::size_t i = 0; i < t.entries.size(); ++i) {
+    fig.xtics.push_back({double(i + 1), t.entries[i].label});
+    for (std::size_t j = 0; j < t.axis_values.size(); ++j) {
+      const auto it = t.entries[i].at.find(t.axis_values[j]);
+      if (it == t.entries[i].at.end()) continue;
+      auto& s = fig.series[j];
+      s.x.push_back(double(i + 1) + 0.15 * (double(j) - 0.5 * double(t.axis_values.size() - 1)));
+      s.y.push_back(it->second.mean);
+      s.lo.push_back(it->second.mean - it->second.sd);
+      s.hi.push_back(it->second.mean + it->second.sd);
+    }
+  }
+  return fig;
+}
+
 TableJudge relations_judge(std::string what) {
   return
       [what = std::move(what)](const TableEvidence& e, const Thresholds& th) { return judge_relations(e, th, what); };

@@ -50,6 +50,9 @@ TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, c
 // relations for the detail. No rows: the sweep to run.
 ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const std::string& what);
 
+// Each entry's seed-mean accuracy ± sd, the entries along x and a series per axis value ("N = 64", "depth 1").
+Figure accuracy_figure(const Table& t, const std::string& name, const std::string& title);
+
 using TableJudge = std::function<ClaimOutcome(const TableEvidence&, const Thresholds&)>;
 
 // judge_relations alone, for a claim that adds no table or figure of its own.
