@@ -16,6 +16,7 @@ namespace attnlab::sweeps {
 struct Grid {
   std::vector<Index> N{};
   std::vector<KScale> k{};
+  std::vector<int> powers{};  // p of x^p/k (k_sweep: x^3, POLY's; x, REPOLY §5.1.2's), each a grid axis
   std::vector<std::string> activations{}, h{};
   std::vector<double> alpha{};
   std::vector<Index> depths{};             // model depths, each a grid axis (empty: the run's depth alone)
@@ -39,7 +40,7 @@ struct Sweep {
   std::string name, description;
   Grid full{}, quick{};
   std::vector<std::string>
-      grid_flags{};    // of "N", "k", "activation", "h", "alpha", "depths", "refine-seeds" (--controls: all)
+      grid_flags{};    // of "N", "k", "p", "activation", "h", "alpha", "depths", "refine-seeds" (--controls: all)
   bool norms = false;  // keep per-layer norms along training (norm_layers)
   struct Preset {
     std::string model;  // a training_rows::model, trained into results/<model>/ (preset_of)

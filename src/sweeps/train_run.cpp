@@ -68,6 +68,11 @@ void add_train_flags(CLI::App& app, TrainRun& run, TrainFlags flags) {
          "the linear layers' products: native (float) or bf16 (operands rounded to bfloat16, sums in float)")
       ->check(CLI::IsMember({"native", "bf16"}))
       ->default_str(to_string(m.matmul));
+  app.add_option_function<std::string>(
+         "--readout", [&m](const std::string& name) { m.readout = train::parse_readout(name); },
+         "the token the head reads: cls (ViT's) or last (recall's query)")
+      ->check(CLI::IsMember({"cls", "last"}))
+      ->default_str(train::to_string(m.readout));
   if (flags == TrainFlags::every) {
     app.add_option_function<std::string>(
            "--init", [&m](const std::string& name) { m.qk_init = train::parse_qk_init(name); },
@@ -133,7 +138,8 @@ nlohmann::json to_json(const TrainRun& run) {
             {"heads", m.heads},
             {"mlp", m.mlp_hidden},
             {"init", train::to_string(m.qk_init)},
-            {"matmul", to_string(m.matmul)}}},
+            {"matmul", to_string(m.matmul)},
+            {"readout", train::to_string(m.readout)}}},
           {"batch", c.batch},
           {"steps", c.steps},
           {"warmup", c.warmup},

@@ -82,6 +82,7 @@ study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o
                 {"command", o.command},
                 {"data_dir", g.run.data.dir.string()}};
   for (const auto& k : g.k) out.config["k"].push_back(k.str());
+  if (!g.powers.empty()) out.config["p"] = g.powers;
   if (!g.activations.empty()) out.config["activations"] = g.activations;
   if (!g.controls.empty()) out.config["controls"] = g.controls;
   if (!g.h.empty()) out.config["h"] = g.h, out.config["alpha"] = g.alpha;
@@ -117,7 +118,7 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end())
     throw std::invalid_argument(
-        "the grid lists a configuration twice (a repeated N, k, activation, h, alpha, depth, init or control)");
+        "the grid lists a configuration twice (a repeated N, k, p, activation, h, alpha, depth, init or control)");
   if (g.finished_only) return;  // reads points, never the images
   auto files = data_files(data);
   if (data.name == "fashion-mnist") files.resize(2);  // the training split only
@@ -164,10 +165,15 @@ study::StudyDefinition training_sweep_study(const std::string& name) {
                g.k.clear();
                for (const auto& k : ks) g.k.push_back(KScale::parse(k));
              },
-             "scales k of x^3/k")
+             "scales k of x^p/k")
           ->delimiter(',')
           ->default_str(defaults);
     }
+    if (has("p"))
+      app.add_option("--p", g.powers, "powers p of x^p/k, each a grid axis (3: POLY's x^3; 1: REPOLY's x)")
+          ->delimiter(',')
+          ->check(CLI::Range(1, 12))
+          ->capture_default_str();
     if (has("activation"))
       study::add_activation_flags(app, g.activations,
                                   "softmax, uniform, off, x^p, x^p/K, x^p/sqrtN, x^p*learned, h/L^a");

@@ -14,9 +14,6 @@ const std::vector<LeftOutClaim>& left_out_claims() {
       {"RELU Fig 1, 3, Tables", "ReLU attention matches softmax on ImageNet-1k and ImageNet-21k at ViT scales",
        "ImageNet training; the match, the alpha dependence, the choice of h and qk-layernorm's effect are judged on "
        "Fashion-MNIST instead (relu.matches_softmax, relu.alpha_sweep, relu.no_best_h, relu.qk_layernorm)"},
-      {"REPOLY §5.1.2", "the scale 1/14 is also the best for x (a sweep of x/k)",
-       "k_sweep trains x^3/k and its claims read its rows as x^3's; a sweep of x/k needs the power as a grid axis with "
-       "claims kept apart by it, not built yet; x^3's band is judged (poly.k_band*)"},
       {"SOFT Tables 1-7", "ImageNet-1k accuracy, FLOPs and memory of SOFT models; COCO and ADE20K downstream tasks",
        "ImageNet, COCO and ADE20K training; the complexity claim is judged on the attention itself (soft.complexity), "
        "Table 6's collapse of SOFT at long sequences on the spectral norms Sec 3.3 blames (soft.table6_long_n)"},

@@ -34,7 +34,8 @@ std::string fingerprint(const TrainConfig& c) {
               ":clip=", c.clip, ":smoothing=", c.label_smoothing, ":betas=", c.beta1, ",", c.beta2,
               ":crop=", c.augment.random_crop, ",", c.augment.crop_padding, ":flip=", c.augment.flip, ":seed=", c.seed,
               ":logevery=", c.log_every, m.qk_init == QkInit::timm ? "" : ":init=" + to_string(m.qk_init),
-              m.matmul == ProductPrecision::native ? "" : ":matmul=" + to_string(m.matmul));
+              m.matmul == ProductPrecision::native ? "" : ":matmul=" + to_string(m.matmul),
+              m.readout == Readout::cls ? "" : ":readout=" + to_string(m.readout));
 }
 
 namespace {

@@ -42,6 +42,14 @@ std::string to_string(QkInit init) {
   throw std::logic_error("unreachable QkInit");
 }
 
+Readout parse_readout(const std::string& name) {
+  if (name == "cls") return Readout::cls;
+  if (name == "last") return Readout::last;
+  throw std::invalid_argument(text("readout must be cls or last (got '", name, "')"));
+}
+
+std::string to_string(Readout readout) { return readout == Readout::cls ? "cls" : "last"; }
+
 double VitConfig::qk_weight_std() const {
   const double D = double(dim);
   switch (qk_init) {
@@ -278,7 +286,8 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
   }
 
   final_input_.resize(B, D);
-  for (Index b = 0; b < B; ++b) final_input_.row(b) = x->row(b * N);
+  const Index read = c.readout_token();
+  for (Index b = 0; b < B; ++b) final_input_.row(b) = x->row(b * N + read);
   layernorm_forward(final_input_, p_.norm_w, p_.norm_b, c.ln_eps, final_normed_, final_mean_, final_rstd_);
   linear_forward(final_normed_, p_.head_w, p_.head_b, c.classes, logits_, c.matmul);
   return cross_entropy_forward(logits_, std::span<const int>(labels_), label_smoothing_, probabilities_);
@@ -295,7 +304,8 @@ void Vit<T>::backward() {
   linear_backward(dlogits, final_normed_, p_.head_w, &dnormed, g_.head_w, g_.head_b, c.matmul);
   layernorm_backward(dnormed, final_input_, p_.norm_w, final_mean_, final_rstd_, dfinal, g_.norm_w, g_.norm_b);
   dx.setZero(B * N, D);
-  for (Index b = 0; b < B; ++b) dx.row(b * N) = dfinal.row(b);
+  const Index read = c.readout_token();
+  for (Index b = 0; b < B; ++b) dx.row(b * N + read) = dfinal.row(b);
 
   const AttentionShape shape{B, N, D, c.heads};
   for (Index l = c.depth - 1; l >= 0; --l) {

@@ -332,12 +332,15 @@ VitConfig tiny_config(const std::string& activation) {
 
 }  // namespace
 
-// The whole model, every parameter: softmax, a learned-scale power, an h/N^α, a periodic g/Σg, and both transforms.
+// The whole model, every parameter: softmax, a learned-scale power, an h/N^α, a periodic g/Σg, and both transforms;
+// softmax again with the head reading the last token.
 TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
-  for (const char* name :
-       {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln", "uniform", "off"}) {
+  for (const char* name : {"softmax", "poly-learned", "relu", "sinsoftmax", "softmax+prenorm", "poly+qkln", "uniform",
+                           "off", "softmax@last"}) {
     SCOPED_TRACE(name);
-    const VitConfig config = tiny_config(name);
+    const std::string spec = name;
+    VitConfig config = tiny_config(spec.substr(0, spec.find('@')));
+    if (spec.ends_with("@last")) config.readout = Readout::last;
     Vit<double> model(config);
     model.init(test::seed());
     // Larger weights than timm's 0.02 so that every layer's gradient is well above rounding.
@@ -351,6 +354,31 @@ TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
     const std::vector<double> analytic(model.gradients().begin(), model.gradients().end());
     EXPECT_TRUE(matches_finite_differences(model.parameters(), analytic, loss, "all parameters"));
   }
+}
+
+// With attention off every token runs through the blocks alone, so the head sees only the token it reads: under
+// --readout last the last patch moves the logits and the first does not.
+TEST(VitModel, ReadoutLastReadsTheLastToken) {
+  VitConfig config = tiny_config("off");
+  config.readout = Readout::last;
+  Vit<double> model(config);
+  model.init(test::seed());
+  const MatrixD images = random_matrix(1, config.pixels(), 16);
+  const std::vector<int> labels{0};
+  const auto logits_with = [&](const MatrixD& x) {
+    model.forward(x, std::span<const int>(labels), 0);
+    return MatrixD(model.logits());
+  };
+  const MatrixD base = logits_with(images);
+  const auto patch_pixel = [&](Index patch) {  // the first pixel of patch `patch` (row-major patches, channel 0)
+    const Index per_row = config.image_w / config.patch_w;
+    return (patch / per_row) * config.patch_h * config.image_w + (patch % per_row) * config.patch_w;
+  };
+  MatrixD first = images, last = images;
+  first(0, patch_pixel(0)) += 1;
+  last(0, patch_pixel(config.patches() - 1)) += 1;
+  EXPECT_EQ((logits_with(first) - base).cwiseAbs().maxCoeff(), 0);
+  EXPECT_GT((logits_with(last) - base).cwiseAbs().maxCoeff(), 1e-6);
 }
 
 // The controls train no Q or K: their gradients are exactly 0 (qkv's Q and K columns, weight and bias); uniform mixing

@@ -23,8 +23,8 @@ namespace {
 static_assert(sizeof(Transforms) == 24);
 static_assert(sizeof(ActivationSpec) == 160);
 static_assert(sizeof(train::Augmentation) == 24);
-static_assert(sizeof(train::VitConfig) == 264);
-static_assert(sizeof(train::TrainConfig) == 384);
+static_assert(sizeof(train::VitConfig) == 272);
+static_assert(sizeof(train::TrainConfig) == 392);
 static_assert(sizeof(sweeps::TrainData) == 96);
 static_assert(sizeof(EnsembleSpec) == 40);
 static_assert(sizeof(AttentionMcConfig) == 152);
@@ -111,6 +111,7 @@ TEST(Keys, EveryTrainingFieldChangesTheRunKey) {
       {"ln_eps", [](R& r) { r.config.model.ln_eps = 1e-5; }},
       {"qk_init", [](R& r) { r.config.model.qk_init = train::QkInit::unit; }},
       {"matmul", [](R& r) { r.config.model.matmul = ProductPrecision::bf16; }},
+      {"readout", [](R& r) { r.config.model.readout = train::Readout::last; }},
       {"batch", [](R& r) { r.config.batch = 32; }},
       {"steps", [](R& r) { r.config.steps = 2000; }},
       {"warmup", [](R& r) { r.config.warmup = 50; }},

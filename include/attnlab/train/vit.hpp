@@ -28,6 +28,12 @@ enum class QkInit { timm, xavier, unit };
 QkInit parse_qk_init(const std::string& name);  // throws std::invalid_argument naming the choices
 std::string to_string(QkInit init);
 
+// The token the head reads: the cls token (ViT's), or the last one (a sequence task's query, whose answer attention
+// must fetch to it in one hop, as MQAR reads its query positions).
+enum class Readout { cls, last };
+Readout parse_readout(const std::string& name);  // throws std::invalid_argument naming the choices
+std::string to_string(Readout readout);
+
 // The model shapes --model names, stated once: timm's ViT-Tiny, and two small ones (micro for tests).
 struct ModelPreset {
   const char* name;
@@ -51,11 +57,13 @@ struct VitConfig {
   // The linear layers' products (qkv, proj, the MLP, the patch embedding and the head): native, or bf16 operands
   // accumulated in float (Vit<float> only). Attention's own products stay native.
   ProductPrecision matmul = ProductPrecision::native;
+  Readout readout = Readout::cls;
 
   // The shape of one of kModelPresets. Throws on other names.
   static VitConfig preset(const std::string& name);
   Index patches() const { return (image_h / patch_h) * (image_w / patch_w); }
   Index tokens() const { return patches() + 1; }
+  Index readout_token() const { return readout == Readout::cls ? 0 : tokens() - 1; }
   Index head_dim() const { return dim / heads; }
   Index patch_dim() const { return channels * patch_h * patch_w; }
   Index pixels() const { return channels * image_h * image_w; }

@@ -26,31 +26,46 @@ double band_gap(const std::vector<double>& x, const Eigen::VectorXd& mu, double 
   return mu.maxCoeff() - worst;
 }
 
-ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
-  const double share = t(kEdgeDelta), least = t(kMinDynamicRange);
-  ClaimOutcome out;
-  const auto range_text = ranges_line(e.sizes, e.ranges);
-  const auto able = able_sizes(e, least);
-  if (able.empty()) {
-    out.detail = text("inconclusive: the task cannot show it: no N has a dynamic range of at least ",
-                      sig(100 * least, 3), " points; ", range_text);
-    return out;
-  }
-  std::vector<std::size_t> within;  // the able curves whose grid holds the band
-  for (std::size_t c : able)
+// The able N (dynamic range at least `least`) whose grid holds the band, fitted with the seeds as blocks.
+struct BandCurves {
+  std::vector<std::size_t> picked{};  // indices into the evidence's sizes
+  std::vector<GridCurve> curves{};
+  FittedCurves fitted{};
+};
+
+BandCurves band_curves(const KSweepEvidence& e, double least) {
+  std::vector<std::size_t> within;
+  for (std::size_t c : able_sizes(e, least))
     if (band_end(e.sizes[c], kBandLow) >= e.curves[c].x.front() &&
         band_end(e.sizes[c], kBandHigh) <= e.curves[c].x.back())
       within.push_back(c);
   Figure scratch;
   const auto all = kept_only(e.curves, within);
-  const auto fitted = fit_curves(
-      all, std::vector<std::string>(all.size()), [](double x) { return x; }, scratch);
-  const auto curves = kept_only(all, fitted.kept);
-  const auto picked = kept_only(within, fitted.kept);
+  BandCurves b{.fitted = fit_curves(
+                   all, std::vector<std::string>(all.size()), [](double x) { return x; }, scratch)};
+  b.curves = kept_only(all, b.fitted.kept), b.picked = kept_only(within, b.fitted.kept);
+  return b;
+}
+
+std::string no_band_curve(const BandCurves& b, const std::string& range_text) {
+  return text("no N that can show the effect has a fitted curve whose grid holds the band [", sig(kBandLow, 3), ", ",
+              sig(kBandHigh, 3), "] sqrt(N)", b.fitted.left_out.empty() ? "" : "; " + b.fitted.left_out, "; ",
+              range_text);
+}
+
+ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
+  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
+  const double share = t(kEdgeDelta), least = t(kMinDynamicRange);
+  ClaimOutcome out;
+  const auto range_text = ranges_line(e.sizes, e.ranges);
+  if (able_sizes(e, least).empty()) {
+    out.detail = text("inconclusive: the task cannot show it: no N has a dynamic range of at least ",
+                      sig(100 * least, 3), " points; ", range_text);
+    return out;
+  }
+  const auto [picked, curves, fitted] = band_curves(e, least);
   if (curves.empty()) {
-    out.detail = text("no N that can show the effect has a fitted curve whose grid holds the band [", kBandLow, ", ",
-                      kBandHigh, "] sqrt(N)", fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
+    out.detail = no_band_curve({picked, curves, fitted}, range_text);
     return out;
   }
   const auto draws = posterior_draws(fitted.fits, e.seed, "poly.k_band" + e.regime.suffix("."),
@@ -105,6 +120,65 @@ void place_band(KSweepEvidence& e, double range, double largest_share) {
   }
 }
 
+// ---- poly.k_best.linear: REPOLY §5.1.2, "1/14 is also the best scale for x" ----------------------
+
+ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
+  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
+  const double least = t(kMinDynamicRange);
+  ClaimOutcome out{.claimed = 1};
+  const auto range_text = ranges_line(e.sizes, e.ranges);
+  if (able_sizes(e, least).empty()) {
+    out.detail = text("inconclusive: the task cannot show it: no N has a dynamic range of at least ",
+                      sig(100 * least, 3), " points; ", range_text);
+    return out;
+  }
+  const auto b = band_curves(e, least);
+  if (b.curves.empty()) {
+    out.detail = no_band_curve(b, range_text);
+    return out;
+  }
+  const auto draws = posterior_argmax(b.curves, b.fitted.fits, e.seed, "poly.k_best.linear" + e.regime.suffix("."));
+  Verdict v = Verdict::holds;
+  std::string per_n, table =
+                         "| N | band k | best k | 95% interval | best k / sqrt(N) | draws at a grid end | |\n"
+                         "|---|---|---|---|---|---|---|\n";
+  for (std::size_t c = 0; c < b.curves.size(); ++c) {
+    const Index n = e.sizes[b.picked[c]];
+    std::vector<double> column;
+    for (const auto& d : draws) column.push_back(d[c]);
+    const double best = refined_argmax(b.curves[c].x, b.fitted.fits[c].mu);
+    const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
+    const double at_end = double(draws_at_an_end(draws, b.curves, c)) / double(draws.size());
+    // A best k at a grid end only bounds it; a bound beyond the band still lies outside it, so no censoring rule.
+    const Verdict at = equivalence_verdict(lo, hi, band_end(n, kBandLow), band_end(n, kBandHigh));
+    v = worst(v, at);
+    const double root = std::sqrt(double(n));
+    out.measured = std::pow(10, best) / root;  // the largest N's, the last
+    per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(std::pow(10, best), 3), " [", sig(std::pow(10, lo), 3),
+                  ", ", sig(std::pow(10, hi), 3), "]");
+    table += text("| ", n, " | ", sig(kBandLow * root, 3), " .. ", sig(kBandHigh * root, 3), " | ",
+                  sig(std::pow(10, best), 3), " | [", sig(std::pow(10, lo), 3), ", ", sig(std::pow(10, hi), 3),
+                  "] | ", sig(std::pow(10, best) / root, 3), " | ", sig(100 * at_end, 3), "% | ", to_string(at), " |\n");
+  }
+  out.verdict = v;
+  out.detail = text(e.regime.label(), ": best k of x/k ", per_n, " (holds: every interval inside [", sig(kBandLow, 3),
+                    ", ", sig(kBandHigh, 3), "] sqrt(N), REPOLY's 1/8 .. 1/25 around its 1/14 at N = 196; violated: "
+                    "one wholly outside)",
+                    b.fitted.left_out.empty() ? "" : "; " + b.fitted.left_out, "; ", range_text);
+  out.markdown = text(best_scale_method("k per N", "log k"), " Per N whose dynamic range can show the effect and whose grid "
+                      "holds the band, the best k of x/k against the band REPOLY calls near-best for x^3.\n\n",
+                      table, e.setup);
+  return out;
+}
+
+// Every N's x/k curve peaked at `shift` decades above sqrt(N), on a task of dynamic range 0.5.
+void place_linear_best(KSweepEvidence& e, double shift) {
+  place_best_k(e, 0.5);
+  for (std::size_t c = 0; c < e.curves.size(); ++c)
+    peak_at(e.curves[c], std::log10(std::sqrt(double(e.sizes[c]))) + shift);
+  set_dynamic_range(e, 0.5);
+}
+
 }  // namespace
 
 void register_k_band_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text) {
@@ -125,6 +199,26 @@ void register_k_band_claim(ClaimRegistry& r, const Regime& regime, const std::st
        .crossings = {{&kEdgeDelta, "the largest N's band end x of the range under its best", Verdict::holds,
                       Verdict::violated, [](KSweepEvidence& e, double x) { place_band(e, 0.5, x); }},
                      range_crossing([](KSweepEvidence& e, double range) { place_band(e, range, 0); })}}));
+}
+
+void register_linear_best_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text) {
+  r.add(make_claim<KSweepEvidence>(
+      {.id = "poly.k_best.linear" + regime.suffix("."),
+       .source = "REPOLY §5.1.2",
+       .statement = "1/14 is also the best scale for x (at N = 196: read as x/k's best k inside the band [8/14, 25/14] "
+                    "sqrt(N) that REPOLY finds near-best for x^3)",
+       .method = text(regime.source(sweep::k), " (--p 1) under ", init_text,
+                      ": per N that can show it, the best k of x/k by draws from the seed-blocked fit, its 95% "
+                      "interval against the band"),
+       .sweep = regime.sweep(sweep::k)},
+      {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime, 1); },
+       .judge = judge_linear_best,
+       .contradict = [](KSweepEvidence& e) { place_linear_best(e, 2); },
+       .support = [](KSweepEvidence& e) { place_linear_best(e, 0); },
+       .crossings = {range_crossing([](KSweepEvidence& e, double range) {
+         place_linear_best(e, 0);
+         set_dynamic_range(e, range);
+       })}}));
 }
 
 }  // namespace attnlab::training_claims

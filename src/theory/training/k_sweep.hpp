@@ -20,6 +20,7 @@ inline constexpr const char* kUnitRegime =
 
 struct KSweepEvidence {
   Regime regime{};                     // the Q/K initialisation and model of the rows judged
+  int power = 3;                       // p of the x^p/k rows judged (the sweep's p axis)
   std::uint64_t seed = 1;              // of the posterior draws
   std::vector<Index> sizes{};          // N, ascending
   std::vector<GridCurve> curves{};     // validation accuracy against log10 k, one per N
@@ -27,7 +28,8 @@ struct KSweepEvidence {
   std::string setup{};                 // the paper's and ours (setup_line)
 };
 
-KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime);
+// The regime's x^p/k rows of power `power` with the controls' dynamic range at each N.
+KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, int power = 3);
 
 // The judges' posterior draws, per draw and fitted curve: the best log k (poly.k_vs_N), the plateau's edge within
 // deltas[c] of the best (poly.k_edge_vs_N); and how many of them sit at an end of a curve's grid (censored).
@@ -73,8 +75,10 @@ std::string cannot_show(double least, const std::string& range_text);
 // under the top and is flat beyond, with no seed-to-seed spread.
 void ramp(GridCurve& curve, double edge, double range);
 
-// poly.k_band of one regime (k_band.cpp), REPOLY's Fig 10, after the regime's interaction claim.
+// poly.k_band of one regime (k_band.cpp), REPOLY's Fig 10, after the regime's interaction claim; and
+// poly.k_best.linear, REPOLY §5.1.2's x/k read on the same band.
 void register_k_band_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
+void register_linear_best_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
 
 // poly.k_interaction_vs_N of one regime (k_interaction.cpp), after the regime's k_vs_N and k_edge_vs_N.
 void register_k_interaction_claims(ClaimRegistry& r, const Regime& regime, const std::string& init_text);

@@ -220,7 +220,8 @@ struct Regime {
   std::string init = "timm";
   std::string model{};  // "" for the sweeps' model
   // "" for Fashion-MNIST; else a task and recipe trained into results/<task>/: recall (associative recall, --data
-  // recall) and recall-noclip (the same without the gradient clip that can hide instability, --clip 0).
+  // recall), recall-noclip (the same without the gradient clip that can hide instability, --clip 0) and recall-query
+  // (the head reads the query token, --readout last: one attention hop fetches the answer).
   std::string task{};
   std::string sweep(const std::string& name) const {
     return task.empty() ? sweep_path(model, name) : sweep_path(model, task + "/" + name);
@@ -246,14 +247,16 @@ struct Regime {
   std::string task_text() const {
     if (task.empty()) return "Fashion-MNIST padded to 32x32";
     return text("associative recall (--data recall: N - 1 key-value tokens and a query, 10 classes)",
+                reads_query() ? ", the head reading the query token" : "",
                 task.ends_with("noclip") ? ", no gradient clip" : "");
   }
   // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)".
   std::string source(const std::string& name) const {
     if (model.empty() && task.empty()) return name;
     return text(sweep(name), model.empty() ? "" : text(" (--model ", model, ")"),
-                task.empty() ? "" : " (--data recall)");
+                task.empty() ? "" : reads_query() ? " (--data recall --readout last)" : " (--data recall)");
   }
+  bool reads_query() const { return task.starts_with("recall-query"); }
 };
 
 inline const Regime kVitTinyRegime{.init = "timm",
