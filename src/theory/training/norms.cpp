@@ -120,8 +120,13 @@ std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Ind
 struct NormPair {
   std::string power, unscaled, scaled;  // "x^3", its label and its 1/sqrt(N) label
   std::string figure_suffix{};          // of the figures' names ("" for POLY's x^3)
+  std::string structure{};              // what the power fixes by construction, for the detail
 };
-const NormPair kCube{"x^3", kUnscaled, kScaled}, kLinear{"x", "x (inside)", "x/sqrtN (inside)", "_linear"};
+const NormPair kCube{"x^3", kUnscaled, kScaled},
+    kLinear{"x", "x (inside)", "x/sqrtN (inside)", "_linear",
+            "x/k's Jacobian is I/k on every row, so its ||J||_F is (N + 1)/k whatever the weights (65 for x, 8.1 for "
+            "x/sqrtN at N = 64): the ||J||_F ratios move with softmax's Jacobian alone, and only ||phi||_F shows what "
+            "training does to x"};
 
 struct NormEvidence {
   Regime regime{};
@@ -209,7 +214,7 @@ void window_edge_at(NormEvidence& e, double x) {
 ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
   if (e.phi.empty()) return no_regime_rows(e.regime, sweep::norms);
   const auto phi_means = seed_means(e.phi), jac_means = seed_means(e.jac);
-  const auto& [power, unscaled, scaled, figure_suffix] = e.pair;
+  const auto& [power, unscaled, scaled, figure_suffix, structure] = e.pair;
   const auto sizes = sizes_with(phi_means, {kSoftmax, unscaled, scaled});
   ClaimOutcome out;
   if (sizes.empty()) {
@@ -263,7 +268,8 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
                       power, " ", ratio_text(phi_unscaled), " (||phi||_F), ", ratio_text(jac_unscaled), " (||J||_F); ",
                       scaled_what, " ", ratio_text(phi_scaled), ", ", ratio_text(jac_scaled), " (holds: ", power,
                       "'s intervals above ", f, " and ", "the scaled ones inside [1/", f, ", ", f,
-                      "]; violated: one wholly outside its band); other N in report.md");
+                      "]; violated: one wholly outside its band); other N in report.md",
+                      structure.empty() ? "" : "; " + structure);
   }
   out.figures = norm_figures(phi_means, jac_means, sizes.back(), e.regime, figure_suffix);
   out.markdown = text(
@@ -274,7 +280,7 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
                             "/sqrtN's ratio is divided by its own step-0 ratio (unit logits: what "
                             "training adds to the i.i.d. ratio)")
                      : "",
-      ":\n\n", table, e.setup);
+      ":\n\n", table, structure.empty() ? "" : "\n" + structure + ".\n", e.setup);
   return out;
 }
 
