@@ -98,7 +98,8 @@ def verify(ids=None, quick=False, out=None, progress=None, verbose=False, **flag
 
 def train(out=None, progress=None, verbose=False, **config):
     """Trains the ViT mini-trainer as `build/studies/train` does with these flags (steps=200, activation="poly",
-    train_limit=4096, data="recall" for the generated associative-recall task, ...) and returns its curves
+    train_limit=4096, data="recall" for the generated associative-recall task, readout="last" to read it at its
+    query token, ...) and returns its curves
     (train.csv) as a DataFrame: loss and accuracy per step and split, and the attention norms."""
     return run_study("train", out=out, progress=progress, verbose=verbose, **config)
 

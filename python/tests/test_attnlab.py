@@ -136,12 +136,14 @@ def test_train_reports_progress_and_returns_the_binarys_curves(tmp_path, studies
     assert set(curves["quantity"]) >= {"loss", "accuracy"}
 
 
-def test_train_takes_the_recall_task(tmp_path):
-    curves = attnlab.train(out=tmp_path / "py", model="micro", data="recall", patch="8x8", steps=4, batch=16,
-                           train_limit=256, validation=64, eval_every=2, threads=1)
+def test_train_takes_the_recall_task_read_at_its_query(tmp_path):
+    curves = attnlab.train(out=tmp_path / "py", model="micro", data="recall", readout="last", patch="8x8", steps=4,
+                           batch=16, train_limit=256, validation=64, eval_every=2, threads=1)
     assert set(curves["N"]) == {16}
     with open(tmp_path / "py" / "train.json") as f:
-        assert json.load(f)["config"]["data"] == "recall"
+        config = json.load(f)["config"]
+    assert config["data"] == "recall"
+    assert config["model"]["readout"] == "last"
 
 
 def test_errors_carry_the_command_lines_message(tmp_path, studies_dir):

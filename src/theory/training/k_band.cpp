@@ -47,6 +47,11 @@ BandCurves band_curves(const KSweepEvidence& e, double least) {
   return b;
 }
 
+std::string no_able_size(double least, const std::string& range_text) {
+  return text("inconclusive: the task cannot show it: no N has a dynamic range of at least ", sig(100 * least, 3),
+              " points; ", range_text);
+}
+
 std::string no_band_curve(const BandCurves& b, const std::string& range_text) {
   return text("no N that can show the effect has a fitted curve whose grid holds the band [", sig(kBandLow, 3), ", ",
               sig(kBandHigh, 3), "] sqrt(N)", b.fitted.left_out.empty() ? "" : "; " + b.fitted.left_out, "; ",
@@ -59,8 +64,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
   const auto range_text = ranges_line(e.sizes, e.ranges);
   if (able_sizes(e, least).empty()) {
-    out.detail = text("inconclusive: the task cannot show it: no N has a dynamic range of at least ",
-                      sig(100 * least, 3), " points; ", range_text);
+    out.detail = no_able_size(least, range_text);
     return out;
   }
   const auto [picked, curves, fitted] = band_curves(e, least);
@@ -128,8 +132,7 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
   ClaimOutcome out{.claimed = 1};
   const auto range_text = ranges_line(e.sizes, e.ranges);
   if (able_sizes(e, least).empty()) {
-    out.detail = text("inconclusive: the task cannot show it: no N has a dynamic range of at least ",
-                      sig(100 * least, 3), " points; ", range_text);
+    out.detail = no_able_size(least, range_text);
     return out;
   }
   const auto b = band_curves(e, least);
