@@ -143,7 +143,7 @@ def test_train_takes_the_recall_task_read_at_its_query(tmp_path):
     with open(tmp_path / "py" / "train.json") as f:
         config = json.load(f)["config"]
     assert config["data"] == "recall"
-    assert config["model"]["readout"] == "last"
+    assert ":readout=last" in config["run"]
 
 
 def test_errors_carry_the_command_lines_message(tmp_path, studies_dir):
