@@ -253,7 +253,8 @@ const std::vector<Sweep>& sweeps() {
       for (std::uint64_t s : seeds(g, seed))
         for (Index n : g.N)
           for (int p : g.powers)
-            for (const auto& kv : g.k) points.push_back({base_config(g, n, {"poly", p, kv, Convention::inside}, s), {}});
+            for (const auto& kv : g.k)
+              points.push_back({base_config(g, n, {"poly", p, kv, Convention::inside}, s), {}});
       return points;
     };
     s.push_back(k);

@@ -105,6 +105,7 @@ std::vector<ResultRow> point_rows(const Sweep& sweep, const Grid& g, const Point
                {column::depth, c.model.depth},
                {column::function, c.model.activation.name},
                {column::init, train::to_string(c.model.qk_init)}};
+    if (c.model.readout != train::Readout::cls) r.extra.push_back({column::readout, train::to_string(c.model.readout)});
     if (info.uses_alpha) r.extra.push_back({column::alpha, c.model.activation.alpha});
     for (const auto& label : p.labels)  // a grid label the activation's columns already hold (alpha) is not repeated
       if (extra_value(r, label.first).empty()) r.extra.push_back(label);

@@ -58,6 +58,7 @@ inline constexpr const char* batch = "batch";
 inline constexpr const char* depth = "depth";
 inline constexpr const char* function = "function";
 inline constexpr const char* init = "init";
+inline constexpr const char* readout = "readout";  // the token the head reads, on rows read at the last (absent: cls)
 inline constexpr const char* diverged_at = "diverged_at";
 inline constexpr const char* alpha = "alpha";
 inline constexpr const char* h = "h";

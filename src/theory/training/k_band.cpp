@@ -67,9 +67,12 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
     out.detail = no_able_size(least, range_text);
     return out;
   }
-  const auto [picked, curves, fitted] = band_curves(e, least);
+  const auto b = band_curves(e, least);
+  const auto& picked = b.picked;
+  const auto& curves = b.curves;
+  const auto& fitted = b.fitted;
   if (curves.empty()) {
-    out.detail = no_band_curve({picked, curves, fitted}, range_text);
+    out.detail = no_band_curve(b, range_text);
     return out;
   }
   const auto draws = posterior_draws(fitted.fits, e.seed, "poly.k_band" + e.regime.suffix("."),
@@ -127,8 +130,8 @@ void place_band(KSweepEvidence& e, double range, double largest_share) {
 // ---- poly.k_best.linear: REPOLY §5.1.2, "1/14 is also the best scale for x" ----------------------
 
 ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
-  const double least = t(kMinDynamicRange);
+  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k, "--p 1");
+  const double least = t(kMinDynamicRange), share = t(kEdgeDelta);
   ClaimOutcome out{.claimed = 1};
   const auto range_text = ranges_line(e.sizes, e.ranges);
   if (able_sizes(e, least).empty()) {
@@ -143,8 +146,9 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
   const auto draws = posterior_argmax(b.curves, b.fitted.fits, e.seed, "poly.k_best.linear" + e.regime.suffix("."));
   Verdict v = Verdict::holds;
   std::string per_n, table =
-                         "| N | band k | best k | 95% interval | best k / sqrt(N) | draws at a grid end | |\n"
-                         "|---|---|---|---|---|---|---|\n";
+                         "| N | band k | best k | 95% interval | best k / sqrt(N) | draws at a grid end | x/k's fall "
+                         "over the grid | delta | |\n"
+                         "|---|---|---|---|---|---|---|---|---|\n";
   for (std::size_t c = 0; c < b.curves.size(); ++c) {
     const Index n = e.sizes[b.picked[c]];
     std::vector<double> column;
@@ -152,34 +156,53 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
     const double best = refined_argmax(b.curves[c].x, b.fitted.fits[c].mu);
     const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
     const double at_end = double(draws_at_an_end(draws, b.curves, c)) / double(draws.size());
-    // A best k at a grid end only bounds it; a bound beyond the band still lies outside it, so no censoring rule.
-    const Verdict at = equivalence_verdict(lo, hi, band_end(n, kBandLow), band_end(n, kBandHigh));
+    // A curve that k moves by less than delta (x/k untrained, or saturated, at every k) has no best k to locate. A
+    // best k at a grid end only bounds it, but a bound beyond the band still lies outside it: no censoring rule.
+    const auto& mu = b.fitted.fits[c].mu;
+    const double fall = mu.maxCoeff() - mu.minCoeff(), delta = share * *e.ranges[b.picked[c]].value();
+    const Verdict at = fall < delta ? Verdict::inconclusive
+                                    : equivalence_verdict(lo, hi, band_end(n, kBandLow), band_end(n, kBandHigh));
     v = worst(v, at);
     const double root = std::sqrt(double(n));
     out.measured = std::pow(10, best) / root;  // the largest N's, the last
     per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(std::pow(10, best), 3), " [", sig(std::pow(10, lo), 3),
-                  ", ", sig(std::pow(10, hi), 3), "]");
+                  ", ", sig(std::pow(10, hi), 3), "]", fall < delta ? " (flat)" : "");
     table += text("| ", n, " | ", sig(kBandLow * root, 3), " .. ", sig(kBandHigh * root, 3), " | ",
-                  sig(std::pow(10, best), 3), " | [", sig(std::pow(10, lo), 3), ", ", sig(std::pow(10, hi), 3),
-                  "] | ", sig(std::pow(10, best) / root, 3), " | ", sig(100 * at_end, 3), "% | ", to_string(at), " |\n");
+                  sig(std::pow(10, best), 3), " | [", sig(std::pow(10, lo), 3), ", ", sig(std::pow(10, hi), 3), "] | ",
+                  sig(std::pow(10, best) / root, 3), " | ", sig(100 * at_end, 3), "% | ", sig(100 * fall, 3),
+                  " points | ", sig(100 * delta, 3), " points | ", to_string(at), " |\n");
   }
   out.verdict = v;
   out.detail = text(e.regime.label(), ": best k of x/k ", per_n, " (holds: every interval inside [", sig(kBandLow, 3),
-                    ", ", sig(kBandHigh, 3), "] sqrt(N), REPOLY's 1/8 .. 1/25 around its 1/14 at N = 196; violated: "
-                    "one wholly outside)",
+                    ", ", sig(kBandHigh, 3),
+                    "] sqrt(N), REPOLY's 1/8 .. 1/25 around its 1/14 at N = 196; violated: "
+                    "one wholly outside; an N whose x/k curve k moves by less than delta = ",
+                    share, " of the dynamic range is flat: inconclusive there)",
                     b.fitted.left_out.empty() ? "" : "; " + b.fitted.left_out, "; ", range_text);
-  out.markdown = text(best_scale_method("k per N", "log k"), " Per N whose dynamic range can show the effect and whose grid "
-                      "holds the band, the best k of x/k against the band REPOLY calls near-best for x^3.\n\n",
+  out.markdown = text(best_scale_method("k per N", "log k"),
+                      " Per N whose dynamic range can show the effect and whose grid holds the band, the best k of x/k "
+                      "against the band REPOLY calls near-best for x^3; a curve that falls by less than delta from its "
+                      "best over the whole grid (the seed-adjusted fit) has no best k to locate.\n\n",
                       table, e.setup);
   return out;
 }
 
-// Every N's x/k curve peaked at `shift` decades above sqrt(N), on a task of dynamic range 0.5.
-void place_linear_best(KSweepEvidence& e, double shift) {
-  place_best_k(e, 0.5);
-  for (std::size_t c = 0; c < e.curves.size(); ++c)
-    peak_at(e.curves[c], std::log10(std::sqrt(double(e.sizes[c]))) + shift);
-  set_dynamic_range(e, 0.5);
+// Every N's x/k curve peaked at `shift` decades above sqrt(N) and falling `fall` x the range two decades either side
+// (a parabola in log k, flat beyond), on a task of dynamic range 0.5.
+void place_linear_best(KSweepEvidence& e, double shift, double fall) {
+  constexpr double range = 0.5, top = 0.9;
+  with_default_grid(e);
+  for (std::size_t c = 0; c < e.curves.size(); ++c) {
+    auto& curve = e.curves[c];
+    const double peak = std::log10(std::sqrt(double(e.sizes[c]))) + shift;
+    const auto at = [&](std::size_t i) {
+      const double u = (curve.x[i] - peak) / 2;
+      return top - fall * range * std::min(u * u, 1.0);
+    };
+    for (std::size_t i = 0; i < curve.x.size(); ++i) curve.y[i] = without_spread(curve.y[i], at(i));
+    for (auto& r : curve.runs) r.accuracy = at(r.point);
+  }
+  set_dynamic_range(e, range);
 }
 
 }  // namespace
@@ -210,18 +233,20 @@ void register_linear_best_claim(ClaimRegistry& r, const Regime& regime, const st
        .source = "REPOLY §5.1.2",
        .statement = "1/14 is also the best scale for x (at N = 196: read as x/k's best k inside the band [8/14, 25/14] "
                     "sqrt(N) that REPOLY finds near-best for x^3)",
-       .method = text(regime.source(sweep::k), " (--p 1) under ", init_text,
+       .method = text(regime.source(sweep::k, "--p 1"), " under ", init_text,
                       ": per N that can show it, the best k of x/k by draws from the seed-blocked fit, its 95% "
                       "interval against the band"),
        .sweep = regime.sweep(sweep::k)},
       {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime, 1); },
        .judge = judge_linear_best,
-       .contradict = [](KSweepEvidence& e) { place_linear_best(e, 2); },
-       .support = [](KSweepEvidence& e) { place_linear_best(e, 0); },
-       .crossings = {range_crossing([](KSweepEvidence& e, double range) {
-         place_linear_best(e, 0);
-         set_dynamic_range(e, range);
-       })}}));
+       .contradict = [](KSweepEvidence& e) { place_linear_best(e, 2, 0.8); },
+       .support = [](KSweepEvidence& e) { place_linear_best(e, 0, 0.8); },
+       .crossings = {{&kEdgeDelta, "every N's x/k curve falling x of the range over the grid", Verdict::inconclusive,
+                      Verdict::holds, [](KSweepEvidence& e, double x) { place_linear_best(e, 0, x); }},
+                     range_crossing([](KSweepEvidence& e, double range) {
+                       place_linear_best(e, 0, 0.8);
+                       set_dynamic_range(e, range);
+                     })}}));
 }
 
 }  // namespace attnlab::training_claims

@@ -32,6 +32,8 @@ const Threshold kMinDynamicRange{
 namespace {
 
 // The papers' setups, named next to ours in each training claim's report.
+constexpr const char* kRepolyScaleSetup =
+    "ViT-B/16 and ViT-S/16 at 224 px (N = 196) on ImageNet-1k, x^p/k for several k (REPOLY §5.1.2)";
 constexpr const char* kPolyFig1Setup =
     "ViT-Tiny (D 192, depth 12, 3 heads of dim 64) on Tiny-ImageNet, AdamW, N in {8, 16, 64, 256}; Fig 1's epochs are not "
     "stated (Table 1's runs: 200 epochs)";
@@ -94,7 +96,10 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, in
   const auto by_n = grid_curves<Index>(rows, [](const ResultRow& r) {
     return std::pair{r.N, std::log10(required_k(r).resolve(r.N))};
   });
-  KSweepEvidence e{.regime = regime, .power = power, .seed = ctx.seed, .setup = setup_line(kPolyFig1Setup, rows, regime.task_text())};
+  KSweepEvidence e{.regime = regime,
+                   .power = power,
+                   .seed = ctx.seed,
+                   .setup = setup_line(power == 3 ? kPolyFig1Setup : kRepolyScaleSetup, rows, regime.task_text())};
   for (const auto& [n, c] : by_n) {
     e.sizes.push_back(n), e.curves.push_back(c);
     e.ranges.push_back(ranges.contains(n) ? ranges.at(n) : DynamicRange{});

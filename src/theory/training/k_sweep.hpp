@@ -42,6 +42,9 @@ std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const
 
 // ---- the falsify cases (k_sweep_cases.cpp) ----
 
+// The default grid where the evidence has fewer than two N or an N whose seeds do not connect its points.
+void with_default_grid(KSweepEvidence& e);
+
 // The grid a campaign would train (N in {16, 64, 256, 1024}, log k from -3 to 3 in half decades, two seeds at every
 // point), every run at one accuracy, for falsify cases that need a complete design.
 void default_grid(KSweepEvidence& e);

@@ -17,6 +17,14 @@ void default_grid(KSweepEvidence& e) {
   }
 }
 
+// A regime with fewer than two N, or an N whose seeds do not connect its points (a sweep trained at one N, or stopped
+// early at the next), has no design for the falsify cases to reshape: give it the default grid.
+void with_default_grid(KSweepEvidence& e) {
+  if (e.curves.size() < 2 ||
+      !std::all_of(e.curves.begin(), e.curves.end(), [](const GridCurve& c) { return fit_blocks(c).has_value(); }))
+    default_grid(e);
+}
+
 namespace {
 
 double best_mean(const GridCurve& c) {
@@ -31,14 +39,6 @@ void set_range_of(KSweepEvidence& e, std::size_t c, double range) {
   e.ranges[c] = {.softmax = without_spread(any, best),
                  .uniform = without_spread(any, best - range),
                  .off = without_spread(any, best - range)};
-}
-
-// A regime with fewer than two N, or an N whose seeds do not connect its points (a sweep trained at one N, or stopped
-// early at the next), has no design for the falsify cases to reshape: give it the default grid.
-void with_default_grid(KSweepEvidence& e) {
-  if (e.curves.size() < 2 ||
-      !std::all_of(e.curves.begin(), e.curves.end(), [](const GridCurve& c) { return fit_blocks(c).has_value(); }))
-    default_grid(e);
 }
 
 // Per N, the middle of its grid shifted by exponent × (log10 N less its mean over the N): a law of that exponent.

@@ -124,9 +124,9 @@ struct NormPair {
 };
 const NormPair kCube{"x^3", kUnscaled, kScaled},
     kLinear{"x", "x (inside)", "x/sqrtN (inside)", "_linear",
-            "x/k's Jacobian is I/k on every row, so its ||J||_F is (N + 1)/k whatever the weights (65 for x, 8.1 for "
-            "x/sqrtN at N = 64): the ||J||_F ratios move with softmax's Jacobian alone, and only ||phi||_F shows what "
-            "training does to x"};
+            "x/k's Jacobian is I/k on every row, so its ||J||_F is (N + 1)/k whatever the weights (N + 1 for x, "
+            "(N + 1)/sqrt(N) for x/sqrtN): the ||J||_F ratios move with softmax's Jacobian alone, and only ||phi||_F "
+            "shows what training does to x"};
 
 struct NormEvidence {
   Regime regime{};

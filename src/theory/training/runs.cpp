@@ -254,12 +254,13 @@ std::string best_scale_method(const char* what, const char* along) {
       "variance's own uncertainty).");
 }
 
-ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep) {
-  if (regime.model.empty() && regime.task.empty() && regime.init == "timm") return no_results(sweep);
+ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep, const std::string& flags) {
+  if (regime.model.empty() && regime.task.empty() && regime.init == "timm" && flags.empty()) return no_results(sweep);
   ClaimOutcome out;
   if (!regime.task.empty()) {
     out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run studies/", sweep,
-                      " --data recall --init ", regime.init, regime.task.ends_with("noclip") ? " --clip 0" : "",
+                      " --data recall --init ", regime.init, regime.reads_query() ? " --readout last" : "",
+                      regime.task.ends_with("noclip") ? " --clip 0" : "", flags.empty() ? "" : " " + flags,
                       " --out results/", regime.task, " (docs/training.md: What runs next)");
     return out;
   }

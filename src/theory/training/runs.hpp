@@ -226,10 +226,15 @@ struct Regime {
   std::string sweep(const std::string& name) const {
     return task.empty() ? sweep_path(model, name) : sweep_path(model, task + "/" + name);
   }
-  // The rows of sweep `name` trained under this init (rows written before the init column were timm's).
+  // The rows of sweep `name` trained under this init and readout (rows written before the init column were timm's,
+  // before the readout column the cls token's).
   std::vector<ResultRow> rows(const ClaimContext& ctx, const std::string& name, bool with_controls = false) const {
     auto rows = sweep_rows(ctx, sweep(name), with_controls);
-    std::erase_if(rows, [&](const ResultRow& r) { return find_extra(r, column::init).value_or("timm") != init; });
+    const char* readout = reads_query() ? "last" : "cls";
+    std::erase_if(rows, [&](const ResultRow& r) {
+      return find_extra(r, column::init).value_or("timm") != init ||
+             find_extra(r, column::readout).value_or("cls") != readout;
+    });
     return rows;
   }
   // What a claim's id or figure's name adds: nothing for timm and the sweeps' model (the names they had before --init
@@ -250,11 +255,14 @@ struct Regime {
                 reads_query() ? ", the head reading the query token" : "",
                 task.ends_with("noclip") ? ", no gradient clip" : "");
   }
-  // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)".
-  std::string source(const std::string& name) const {
-    if (model.empty() && task.empty()) return name;
-    return text(sweep(name), model.empty() ? "" : text(" (--model ", model, ")"),
-                task.empty() ? "" : reads_query() ? " (--data recall --readout last)" : " (--data recall)");
+  // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)"; `flags` beyond the
+  // regime's own join them.
+  std::string source(const std::string& name, const std::string& flags = "") const {
+    std::string all = model.empty() ? "" : "--model " + model;
+    const std::string parts[] = {task.empty() ? "" : "--data recall", reads_query() ? "--readout last" : "", flags};
+    for (const auto& f : parts)
+      if (!f.empty()) all += (all.empty() ? "" : " ") + f;
+    return all.empty() ? name : text(sweep(name), " (", all, ")");
   }
   bool reads_query() const { return task.starts_with("recall-query"); }
 };
@@ -264,7 +272,8 @@ inline const Regime kVitTinyRegime{.init = "timm",
 
 // The regime's claims report "no rows" alike: timm's sweep of the sweeps' model missing, or the other init or model not
 // trained.
-ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep);
+// `flags`: what the sweep's command needs beyond the regime's own (k_sweep's "--p 1").
+ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep, const std::string& flags = "");
 
 // Each part of the catalogue adds its claims, in catalogue order (training_claims.cpp).
 void register_k_sweep_claims(ClaimRegistry& r);
