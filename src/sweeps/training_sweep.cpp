@@ -16,8 +16,8 @@ struct Judged {
   ClaimOutcome outcome;
 };
 
-// Every registered claim that reads the sweep `name` (a preset model's as "vit-tiny/training_norms"), judged from its
-// rows.
+// Every registered claim that reads the sweep `name` (a preset model's as "vit-tiny/training_norms", a recall task's as
+// "recall-query/k_sweep"), judged from its rows.
 std::vector<Judged> judge(const std::string& name, const std::vector<ResultRow>& rows, const study::StudyOptions& o,
                           study::StudyContext& ctx) {
   auto claims = study::claim_context(o, ctx);
@@ -56,7 +56,9 @@ study::StudyOutput sweep_output(const Sweep& sweep, const study::StudyOptions& o
   study::StudyOutput out;
   auto swept = run_sweep(sweep, g, o.seed, o.out, *ctx.progress);
   out.rows = std::move(swept.rows);
-  const auto name = training_rows::sweep_path(preset_of(g.run.config.model), sweep.name);
+  const auto task = task_of(g.run);
+  const auto name = training_rows::sweep_path(preset_of(g.run.config.model),
+                                              task.empty() ? sweep.name : task + "/" + sweep.name);
   const auto judged = judge(name, out.rows, o, ctx);
   nlohmann::json verdicts = nlohmann::json::object();
   for (const auto& j : judged) {
