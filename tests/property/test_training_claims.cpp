@@ -81,6 +81,19 @@ TEST(TrainingClaims, BestKSlopeRecoversTheConstructedExponent) {
   }
 }
 
+// The sweep's p axis keeps powers apart: x/k rows with their best k on another law leave x^3's slope where it was.
+TEST(TrainingClaims, BestKSlopeReadsTheCubeAlone) {
+  auto rows = k_sweep_rows(0.5, 0.1);
+  for (auto r : k_sweep_rows(1.5, 0.1)) {
+    r.activation = "x/k", r.p = 1;
+    r.value.mean += 0.05;  // above x^3's rows: an argmax over both powers would be x's
+    rows.push_back(r);
+  }
+  const auto out = judge("poly.k_vs_N", "k_sweep", rows);
+  EXPECT_TRUE(test::close(out.measured, 0.5, 1e-6, 1e-6)) << out.detail;
+  EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
+}
+
 // The power of the design: from the interval's width and the seeds behind it, the seeds that would make it at most
 // 0.4 wide (width ∝ 1/√seeds); an interval already that narrow says so.
 TEST(TrainingClaims, BestKSlopeSaysTheSeedsANarrowIntervalNeeds) {
