@@ -41,8 +41,10 @@ BandCurves band_curves(const KSweepEvidence& e, double least) {
       within.push_back(c);
   Figure scratch;
   const auto all = kept_only(e.curves, within);
+  std::vector<std::string> labels;  // name the curves a fit leaves out
+  for (std::size_t c : within) labels.push_back(text("N = ", e.sizes[c]));
   BandCurves b{.fitted = fit_curves(
-                   all, std::vector<std::string>(all.size()), [](double x) { return x; }, scratch)};
+                   all, labels, [](double x) { return x; }, scratch)};
   b.curves = kept_only(all, b.fitted.kept), b.picked = kept_only(within, b.fitted.kept);
   return b;
 }
