@@ -168,7 +168,8 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
     const double root = std::sqrt(double(n));
     out.measured = std::pow(10, best) / root;  // the largest N's, the last
     per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(std::pow(10, best), 3), " [", sig(std::pow(10, lo), 3),
-                  ", ", sig(std::pow(10, hi), 3), "]", fall < delta ? " (flat)" : "");
+                  ", ", sig(std::pow(10, hi), 3), "]",
+                  fall < delta ? text(" (flat: falls ", sig(100 * fall, 3), " points)") : "");
     table += text("| ", n, " | ", sig(kBandLow * root, 3), " .. ", sig(kBandHigh * root, 3), " | ",
                   sig(std::pow(10, best), 3), " | [", sig(std::pow(10, lo), 3), ", ", sig(std::pow(10, hi), 3), "] | ",
                   sig(std::pow(10, best) / root, 3), " | ", sig(100 * at_end, 3), "% | ", sig(100 * fall, 3),
@@ -189,18 +190,19 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
   return out;
 }
 
-// Every N's x/k curve peaked at `shift` decades above sqrt(N) and falling `fall` x the range two decades either side
-// (a parabola in log k, flat beyond), on a task of dynamic range 0.5.
+// Every N's x/k curve peaked at `shift` decades above sqrt(N) (a parabola in log k, flat two decades either side),
+// scaled so that it falls exactly `fall` x the range from its best grid point to its worst, on a task of dynamic range
+// 0.5.
 void place_linear_best(KSweepEvidence& e, double shift, double fall) {
   constexpr double range = 0.5, top = 0.9;
   with_default_grid(e);
   for (std::size_t c = 0; c < e.curves.size(); ++c) {
     auto& curve = e.curves[c];
-    const double peak = std::log10(std::sqrt(double(e.sizes[c]))) + shift;
-    const auto at = [&](std::size_t i) {
-      const double u = (curve.x[i] - peak) / 2;
-      return top - fall * range * std::min(u * u, 1.0);
-    };
+    const double peak = std::log10(std::sqrt(double(e.sizes[c])));
+    std::vector<double> depth;  // below the peak, in (0, 1]
+    for (double x : curve.x) depth.push_back(std::min(std::pow((x - peak - shift) / 2, 2), 1.0));
+    const auto [least, most] = std::minmax_element(depth.begin(), depth.end());
+    const auto at = [&](std::size_t i) { return top - fall * range * (depth[i] - *least) / (*most - *least); };
     for (std::size_t i = 0; i < curve.x.size(); ++i) curve.y[i] = without_spread(curve.y[i], at(i));
     for (auto& r : curve.runs) r.accuracy = at(r.point);
   }

@@ -41,14 +41,17 @@ void set_range_of(KSweepEvidence& e, std::size_t c, double range) {
                  .off = without_spread(any, best - range)};
 }
 
-// Per N, the middle of its grid shifted by exponent × (log10 N less its mean over the N): a law of that exponent.
+// Per N, the middle of the grid every N shares shifted by exponent × (log10 N less its mean over the N): a law of that
+// exponent, whatever each N's own grid (N = 16 trained over more decades than N = 64, say).
 std::vector<double> on_a_law(const KSweepEvidence& e, double exponent) {
-  double mean_log_n = 0;
-  for (Index n : e.sizes) mean_log_n += std::log10(double(n)) / double(e.sizes.size());
+  double mean_log_n = 0, shared_lo = -HUGE_VAL, shared_hi = HUGE_VAL;
+  for (std::size_t c = 0; c < e.curves.size(); ++c) {
+    mean_log_n += std::log10(double(e.sizes[c])) / double(e.sizes.size());
+    shared_lo = std::max(shared_lo, e.curves[c].x.front()), shared_hi = std::min(shared_hi, e.curves[c].x.back());
+  }
   std::vector<double> at;
   for (std::size_t c = 0; c < e.curves.size(); ++c)
-    at.push_back(0.5 * (e.curves[c].x.front() + e.curves[c].x.back()) +
-                 exponent * (std::log10(double(e.sizes[c])) - mean_log_n));
+    at.push_back(0.5 * (shared_lo + shared_hi) + exponent * (std::log10(double(e.sizes[c])) - mean_log_n));
   return at;
 }
 
@@ -113,6 +116,10 @@ void set_dynamic_range(KSweepEvidence& e, double range) {
 
 void place_best_k(KSweepEvidence& e, double exponent) {
   with_default_grid(e);
+  // peak_at's parabola spans a mean grid step, so on grids that differ between N (refined at different k, or over
+  // different decades) a neighbour of the best point can fall on its floor and move the refined argmax off the law.
+  if (std::any_of(e.curves.begin(), e.curves.end(), [&](const GridCurve& c) { return c.x != e.curves.front().x; }))
+    default_grid(e);
   const auto best = on_a_law(e, exponent);
   for (std::size_t c = 0; c < e.curves.size(); ++c) peak_at(e.curves[c], best[c]);
 }
