@@ -413,8 +413,8 @@ std::string preset_of(const train::VitConfig& model) {
 
 std::string task_of(const TrainRun& run) {
   if (run.data.name != "recall") return "";
-  if (run.config.model.readout == train::Readout::last) return "recall-query";
-  return run.config.clip == 0 ? "recall-noclip" : "recall";
+  const std::string task = run.config.model.readout == train::Readout::last ? "recall-query" : "recall";
+  return run.config.clip == 0 ? task + "-noclip" : task;
 }
 
 std::string point_key(const Sweep& sweep, const Grid& g, const Point& p) {

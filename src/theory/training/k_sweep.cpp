@@ -403,7 +403,8 @@ void register_k_sweep_claims(ClaimRegistry& r) {
   // with the head reading the query token.
   for (const Regime& regime :
        {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime, Regime{.init = "unit", .task = "recall"},
-        Regime{.init = "unit", .task = "recall-noclip"}, Regime{.init = "unit", .task = "recall-query"}}) {
+        Regime{.init = "unit", .task = "recall-noclip"}, Regime{.init = "unit", .task = "recall-query"},
+        Regime{.init = "unit", .task = "recall-query-noclip"}}) {
     const std::string init_text = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
                                                         : "Q and K scaled to logits of unit variance at step 0";
     r.add(make_claim<KSweepEvidence>(

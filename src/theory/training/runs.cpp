@@ -259,8 +259,7 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep, cons
   ClaimOutcome out;
   if (!regime.task.empty()) {
     out.detail = text("no ", regime.sweep(sweep), " rows trained under init ", regime.init, ": run studies/", sweep,
-                      " --data recall --init ", regime.init, regime.reads_query() ? " --readout last" : "",
-                      regime.task.ends_with("noclip") ? " --clip 0" : "", flags.empty() ? "" : " " + flags,
+                      " ", regime.task_flags(), " --init ", regime.init, flags.empty() ? "" : " " + flags,
                       " --out results/", regime.task, " (docs/training.md: What runs next)");
     return out;
   }

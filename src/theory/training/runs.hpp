@@ -221,7 +221,7 @@ struct Regime {
   std::string model{};  // "" for the sweeps' model
   // "" for Fashion-MNIST; else a task and recipe trained into results/<task>/: recall (associative recall, --data
   // recall), recall-noclip (the same without the gradient clip that can hide instability, --clip 0) and recall-query
-  // (the head reads the query token, --readout last: one attention hop fetches the answer).
+  // (the head reads the query token, --readout last: one attention hop fetches the answer), recall-query-noclip.
   std::string task{};
   std::string sweep(const std::string& name) const {
     return task.empty() ? sweep_path(model, name) : sweep_path(model, task + "/" + name);
@@ -259,10 +259,14 @@ struct Regime {
   // regime's own join them.
   std::string source(const std::string& name, const std::string& flags = "") const {
     std::string all = model.empty() ? "" : "--model " + model;
-    const std::string parts[] = {task.empty() ? "" : "--data recall", reads_query() ? "--readout last" : "", flags};
-    for (const auto& f : parts)
+    for (const auto& f : {task_flags(), flags})
       if (!f.empty()) all += (all.empty() ? "" : " ") + f;
     return all.empty() ? name : text(sweep(name), " (", all, ")");
+  }
+  // The flags that train the task's recipe: "--data recall --readout last --clip 0", or "" for Fashion-MNIST.
+  std::string task_flags() const {
+    if (task.empty()) return "";
+    return text("--data recall", reads_query() ? " --readout last" : "", task.ends_with("noclip") ? " --clip 0" : "");
   }
   bool reads_query() const { return task.starts_with("recall-query"); }
 };
