@@ -3,7 +3,7 @@
 // for the trainer's linear layers. V's rows (the columns of S) are packed once per trial in panels of kPanel columns,
 // a block's U rows in groups of kGroup; each kGroup × kPanel block of S is summed in registers over k as one fma chain
 // from 0, without Eigen's repacking of both operands for every tile (1.5× its rate on a 64 × 256 tile with d = 64 on
-// AVX-512). With hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is the order
+// AVX-512 on Zen 4). With hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is the order
 // of Eigen's GEMM kernel, so S is the same bits; without FMA each std::fma is a library call, slow. Every entry is one
 // chain over the whole inner index, so any blocking and any thread count give the same bits.
 #include <attnlab/core/types.hpp>
@@ -14,10 +14,19 @@
 
 namespace attnlab {
 
+// The register block is sized to the vector registers of the instruction set compiled for (-march=native, the
+// default, picks the running CPU's): kGroup × two vectors of accumulators, one load per vector and one broadcast.
+// AVX-512's 32 registers hold 8 × 2 (16 accumulators); AVX2's 16 hold 6 × 2 (12), where 8 × 4 spilled to the stack.
 template <class T>
 struct TilePanels {
-  static constexpr Index kGroup = 8;                // rows of a register block
-  static constexpr Index kPanel = 128 / sizeof(T);  // its columns: two AVX-512 vectors (four AVX2 ones)
+#if defined(__AVX512F__)
+  static constexpr Index kVectorBytes = 64;
+  static constexpr Index kGroup = 8;  // rows of a register block
+#else
+  static constexpr Index kVectorBytes = 32;
+  static constexpr Index kGroup = 6;
+#endif
+  static constexpr Index kPanel = 2 * kVectorBytes / Index(sizeof(T));  // its columns: two vectors
   using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
 };
 
@@ -81,7 +90,7 @@ std::string to_string(ProductPrecision precision);
 // C (row stride ldc) = A·B, or C += A·B with `accumulate` (each entry's chain formed, then added). Over the threads
 // in blocks of kPackedProductRows rows; the packing buffers are kept per thread and grow only, so a warm caller
 // allocates nothing. bf16 takes float operands only (std::invalid_argument for double).
-inline constexpr Index kPackedProductRows = 32;
+inline constexpr Index kPackedProductRows = 4 * TilePanels<float>::kGroup;
 template <class T>
 void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate = false,
                     ProductPrecision precision = ProductPrecision::native);
