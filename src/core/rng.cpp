@@ -29,10 +29,9 @@ void GaussianStream::fill(std::span<T> out, double sigma, std::uint64_t first) c
       for (std::size_t j = 0; j < pairs; ++j) philox::round<std::uint64_t>(c0[j], c1[j], c2[j], c3[j], k0, k1);
     }
 #pragma omp simd
-    for (std::size_t j = 0; j < pairs; ++j) rho[j] = philox::radius<T>(std::uint32_t(c0[j]), std::uint32_t(c1[j]));
+    for (std::size_t j = 0; j < pairs; ++j) rho[j] = philox::radius<T>(c0[j], c1[j]);
 #pragma omp simd
-    for (std::size_t j = 0; j < pairs; ++j)
-      philox::sincos_turns(philox::open_unit(std::uint32_t(c2[j]), std::uint32_t(c3[j])), s[j], c[j]);
+    for (std::size_t j = 0; j < pairs; ++j) philox::sincos_turns(philox::open_unit(c2[j], c3[j]), s[j], c[j]);
     const T sigma_t = static_cast<T>(sigma);
     for (std::size_t j = 0; j < pairs; ++j) {
       out[i + 2 * j] = sigma_t * (rho[j] * c[j]);

@@ -129,6 +129,22 @@ TEST(Philox, BitIdenticalToRandom123) {
   }
 }
 
+// The uniform formed in double without a 64-bit conversion (which keeps the sampling loops vector on AVX2) is the
+// 53-bit integer's own value, for the words at the ends of their range and for Philox's words.
+TEST(Philox, OpenUnitIsTheFiftyThreeBitFraction) {
+  const auto direct = [](std::uint32_t lo, std::uint32_t hi) {
+    return static_cast<double>((std::uint64_t{hi} << 32 | lo) >> 11) * 0x1.0p-53 + 0x1.0p-54;
+  };
+  const std::uint32_t ends[] = {0u, 1u, 2047u, 2048u, 0x7fffffffu, 0x80000000u, 0xfffff800u, 0xffffffffu};
+  for (std::uint32_t lo : ends)
+    for (std::uint32_t hi : ends) ASSERT_EQ(philox::open_unit(lo, hi), direct(lo, hi)) << lo << " " << hi;
+  for (std::uint32_t i = 0; i < 100000; ++i) {
+    const auto b = philox::generate(i, 0, 0, 0, 1, 2);
+    ASSERT_EQ(philox::open_unit(b.v[0], b.v[1]), direct(b.v[0], b.v[1])) << "counter " << i;
+    ASSERT_EQ(philox::open_unit(std::uint64_t{b.v[2]}, std::uint64_t{b.v[3]}), direct(b.v[2], b.v[3]));
+  }
+}
+
 TEST(Philox, LogAndSincosAreAccurate) {
   double worst_log = 0, worst_trig = 0;
   for (int i = 1; i <= 200000; ++i) {

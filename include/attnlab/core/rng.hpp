@@ -65,19 +65,27 @@ ATTNLAB_HD inline Block generate(std::uint32_t c0, std::uint32_t c1, std::uint32
   return {{c0, c1, c2, c3}};
 }
 
-// 53-bit uniform in (0, 1) from two words.
-ATTNLAB_HD inline double open_unit(std::uint32_t lo, std::uint32_t hi) {
-  return static_cast<double>((std::uint64_t{hi} << 32 | lo) >> 11) * 0x1.0p-53 + 0x1.0p-54;
+// A 32-bit value (in a word of any width, as in round()) as a double, exactly, placed in the mantissa of 2^52: AVX2 has
+// no vector conversion from 64-bit integers, and a loop that needs one stays scalar.
+template <class Word>
+ATTNLAB_HD inline double exact_double(Word v) {
+  return hd::double_of(0x4330000000000000ULL | std::uint64_t{v}) - 0x1.0p52;
+}
+
+// 53-bit uniform in (0, 1) from two words: ((hi·2^32 + lo) >> 11)·2^-53 + 2^-54, its integer formed exactly in double.
+template <class Word>
+ATTNLAB_HD inline double open_unit(Word lo, Word hi) {
+  return (exact_double(hi) * 0x1.0p21 + exact_double(lo >> 11)) * 0x1.0p-53 + 0x1.0p-54;
 }
 
 // u > 0 (finite, normal) as 2^e m with m ∈ [√½, √2); returns m. Exact.
 ATTNLAB_HD inline double split_unit(double u, int& e) {
-  const std::uint64_t bits = hd::bits_of(u);
-  e = static_cast<int>(bits >> 52) - 1023;
-  const double m = hd::double_of((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
-  const bool high = m > 1.4142135623730951;
-  e = high ? e + 1 : e;
-  return high ? 0.5 * m : m;
+  const std::uint64_t bits = hd::bits_of(u), m = (bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+  const bool high = hd::double_of(m) > 1.4142135623730951;
+  e = static_cast<int>(bits >> 52) - 1023 + int(high);
+  // m/2 for m > √2 as its exponent less one: integer arithmetic, which the vectoriser may select (m * 0.5 under a
+  // condition stayed a branch: a floating multiply may trap, so it is not speculated)
+  return hd::double_of(m - (std::uint64_t{high} << 52));
 }
 
 // Natural log of u > 0 (finite, normal): log m = 2 atanh((m−1)/(m+1)).
@@ -158,8 +166,8 @@ ATTNLAB_HD inline void sincos_turns(double u, float& s, float& c) {
 }
 
 // Box–Muller's radius √(−2 log u) of the first uniform of a block, from its words v0 and v1, in double or float.
-template <class T = double>
-ATTNLAB_HD inline T radius(std::uint32_t v0, std::uint32_t v1) {
+template <class T = double, class Word>
+ATTNLAB_HD inline T radius(Word v0, Word v1) {
   if constexpr (std::is_same_v<T, float>) return hd::sqrt(-2 * log_float(open_unit(v0, v1)));
   else return hd::sqrt(-2 * log(open_unit(v0, v1)));
 }
