@@ -437,8 +437,10 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
   thread_local std::vector<double> shifted;
   rows.assign(static_cast<std::size_t>(nr), RunningRow{});
   shifted.resize(static_cast<std::size_t>(tile.cols()));
-  double* e = shifted.data();  // x − max, then its exp, for one row of a tile
   for_each_tile(st, r0, nr, tile, [&](Index, Index nc) {
+    // x − max, then its exp, for one row of a tile: a local pointer, since one the closure holds by reference could
+    // alias the stores, and the exp loop would stay scalar
+    double* __restrict const e = shifted.data();
     for (Index i = 0; i < nr; ++i) {
       auto& row = rows[static_cast<std::size_t>(i)];
       const T* m = tile.data() + i * tile.cols();
