@@ -35,10 +35,10 @@ template <class T, Index G, Index W>
 
 // One kGroup × kPanel block: acc[r][j] = Σ_k u[k][r]·v[k][j] as fma(v, u, acc) from k = 0; the first `rows` rows and
 // `cols` columns are written (added to, with `accumulate`).
-template <class T>
+template <class T, RegisterBlock Block = kNativeBlock>
 void block_product(const T* __restrict u, const T* __restrict v, Index depth, T* __restrict out, Index ld, Index rows,
                    Index cols, bool accumulate) {
-  constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
+  constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel;
   alignas(64) T acc[G][W];
   // k = 0 peeled (a zero-initialised acc became a call of memset); depth is at least 1
   for (Index r = 0; r < G; ++r) {
@@ -80,26 +80,31 @@ void pack_pairs(const float* __restrict in, Index k_stride, Index j_stride, Inde
 
 // block_product on bf16 pairs, accumulated in float as VDPBF16PS defines it: per pair, the odd member's product added
 // first, then the even's, each addition rounded once (a product of two bf16 is exact in float).
+template <RegisterBlock Block>
 void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Index pairs, float* __restrict out,
                         Index ld, Index rows, Index cols, bool accumulate) {
-  constexpr Index G = TilePanels<float>::kGroup, W = TilePanels<float>::kPanel;
+  constexpr Index G = TilePanels<float, Block>::kGroup, W = TilePanels<float, Block>::kPanel;
   alignas(64) float acc[G][W];
 #if defined(__AVX512BF16__)
-  static_assert(W == 32);
-  __m512 sum[G][2];
-  for (auto& r : sum) r[0] = r[1] = _mm512_setzero_ps();
-  for (Index kk = 0; kk < pairs; ++kk) {
-    const auto v0 = (__m512bh)_mm512_loadu_si512(v + kk * 2 * W), v1 = (__m512bh)_mm512_loadu_si512(v + kk * 2 * W + W);
-    for (Index r = 0; r < G; ++r) {
-      std::uint32_t pair;
-      std::memcpy(&pair, u + (kk * G + r) * 2, sizeof pair);
-      const auto b = (__m512bh)_mm512_set1_epi32(int(pair));
-      sum[r][0] = _mm512_dpbf16_ps(sum[r][0], b, v0);
-      sum[r][1] = _mm512_dpbf16_ps(sum[r][1], b, v1);
+  if constexpr (W == 32) {
+    __m512 sum[G][2];
+    for (auto& r : sum) r[0] = r[1] = _mm512_setzero_ps();
+    for (Index kk = 0; kk < pairs; ++kk) {
+      const auto v0 = (__m512bh)_mm512_loadu_si512(v + kk * 2 * W),
+                 v1 = (__m512bh)_mm512_loadu_si512(v + kk * 2 * W + W);
+      for (Index r = 0; r < G; ++r) {
+        std::uint32_t pair;
+        std::memcpy(&pair, u + (kk * G + r) * 2, sizeof pair);
+        const auto b = (__m512bh)_mm512_set1_epi32(int(pair));
+        sum[r][0] = _mm512_dpbf16_ps(sum[r][0], b, v0);
+        sum[r][1] = _mm512_dpbf16_ps(sum[r][1], b, v1);
+      }
     }
+    for (Index r = 0; r < G; ++r) _mm512_store_ps(acc[r], sum[r][0]), _mm512_store_ps(acc[r] + 16, sum[r][1]);
+    store_block(acc, out, ld, rows, cols, accumulate);
+    return;
   }
-  for (Index r = 0; r < G; ++r) _mm512_store_ps(acc[r], sum[r][0]), _mm512_store_ps(acc[r] + 16, sum[r][1]);
-#else
+#endif
   for (auto& r : acc) std::fill_n(r, W, 0.0f);
   for (Index kk = 0; kk < pairs; ++kk)
     for (Index r = 0; r < G; ++r) {
@@ -109,7 +114,6 @@ void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Inde
       for (Index j = 0; j < W; ++j)
         acc[r][j] = std::fma(even, from_bf16(vk[2 * j]), std::fma(odd, from_bf16(vk[2 * j + 1]), acc[r][j]));
     }
-#endif
   store_block(acc, out, ld, rows, cols, accumulate);
 }
 
@@ -127,13 +131,13 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
 }
 
 // C (row stride ldc) = A·B from operands packed as `Packed`, the driver of both formats: B's panels of kPanel columns
-// packed once over the threads, then each block of kPackedProductRows rows packed on its thread in groups of kGroup.
+// packed once over the threads, then each block of four groups' rows packed on its thread in groups of kGroup.
 // pack(in, k_stride, j_stride, K, width, padded, out) lays out `depth` values per row or column (copy_transposed's
 // contract); kernel(u, v, out, rows, cols) multiplies one packed group by one packed panel into out.
-template <class Packed, class T, class Pack, class Kernel>
+template <class Packed, RegisterBlock Block, class T, class Pack, class Kernel>
 void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, T* C, Index ldc, const Pack& pack,
                              const Kernel& kernel) {
-  constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
+  constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel, block_rows = 4 * G;
   using Buffer = std::vector<Packed, Eigen::aligned_allocator<Packed>>;  // grows only: no allocation once warm
   const Index R = A.rows, K = A.cols, O = B.cols, panels = (O + W - 1) / W;
   thread_local Buffer calling_thread_columns;
@@ -143,9 +147,9 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, T*
     pack(B.data + p * W * B.col_stride, B.row_stride, B.col_stride, K, std::min(W, O - p * W), W,
          columns.data() + p * depth * W);
   });
-  for_each_in_parallel((R + kPackedProductRows - 1) / kPackedProductRows, [&](Index b) {
+  for_each_in_parallel((R + block_rows - 1) / block_rows, [&](Index b) {
     thread_local Buffer rows;
-    const Index r0 = b * kPackedProductRows, nr = std::min(kPackedProductRows, R - r0), groups = (nr + G - 1) / G;
+    const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0), groups = (nr + G - 1) / G;
     rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * depth * G)));
     for (Index g = 0; g < groups; ++g)
       pack(A.data + (r0 + g * G) * A.row_stride, A.col_stride, A.row_stride, K, std::min(G, nr - g * G), G,
@@ -212,8 +216,29 @@ ProductPrecision parse_product_precision(const std::string& name) {
 
 std::string to_string(ProductPrecision precision) { return precision == ProductPrecision::bf16 ? "bf16" : "native"; }
 
+// packed_product with the register block `Block`.
+template <RegisterBlock Block, class T>
+void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate,
+                       ProductPrecision precision) {
+  if (precision == ProductPrecision::bf16) {
+    if constexpr (std::is_same_v<T, float>) {
+      const Index pairs = (A.cols + 1) / 2;
+      return product_over_row_blocks<Bf16, Block>(
+          A, B, 2 * pairs, C, ldc, pack_pairs, [&](const Bf16* u, const Bf16* v, float* out, Index rows, Index cols) {
+            block_product_bf16<Block>(u, v, pairs, out, ldc, rows, cols, accumulate);
+          });
+    }
+    throw std::invalid_argument("bf16 products take float operands, not double");
+  }
+  product_over_row_blocks<T, Block>(A, B, A.cols, C, ldc, copy_transposed<T>,
+                                    [&](const T* u, const T* v, T* out, Index rows, Index cols) {
+                                      block_product<T, Block>(u, v, A.cols, out, ldc, rows, cols, accumulate);
+                                    });
+}
+
 template <class T>
-void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate, ProductPrecision precision) {
+void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate, ProductPrecision precision,
+                    RegisterBlock block) {
   if (A.cols != B.rows)
     throw std::invalid_argument("packed_product: A has " + std::to_string(A.cols) + " columns, B " +
                                 std::to_string(B.rows) + " rows");
@@ -224,20 +249,10 @@ void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool ac
       for (Index r = 0; r < R; ++r) std::fill_n(C + r * ldc, O, T(0));
     return;
   }
-  if (precision == ProductPrecision::bf16) {
-    if constexpr (std::is_same_v<T, float>) {
-      const Index pairs = (A.cols + 1) / 2;
-      return product_over_row_blocks<Bf16>(A, B, 2 * pairs, C, ldc, pack_pairs,
-                                           [&](const Bf16* u, const Bf16* v, float* out, Index rows, Index cols) {
-                                             block_product_bf16(u, v, pairs, out, ldc, rows, cols, accumulate);
-                                           });
-    }
-    throw std::invalid_argument("bf16 products take float operands, not double");
-  }
-  product_over_row_blocks<T>(A, B, A.cols, C, ldc, copy_transposed<T>,
-                             [&](const T* u, const T* v, T* out, Index rows, Index cols) {
-                               block_product(u, v, A.cols, out, ldc, rows, cols, accumulate);
-                             });
+  if (block == RegisterBlock::native) block = kNativeBlock;
+  if (block == RegisterBlock::avx512)
+    return packed_product_by<RegisterBlock::avx512>(A, B, C, ldc, accumulate, precision);
+  packed_product_by<RegisterBlock::avx2>(A, B, C, ldc, accumulate, precision);
 }
 
 template class PackedColumns<float>;
@@ -246,7 +261,9 @@ template class PackedRows<float>;
 template class PackedRows<double>;
 template void tile_product(const PackedRows<float>&, const PackedColumns<float>&, Index, Index, float*, Index);
 template void tile_product(const PackedRows<double>&, const PackedColumns<double>&, Index, Index, double*, Index);
-template void packed_product(StridedView<float>, StridedView<float>, float*, Index, bool, ProductPrecision);
-template void packed_product(StridedView<double>, StridedView<double>, double*, Index, bool, ProductPrecision);
+template void packed_product(StridedView<float>, StridedView<float>, float*, Index, bool, ProductPrecision,
+                             RegisterBlock);
+template void packed_product(StridedView<double>, StridedView<double>, double*, Index, bool, ProductPrecision,
+                             RegisterBlock);
 
 }  // namespace attnlab

@@ -100,7 +100,7 @@ T fma_chain(const Matrix<T>& a, const Matrix<T>& b, Index i, Index j, ProductPre
 }
 
 template <class T>
-void expect_products_are_fma_chains(ProductPrecision precision) {
+void expect_products_are_fma_chains(ProductPrecision precision, RegisterBlock block = RegisterBlock::native) {
   const int saved_threads = omp_get_max_threads();
   for (const int threads : {1, 2})
     for (const Index R : {1, 33, 70})
@@ -114,11 +114,12 @@ void expect_products_are_fma_chains(ProductPrecision precision) {
               const Matrix<T> before = gaussian<T>(R, ldc, StreamTag::A);
               Matrix<T> C = before;
               omp_set_num_threads(threads);
-              packed_product(A.view, B.view, C.data(), ldc, accumulate, precision);
+              packed_product(A.view, B.view, C.data(), ldc, accumulate, precision, block);
               for (Index i = 0; i < R; ++i)
                 for (Index j = 0; j < ldc; ++j) {
-                  const auto where = text(to_string(precision), " threads=", threads, " R=", R, " K=", K, " O=", O,
-                                          " layout=", layout, " accumulate=", accumulate, " entry (", i, ", ", j, ")");
+                  const auto where = text(to_string(precision), " block=", int(block), " threads=", threads, " R=", R,
+                                          " K=", K, " O=", O, " layout=", layout, " accumulate=", accumulate,
+                                          " entry (", i, ", ", j, ")");
                   if (j >= O) {
                     ASSERT_EQ(C(i, j), before(i, j)) << where;
                     continue;
@@ -137,6 +138,17 @@ void expect_products_are_fma_chains(ProductPrecision precision) {
 TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayout) {
   expect_products_are_fma_chains<double>(ProductPrecision::native);
   expect_products_are_fma_chains<float>(ProductPrecision::native);
+}
+
+// Each register block, whichever the CPU compiled for: AVX2's 6 × 2 vectors and AVX-512's 8 × 2 (the native one is
+// the test above's).
+TEST(TileProduct, EveryRegisterBlockGivesTheFmaChains) {
+  for (const RegisterBlock block : {RegisterBlock::avx2, RegisterBlock::avx512})
+    if (block != kNativeBlock) {
+      expect_products_are_fma_chains<double>(ProductPrecision::native, block);
+      expect_products_are_fma_chains<float>(ProductPrecision::native, block);
+      expect_products_are_fma_chains<float>(ProductPrecision::bf16, block);
+    }
 }
 
 TEST(TileProduct, Bf16ProductsAreTheChainsOfVdpbf16psOnRoundedOperands) {

@@ -3,9 +3,9 @@
 // for the trainer's linear layers. V's rows (the columns of S) are packed once per trial in panels of kPanel columns,
 // a block's U rows in groups of kGroup; each kGroup × kPanel block of S is summed in registers over k as one fma chain
 // from 0, without Eigen's repacking of both operands for every tile (1.5× its rate on a 64 × 256 tile with d = 64 on
-// AVX-512 on Zen 4). With hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is the order
-// of Eigen's GEMM kernel, so S is the same bits; without FMA each std::fma is a library call, slow. Every entry is one
-// chain over the whole inner index, so any blocking and any thread count give the same bits.
+// AVX-512 on Zen 4). With hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is
+// the order of Eigen's GEMM kernel, so S is the same bits; without FMA each std::fma is a library call, slow. Every
+// entry is one chain over the whole inner index, so any blocking and any thread count give the same bits.
 #include <attnlab/core/types.hpp>
 
 #include <cassert>
@@ -14,19 +14,24 @@
 
 namespace attnlab {
 
-// The register block is sized to the vector registers of the instruction set compiled for (-march=native, the
-// default, picks the running CPU's): kGroup × two vectors of accumulators, one load per vector and one broadcast.
-// AVX-512's 32 registers hold 8 × 2 (16 accumulators); AVX2's 16 hold 6 × 2 (12), where 8 × 4 spilled to the stack.
-template <class T>
-struct TilePanels {
+// The register block: kGroup rows × two vectors of accumulators, one load per vector and one broadcast. AVX-512's 32
+// registers hold 8 × 2 (16 accumulators); AVX2's 16 hold 6 × 2 (12; 8 × 4, the AVX-512 block's width in AVX2
+// vectors, spilled to the stack). `native` is the block of the instruction set compiled for (-march=native, the
+// default, picks the running CPU's); the others can be asked of packed_product on any CPU (the same bits: every entry
+// is one fma chain over k whatever the block).
+enum class RegisterBlock { native, avx2, avx512 };
 #if defined(__AVX512F__)
-  static constexpr Index kVectorBytes = 64;
-  static constexpr Index kGroup = 8;  // rows of a register block
+inline constexpr RegisterBlock kNativeBlock = RegisterBlock::avx512;
 #else
-  static constexpr Index kVectorBytes = 32;
-  static constexpr Index kGroup = 6;
+inline constexpr RegisterBlock kNativeBlock = RegisterBlock::avx2;
 #endif
-  static constexpr Index kPanel = 2 * kVectorBytes / Index(sizeof(T));  // its columns: two vectors
+
+template <class T, RegisterBlock Block = kNativeBlock>
+struct TilePanels {
+  static constexpr bool kWide = Block == RegisterBlock::avx512 ||
+                                (Block == RegisterBlock::native && kNativeBlock == RegisterBlock::avx512);
+  static constexpr Index kGroup = kWide ? 8 : 6;                          // rows of a register block
+  static constexpr Index kPanel = (kWide ? 128 : 64) / Index(sizeof(T));  // its columns: two vectors
   using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
 };
 
@@ -88,11 +93,10 @@ ProductPrecision parse_product_precision(const std::string& name);  // "native" 
 std::string to_string(ProductPrecision precision);
 
 // C (row stride ldc) = A·B, or C += A·B with `accumulate` (each entry's chain formed, then added). Over the threads
-// in blocks of kPackedProductRows rows; the packing buffers are kept per thread and grow only, so a warm caller
+// in blocks of four register blocks' rows; the packing buffers are kept per thread and grow only, so a warm caller
 // allocates nothing. bf16 takes float operands only (std::invalid_argument for double).
-inline constexpr Index kPackedProductRows = 4 * TilePanels<float>::kGroup;
 template <class T>
 void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate = false,
-                    ProductPrecision precision = ProductPrecision::native);
+                    ProductPrecision precision = ProductPrecision::native, RegisterBlock block = RegisterBlock::native);
 
 }  // namespace attnlab
