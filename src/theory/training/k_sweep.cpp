@@ -99,7 +99,8 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, in
   KSweepEvidence e{.regime = regime,
                    .power = power,
                    .seed = ctx.seed,
-                   .setup = setup_line(power == 3 ? kPolyFig1Setup : kRepolyScaleSetup, rows, regime.task_text())};
+                   .setup = setup_line(power == 3 ? kPolyFig1Setup : kRepolyScaleSetup, rows, regime.task_text(),
+                                       regime.train_set())};
   for (const auto& [n, c] : by_n) {
     e.sizes.push_back(n), e.curves.push_back(c);
     e.ranges.push_back(ranges.contains(n) ? ranges.at(n) : DynamicRange{});

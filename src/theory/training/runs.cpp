@@ -1,11 +1,7 @@
 #include "runs.hpp"
 
 namespace attnlab::training_claims {
-namespace {
-
-constexpr double kFashionImages = 60000;  // Fashion-MNIST's training set, of which `validation` images are held out
-
-}  // namespace
+namespace {}  // namespace
 
 bool is_control(const ResultRow& r) { return find_extra(r, column::control).has_value(); }
 
@@ -176,13 +172,14 @@ ClaimOutcome no_results(const std::string& sweep) {
   return out;
 }
 
-std::string setup_line(const char* paper, const std::vector<ResultRow>& rows, const std::string& task) {
+std::string setup_line(const char* paper, const std::vector<ResultRow>& rows, const std::string& task,
+                       double train_set) {
   std::set<std::string> ours;
   for (const auto& r : rows) {
     if (r.quantity != quantity::val_accuracy) continue;  // one per run; a sweep's CSV also holds its claims' evidence
     const auto steps = find_extra(r, column::steps), batch = find_extra(r, column::batch),
                depth = find_extra(r, column::depth), validation = find_extra(r, column::validation);
-    const double images = kFashionImages - (validation ? extra_number(r, column::validation) : 0);
+    const double images = train_set - (validation ? extra_number(r, column::validation) : 0);
     const double epochs = batch && steps ? extra_number(r, column::steps) * extra_number(r, column::batch) / images : 0;
     ours.insert(text(
         "D ", r.D, depth ? text(", depth ", *depth) : "", ", head dim ", r.d, ", ", steps.value_or("?"), " AdamW steps",

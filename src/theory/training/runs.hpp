@@ -186,9 +186,13 @@ struct DynamicRange {
 
 ClaimOutcome no_results(const std::string& sweep);
 
+// The training sets the epochs count: Fashion-MNIST's 60,000 images and --data recall's default 250,000 generated
+// examples (sweeps::kRecallTrainExamples), each less the validation rows.
+inline constexpr double kFashionImages = 60000, kRecallExamples = 250000;
+
 // Our setup read off the rows (data, model, budget), named next to the paper's in every training claim's report.
 std::string setup_line(const char* paper, const std::vector<ResultRow>& rows,
-                       const std::string& task = "Fashion-MNIST padded to 32x32");
+                       const std::string& task = "Fashion-MNIST padded to 32x32", double train_set = kFashionImages);
 
 // Every curve's seed-blocked fit, each curve drawn into `accuracy`. A curve whose seeds do not connect its points or
 // leave no residual (one seed at every point has no seed-to-seed spread) cannot be fitted and is left out, said so.
@@ -269,6 +273,7 @@ struct Regime {
     return text("--data recall", reads_query() ? " --readout last" : "", task.ends_with("noclip") ? " --clip 0" : "");
   }
   bool reads_query() const { return task.starts_with("recall-query"); }
+  double train_set() const { return task.empty() ? kFashionImages : kRecallExamples; }
 };
 
 inline const Regime kVitTinyRegime{.init = "timm",
