@@ -1,7 +1,6 @@
 #include "runs.hpp"
 
 namespace attnlab::training_claims {
-namespace {}  // namespace
 
 bool is_control(const ResultRow& r) { return find_extra(r, column::control).has_value(); }
 
