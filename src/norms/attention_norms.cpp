@@ -421,6 +421,48 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
 
 constexpr double kNegligible = 230;
 
+// One row of a tile against its running maximum: the new maximum mx and, over the entries below it and within
+// kNegligible, Σe, Σe², Σe³ with e = exp(x − mx); at_max counts the entries at mx. Every loop is free of branches and of
+// conditional loads, which the vectoriser needs: comparisons select constants or stored values.
+struct SoftmaxTileRow {
+  double mx, e1, e2, e3, at_max;
+};
+template <class T>
+SoftmaxTileRow softmax_tile_row(const T* __restrict m, Index nc, double c, double row_max, double* __restrict y,
+                                double* __restrict e) {
+  double tile_max = -std::numeric_limits<double>::infinity(), poison = 0;
+  // a NaN or +∞ logit makes the row NaN, as exp(x − max) does on the whole-row path (−∞ is a 0 there too)
+#pragma omp simd reduction(max : tile_max) reduction(+ : poison)
+  for (Index j = 0; j < nc; ++j) {
+    const double x = c * static_cast<double>(m[j]);
+    tile_max = std::max(tile_max, x);
+    poison += x <= std::numeric_limits<double>::max() ? 0.0 : 1.0;
+  }
+  const double mx = std::max(row_max, tile_max);
+  // Separate passes: GCC 12 calls the vector exp only from a loop with nothing else in it. The clamp keeps the vector
+  // exp off its scalar path for underflowing arguments.
+#pragma omp simd
+  for (Index j = 0; j < nc; ++j) {
+    y[j] = c * static_cast<double>(m[j]) - mx;
+    e[j] = std::max(y[j], -kNegligible);
+  }
+#pragma omp simd
+  for (Index j = 0; j < nc; ++j) e[j] = vmath::exp(e[j]);
+#pragma omp simd
+  for (Index j = 0; j < nc; ++j) e[j] = y[j] > -kNegligible ? e[j] : 0.0;  // a NaN y too: e is now in [0, 1]
+  // x < mx exactly when y < 0 (a difference of unequal doubles is never 0); a NaN y is not below
+  double e1 = poison > 0 ? std::numeric_limits<double>::quiet_NaN() : 0.0, e2 = 0, e3 = 0, at_max = 0;
+#pragma omp simd reduction(+ : e1, e2, e3, at_max)
+  for (Index j = 0; j < nc; ++j) {
+    const double below = y[j] < 0 ? 1.0 : 0.0, other = below * e[j], other2 = other * other;
+    e1 += other;
+    e2 += other2;
+    e3 += other2 * other;
+    at_max += 1.0 - below;
+  }
+  return {mx, e1, e2, e3, at_max};
+}
+
 // Softmax without its gradients, on the elementwise tile path, from sums streamed across the column tiles (rescaled
 // when a row's maximum grows). With e_j = exp(x_j − max) the maximum's e is 1; over the other entries R = Σe,
 // A2 = Σe², A3 = Σe³ and Z = 1 + R, so that ‖s‖² = (1 + A2)/Z² and
@@ -434,38 +476,15 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
     double max = -std::numeric_limits<double>::infinity(), R = 0, A2 = 0, A3 = 0;
   };
   thread_local std::vector<RunningRow> rows;  // capacity kept: no allocation once warm
-  thread_local std::vector<double> shifted;
+  thread_local std::vector<double> shifted, exps;
   rows.assign(static_cast<std::size_t>(nr), RunningRow{});
   shifted.resize(static_cast<std::size_t>(tile.cols()));
+  exps.resize(static_cast<std::size_t>(tile.cols()));
   for_each_tile(st, r0, nr, tile, [&](Index, Index nc) {
-    // x − max, then its exp, for one row of a tile: a local pointer, since one the closure holds by reference could
-    // alias the stores, and the exp loop would stay scalar
-    double* __restrict const e = shifted.data();
     for (Index i = 0; i < nr; ++i) {
       auto& row = rows[static_cast<std::size_t>(i)];
-      const T* m = tile.data() + i * tile.cols();
-      double tile_max = -std::numeric_limits<double>::infinity();
-#pragma omp simd reduction(max : tile_max)
-      for (Index j = 0; j < nc; ++j) tile_max = std::max(tile_max, c * static_cast<double>(m[j]));
-      const double mx = std::max(row.max, tile_max);
-      // Three passes: GCC 12 calls the vector exp only from a loop with nothing else in it. The clamp keeps the
-      // vector exp off its scalar path for underflowing arguments, and e³ normal.
-#pragma omp simd
-      for (Index j = 0; j < nc; ++j) e[j] = std::max(c * static_cast<double>(m[j]) - mx, -kNegligible);
-#pragma omp simd
-      for (Index j = 0; j < nc; ++j) e[j] = vmath::exp(e[j]);
-      double e1 = 0, e2 = 0, e3 = 0, at_max = 0;
-#pragma omp simd reduction(+ : e1, e2, e3, at_max)
-      for (Index j = 0; j < nc; ++j) {
-        const double x = c * static_cast<double>(m[j]);
-        const bool other = x < mx && x - mx > -kNegligible;
-        // a NaN or +∞ logit makes the row NaN, as exp(x − max) does on the whole-row path (−∞ is a 0 there too)
-        const double poison = x <= std::numeric_limits<double>::max() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-        e1 += (other ? e[j] : 0.0) + poison;
-        e2 += other ? e[j] * e[j] : 0.0;
-        e3 += other ? e[j] * e[j] * e[j] : 0.0;
-        at_max += x < mx ? 0.0 : 1.0;
-      }
+      const auto [mx, e1, e2, e3, at_max] =
+          softmax_tile_row(tile.data() + i * tile.cols(), nc, c, row.max, shifted.data(), exps.data());
       double ties = at_max;  // entries equal to the maximum other than the maximum itself (each e = 1)
       if (mx > row.max) {    // the maximum is in this tile: the previous one joins the others with e = exp(old − new)
         const double r = std::exp(row.max - mx);
