@@ -422,8 +422,8 @@ AttentionNormsSquared over_row_blocks(Index N, Index block_rows, Index tile_cols
 constexpr double kNegligible = 230;
 
 // One row of a tile against its running maximum: the new maximum mx and, over the entries below it and within
-// kNegligible, Σe, Σe², Σe³ with e = exp(x − mx); at_max counts the entries at mx. Every loop is free of branches and of
-// conditional loads, which the vectoriser needs: comparisons select constants or stored values.
+// kNegligible, Σe, Σe², Σe³ with e = exp(x − mx); at_max counts the entries at mx. Every loop is free of branches and
+// of conditional loads, which the vectoriser needs: comparisons select constants or stored values.
 struct SoftmaxTileRow {
   double mx, e1, e2, e3, at_max;
 };
@@ -483,8 +483,8 @@ AttentionNormsSquared softmax_rows(const Streamed<T>& st, double c, Index r0, In
   for_each_tile(st, r0, nr, tile, [&](Index, Index nc) {
     for (Index i = 0; i < nr; ++i) {
       auto& row = rows[static_cast<std::size_t>(i)];
-      const auto [mx, e1, e2, e3, at_max] =
-          softmax_tile_row(tile.data() + i * tile.cols(), nc, c, row.max, shifted.data(), exps.data());
+      const auto [mx, e1, e2, e3, at_max] = softmax_tile_row(tile.data() + i * tile.cols(), nc, c, row.max,
+                                                             shifted.data(), exps.data());
       double ties = at_max;  // entries equal to the maximum other than the maximum itself (each e = 1)
       if (mx > row.max) {    // the maximum is in this tile: the previous one joins the others with e = exp(old − new)
         const double r = std::exp(row.max - mx);
