@@ -104,12 +104,10 @@ const std::map<std::string, Verdict> kQuickVerdicts{
     // above long_n_bounded_max, where the full range's interval crosses it.
     {"soft.table6_long_n", Verdict::violated}};
 
-#if defined(__SANITIZE_ADDRESS__)
-// Peak resident memory under AddressSanitizer is its shadow and quarantine as much as the algorithm's arrays.
+// Claims judged on this process's own wall time and memory: their verdict depends on the machine's load (a test run
+// beside two busy processes read Nystrom's time exponent 1.48) and, under AddressSanitizer, on its shadow memory; the
+// test asks only for a decided verdict, and the crossings below test the rule on constructed evidence.
 const std::set<std::string> kMeasuresThisProcess{"soft.complexity"};
-#else
-const std::set<std::string> kMeasuresThisProcess{};
-#endif
 
 TEST_P(Falsify, UnmodifiedEvidenceGetsThePublishedVerdict) {
   const auto& claim = claim_registry().find(GetParam());

@@ -64,9 +64,7 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   std::string table = "| h | N | best alpha | 95% interval |\n|---|---|---|---|\n";
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const double best = refined_argmax(curves[c].x, fits[c].mu);
-    std::vector<double> column;
-    for (const auto& d : draws) column.push_back(d[c]);
-    const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
+    const auto [lo, hi] = draw_interval(draws, c);
     sum += best;
     // An equivalence test: near 1 only when the whole interval lies inside 1 +- near, a miss only when it lies wholly
     // outside. A maximum at an end of the grid bounds the best alpha from one side only, so it is never near 1.

@@ -49,11 +49,6 @@ BandCurves band_curves(const KSweepEvidence& e, double least) {
   return b;
 }
 
-std::string no_able_size(double least, const std::string& range_text) {
-  return text("inconclusive: the task cannot show it: no N has a dynamic range of at least ", sig(100 * least, 3),
-              " points; ", range_text);
-}
-
 std::string no_band_curve(const BandCurves& b, const std::string& range_text) {
   return text("no N that can show the effect has a fitted curve whose grid holds the band [", sig(kBandLow, 3), ", ",
               sig(kBandHigh, 3), "] sqrt(N)", b.fitted.left_out.empty() ? "" : "; " + b.fitted.left_out, "; ",
@@ -66,7 +61,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   ClaimOutcome out;
   const auto range_text = ranges_line(e.sizes, e.ranges);
   if (able_sizes(e, least).empty()) {
-    out.detail = no_able_size(least, range_text);
+    out.detail = cannot_show(least, range_text, 1);
     return out;
   }
   const auto b = band_curves(e, least);
@@ -89,10 +84,8 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const Index n = e.sizes[picked[c]];
     const double delta = share * *e.ranges[picked[c]].value();
-    std::vector<double> column;
-    for (const auto& d : draws) column.push_back(d[c]);
     const double gap = band_gap(curves[c].x, fitted.fits[c].mu, band_end(n, kBandLow), band_end(n, kBandHigh));
-    const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
+    const auto [lo, hi] = draw_interval(draws, c);
     const Verdict at = equivalence_verdict(lo, hi, -HUGE_VAL, delta);
     v = worst(v, at);
     per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(100 * gap, 3), " [", sig(100 * lo, 3), ", ",
@@ -137,7 +130,7 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
   ClaimOutcome out{.claimed = 1};
   const auto range_text = ranges_line(e.sizes, e.ranges);
   if (able_sizes(e, least).empty()) {
-    out.detail = no_able_size(least, range_text);
+    out.detail = cannot_show(least, range_text, 1);
     return out;
   }
   const auto b = band_curves(e, least);
@@ -153,10 +146,8 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
                          "|---|---|---|---|---|---|---|---|---|\n";
   for (std::size_t c = 0; c < b.curves.size(); ++c) {
     const Index n = e.sizes[b.picked[c]];
-    std::vector<double> column;
-    for (const auto& d : draws) column.push_back(d[c]);
     const double best = refined_argmax(b.curves[c].x, b.fitted.fits[c].mu);
-    const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
+    const auto [lo, hi] = draw_interval(draws, c);
     const double at_end = double(draws_at_an_end(draws, b.curves, c)) / double(draws.size());
     // A curve that k moves by less than delta (x/k untrained, or saturated, at every k) has no best k to locate. A
     // best k at a grid end only bounds it, but a bound beyond the band still lies outside it: no censoring rule.

@@ -121,9 +121,9 @@ std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
     if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
   return able;
 }
-std::string cannot_show(double least, const std::string& range_text) {
-  return text("inconclusive: the task cannot show it: fewer than two N have a dynamic range of at least ",
-              sig(100 * least, 3), " points; ", range_text);
+std::string cannot_show(double least, const std::string& range_text, int needed) {
+  return text("inconclusive: the task cannot show it: ", needed == 1 ? "no N has" : "fewer than two N have",
+              " a dynamic range of at least ", sig(100 * least, 3), " points; ", range_text);
 }
 
 std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
@@ -243,9 +243,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
       "|---|---|---|---|---|\n";
   std::string per_n;
   for (std::size_t c = 0; c < curves.size(); ++c) {
-    std::vector<double> column;
-    for (const auto& d : draws) column.push_back(d[c]);
-    const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
+    const auto [lo, hi] = draw_interval(draws, c);
     best_series.x.push_back(double(sizes[c]));
     best_series.y.push_back(std::pow(10, best[c]));
     best_series.lo.push_back(std::pow(10, lo));
@@ -353,9 +351,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
                                                     : Verdict::inconclusive;
   std::string per_n, table = "| N | dynamic range | delta | plateau edge k | 95% interval |\n|---|---|---|---|---|\n";
   for (std::size_t c = 0; c < curves.size(); ++c) {
-    std::vector<double> column;
-    for (const auto& d : draws) column.push_back(d[c]);
-    const double lo = quantile(column, 0.025), hi = quantile(column, 0.975);
+    const auto [lo, hi] = draw_interval(draws, c);
     const auto k_text = [](double x) {
       return std::isfinite(x) ? sig(std::pow(10, x), 3) : std::string("below the grid");
     };

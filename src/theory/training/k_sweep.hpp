@@ -72,7 +72,8 @@ std::string ranges_line(const std::vector<Index>& sizes, const std::vector<Dynam
 
 // The curves at an N whose dynamic range reaches `least`: those that can show the scale's effect.
 std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least);
-std::string cannot_show(double least, const std::string& range_text);
+// "inconclusive: the task cannot show it", when fewer than `needed` N (1 or 2) can.
+std::string cannot_show(double least, const std::string& range_text, int needed = 2);
 
 // The curve replaced by a plateau in log k that starts at `edge`, falls linearly over three decades below it to `range`
 // under the top and is flat beyond, with no seed-to-seed spread.

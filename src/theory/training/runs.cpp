@@ -146,6 +146,13 @@ std::vector<std::vector<double>> posterior_draws(const std::vector<BlockedCurve>
   return draws;
 }
 
+std::pair<double, double> draw_interval(const std::vector<std::vector<double>>& draws, std::size_t curve) {
+  std::vector<double> column;
+  column.reserve(draws.size());
+  for (const auto& d : draws) column.push_back(d[curve]);
+  return {quantile(column, 0.025), quantile(column, 0.975)};
+}
+
 std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& curves,
                                                   const std::vector<BlockedCurve>& fits, std::uint64_t seed,
                                                   const std::string& claim) {

@@ -157,6 +157,9 @@ std::vector<std::vector<double>> posterior_argmax(const std::vector<GridCurve>& 
                                                   const std::vector<BlockedCurve>& fits, std::uint64_t seed,
                                                   const std::string& claim);
 
+// The central 95% interval of one curve's draws: {2.5%, 97.5%} of draws[r][curve] over r.
+std::pair<double, double> draw_interval(const std::vector<std::vector<double>>& draws, std::size_t curve);
+
 // The paired difference a − b over the seeds both ran (a seed fixes the initialisation streams and the data order
 // of every activation alike).
 MeanInterval paired(const std::map<std::uint64_t, double>& a, const std::map<std::uint64_t, double>& b);
