@@ -165,8 +165,8 @@ std::vector<Crossing<KSweepEvidence>> edge_crossings() {
              // The shelf is the largest N's points on the ramp's floor above its lowest; a grid with none there (one
              // that starts a decade under the ramp) gets the default grid's.
              const auto on_shelf = [](const GridCurve& c) {
-               return std::count_if(c.y.begin() + 1, c.y.end(),
-                                    [&](const auto& y) { return y.mean <= best_mean(c) - 0.5; });
+               const double floor = best_mean(c) - 0.5;
+               return std::count_if(c.y.begin() + 1, c.y.end(), [&](const auto& y) { return y.mean <= floor; });
              };
              if (on_shelf(e.curves.back()) == 0) default_grid(e), place_edge(e, 0.5, 0.5);
              auto& c = e.curves.back();
