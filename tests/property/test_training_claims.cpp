@@ -349,6 +349,16 @@ TEST(TrainingClaims, PlateauEdgeRecoversTheConstructedExponent) {
                         "uniform 40%, off 39%)"),
         std::string::npos)
         << out.detail;
+    // The figure marks each edge at the height that defines it, delta = 0.2 under its curve's best.
+    ASSERT_EQ(out.figures.size(), 1u);
+    const auto& marks = out.figures[0].series.back();
+    ASSERT_EQ(marks.x.size(), 4u) << marks.label;
+    for (std::size_t c = 0; c < 4; ++c) {
+      EXPECT_EQ(marks.x[c], out.evidence[c].value.mean);
+      EXPECT_TRUE(marks.lo[c] <= marks.x[c] && marks.x[c] <= marks.hi[c]);
+      const auto& curve = out.figures[0].series[c].y;
+      EXPECT_TRUE(test::close(marks.y[c], *std::max_element(curve.begin(), curve.end()) - 0.2, 1e-9, 1e-9));
+    }
   }
 }
 

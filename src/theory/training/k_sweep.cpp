@@ -315,7 +315,8 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   const auto& regime = e.regime;
   Figure accuracy{
       .name = "k_sweep_edge" + regime.suffix("_"),
-      .title = text("x^3/k attention, ", regime.label(), ": validation accuracy against k (seed-adjusted mean +- se)"),
+      .title = text("x^3/k attention, ", regime.label(),
+                    ": validation accuracy against k (seed-adjusted mean +- se) and each N's plateau edge (95% interval)"),
       .xlabel = "k",
       .ylabel = "validation accuracy",
       .logx = true};
@@ -329,8 +330,8 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   const auto curves = kept_only(able_curves, fitted.kept);
   const auto sizes = kept_only(able_sizes, fitted.kept);
   const auto ranges = kept_only(able_ranges, fitted.kept);
-  out.figures = {accuracy};
   if (sizes.size() < 2) {
+    out.figures = {accuracy};
     out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ",
                       fitted.left_out, "; ", range_text);
     return out;
@@ -350,8 +351,16 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   out.verdict = censored.empty() && !slopes.empty() ? equivalence_verdict(out.ci_lo, out.ci_hi, 0.5 - band, 0.5 + band)
                                                     : Verdict::inconclusive;
   std::string per_n, table = "| N | dynamic range | delta | plateau edge k | 95% interval |\n|---|---|---|---|---|\n";
+  // Each edge sits at the height that defines it, delta under its curve's best.
+  Series edge_marks{.label = "plateau edge (95% interval)", .connect = false, .x_bars = true};
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const auto [lo, hi] = draw_interval(draws, c);
+    if (std::isfinite(edges[c]) && std::isfinite(lo) && std::isfinite(hi)) {
+      edge_marks.x.push_back(std::pow(10, edges[c]));
+      edge_marks.y.push_back(fitted.fits[c].mu.maxCoeff() - deltas[c]);
+      edge_marks.lo.push_back(std::pow(10, lo));
+      edge_marks.hi.push_back(std::pow(10, hi));
+    }
     const auto k_text = [](double x) {
       return std::isfinite(x) ? sig(std::pow(10, x), 3) : std::string("below the grid");
     };
@@ -366,6 +375,8 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     r.extra = {{column::init, regime.init}, {"dynamic_range", *ranges[c].value()}, {"delta", deltas[c]}};
     out.evidence.push_back(r);
   }
+  accuracy.series.push_back(edge_marks);
+  out.figures = {accuracy};
   out.detail = text(regime.label(), ": plateau edge k (within ", share, " of the dynamic range of the best) ", per_n,
                     "; log k_edge = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3), ", ",
                     sig(out.ci_hi, 3), "] against the band [", 0.5 - band, ", ", 0.5 + band, "]; grows with N: ",
