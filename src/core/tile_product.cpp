@@ -34,18 +34,26 @@ template <class T, Index G, Index W>
 }
 
 // One kGroup × kPanel block: acc[r][j] = Σ_k u[k][r]·v[k][j] as fma(v, u, acc) from k = 0; the first `rows` rows and
-// `cols` columns are written (added to, with `accumulate`).
+// `cols` columns are written (added to, with `accumulate`). A chain split over blocks of k continues from `resume`
+// (the G × W accumulators another call left) and leaves its own in `suspend`: stored and loaded exactly, so a split
+// product has the bits of an unsplit one.
 template <class T, RegisterBlock Block = kNativeBlock>
 void block_product(const T* __restrict u, const T* __restrict v, Index depth, T* __restrict out, Index ld, Index rows,
-                   Index cols, bool accumulate) {
+                   Index cols, bool accumulate, const T* __restrict resume = nullptr, T* __restrict suspend = nullptr) {
   constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel;
   alignas(64) T acc[G][W];
-  // k = 0 peeled (a zero-initialised acc became a call of memset); depth is at least 1
-  for (Index r = 0; r < G; ++r) {
+  Index k = 0;
+  if (resume) {
+    std::copy_n(resume, G * W, &acc[0][0]);
+  } else {
+    // k = 0 peeled (a zero-initialised acc became a call of memset); depth is at least 1
+    for (Index r = 0; r < G; ++r) {
 #pragma omp simd
-    for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(v[j], u[r], T(0));
+      for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(v[j], u[r], T(0));
+    }
+    k = 1;
   }
-  for (Index k = 1; k < depth; ++k) {
+  for (; k < depth; ++k) {
     const T* vk = v + k * W;
     for (Index r = 0; r < G; ++r) {
       const T b = u[k * G + r];
@@ -53,7 +61,8 @@ void block_product(const T* __restrict u, const T* __restrict v, Index depth, T*
       for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(vk[j], b, acc[r][j]);
     }
   }
-  store_block(acc, out, ld, rows, cols, accumulate);
+  if (suspend) std::copy_n(&acc[0][0], G * W, suspend);
+  else store_block(acc, out, ld, rows, cols, accumulate);
 }
 
 // bfloat16 as its 16 bits: the upper half of a float, rounded to nearest even (a NaN stays a NaN).
@@ -117,11 +126,27 @@ void block_product_bf16(const Bf16* __restrict u, const Bf16* __restrict v, Inde
   store_block(acc, out, ld, rows, cols, accumulate);
 }
 
+// copy_transposed of contiguous rows of a compile-time width: the inner copy unrolls into vector moves (with the
+// width known only at run time, GCC made it a call of memcpy for every row of every panel).
+template <Index Width, class T>
+void copy_rows(const T* __restrict in, Index k_stride, Index depth, T* __restrict out) {
+  for (Index k = 0; k < depth; ++k)
+    for (Index j = 0; j < Width; ++j) out[k * Width + j] = in[k * k_stride + j];
+}
+
 // out[k][j] = in[k·k_stride + j·j_stride] for k < depth, j < width, and 0 for width ≤ j < padded. The writes run in
 // order and the reads over at most kPanel streams, which stay in L1 however the input is laid out.
 template <class T>
 void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Index depth, Index width, Index padded,
                      T* __restrict out) {
+  // The widths of the register blocks' groups (6, 8) and panels (8, 16, 32)
+  if (j_stride == 1 && width == padded) switch (width) {
+      case 6: return copy_rows<6>(in, k_stride, depth, out);
+      case 8: return copy_rows<8>(in, k_stride, depth, out);
+      case 16: return copy_rows<16>(in, k_stride, depth, out);
+      case 32: return copy_rows<32>(in, k_stride, depth, out);
+      default: break;
+    }
   for (Index k = 0; k < depth; ++k) {
     const T* row = in + k * k_stride;
     T* to = out + k * padded;
@@ -130,35 +155,53 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
   }
 }
 
-// C (row stride ldc) = A·B from operands packed as `Packed`, the driver of both formats: B's panels of kPanel columns
-// packed once over the threads, then each block of four groups' rows packed on its thread in groups of kGroup.
-// pack(in, k_stride, j_stride, K, width, padded, out) lays out `depth` values per row or column (copy_transposed's
-// contract); kernel(u, v, out, rows, cols) multiplies one packed group by one packed panel into out.
+// C (row stride ldc) = A·B from operands packed as `Packed`, the driver of both formats, over slabs of at most
+// `slab_depth` of the inner index (B's slab fits in L2): per slab, B's panels of kPanel columns packed once over the
+// threads, then each block of four groups' rows packed on its thread in groups of kGroup. pack(in, k_stride,
+// j_stride, depth, width, padded, out) lays out `depth` values per row or column (copy_transposed's contract);
+// kernel(u, v, depth, out, rows, cols, resume, suspend) multiplies one packed group by one packed panel into out,
+// continuing the accumulators of the slab before from resume and leaving its own in suspend (null: none).
 template <class Packed, RegisterBlock Block, class T, class Pack, class Kernel>
-void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, T* C, Index ldc, const Pack& pack,
-                             const Kernel& kernel) {
+void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, Index slab_depth, T* C, Index ldc,
+                             const Pack& pack, const Kernel& kernel) {
   constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel, block_rows = 4 * G;
   using Buffer = std::vector<Packed, Eigen::aligned_allocator<Packed>>;  // grows only: no allocation once warm
-  const Index R = A.rows, K = A.cols, O = B.cols, panels = (O + W - 1) / W;
+  using Chains = std::vector<T, Eigen::aligned_allocator<T>>;
+  const Index R = A.rows, O = B.cols, panels = (O + W - 1) / W, slabs = (depth + slab_depth - 1) / slab_depth;
+  const Index groups_total = (R + G - 1) / G;
   thread_local Buffer calling_thread_columns;
+  thread_local Chains calling_thread_chains;
   Buffer& columns = calling_thread_columns;  // the bodies below name a thread_local as their own thread's instance
-  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * depth * W)));
-  for_each_in_parallel(panels, [&](Index p) {
-    pack(B.data + p * W * B.col_stride, B.row_stride, B.col_stride, K, std::min(W, O - p * W), W,
-         columns.data() + p * depth * W);
-  });
-  for_each_in_parallel((R + block_rows - 1) / block_rows, [&](Index b) {
-    thread_local Buffer rows;
-    const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0), groups = (nr + G - 1) / G;
-    rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * depth * G)));
-    for (Index g = 0; g < groups; ++g)
-      pack(A.data + (r0 + g * G) * A.row_stride, A.col_stride, A.row_stride, K, std::min(G, nr - g * G), G,
-           rows.data() + g * depth * G);
-    for (Index g = 0; g < groups; ++g)
+  Chains& chains = calling_thread_chains;    // per group and panel, the accumulators between slabs
+  const Index slab_max = std::min(depth, slab_depth);
+  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * slab_max * W)));
+  if (slabs > 1) chains.resize(std::max(chains.size(), static_cast<std::size_t>(groups_total * panels * G * W)));
+  for (Index s = 0; s < slabs; ++s) {
+    const Index k0 = s * slab_depth, kd = std::min(slab_depth, depth - k0);
+    const bool first = s == 0, last = s == slabs - 1;
+    // In runs of 16 rows across every panel: a panel at a time read each row's 64 bytes from a new line and page.
+    constexpr Index run = 16;
+    for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
+      const Index k = k0 + c * run, rows = std::min(run, B.rows - k);  // bf16's depth pads B.rows to pairs
       for (Index p = 0; p < panels; ++p)
-        kernel(rows.data() + g * depth * G, columns.data() + p * depth * W, C + (r0 + g * G) * ldc + p * W,
-               std::min(G, nr - g * G), std::min(W, O - p * W));
-  });
+        pack(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows, std::min(W, O - p * W),
+             W, columns.data() + (p * kd + c * run) * W);
+    });
+    for_each_in_parallel((R + block_rows - 1) / block_rows, [&](Index b) {
+      thread_local Buffer rows;
+      const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0), groups = (nr + G - 1) / G;
+      rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * kd * G)));
+      for (Index g = 0; g < groups; ++g)
+        pack(A.data + (r0 + g * G) * A.row_stride + k0 * A.col_stride, A.col_stride, A.row_stride,
+             std::min(kd, A.cols - k0), std::min(G, nr - g * G), G, rows.data() + g * kd * G);
+      for (Index g = 0; g < groups; ++g)
+        for (Index p = 0; p < panels; ++p) {
+          T* chain = slabs > 1 ? chains.data() + ((r0 / G + g) * panels + p) * G * W : nullptr;
+          kernel(rows.data() + g * kd * G, columns.data() + p * kd * W, kd, C + (r0 + g * G) * ldc + p * W,
+                 std::min(G, nr - g * G), std::min(W, O - p * W), first ? nullptr : chain, last ? nullptr : chain);
+        }
+    });
+  }
 }
 
 }  // namespace
@@ -224,16 +267,21 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
     if constexpr (std::is_same_v<T, float>) {
       const Index pairs = (A.cols + 1) / 2;
       return product_over_row_blocks<Bf16, Block>(
-          A, B, 2 * pairs, C, ldc, pack_pairs, [&](const Bf16* u, const Bf16* v, float* out, Index rows, Index cols) {
+          A, B, 2 * pairs, 2 * pairs, C, ldc, pack_pairs,
+          [&](const Bf16* u, const Bf16* v, Index, float* out, Index rows, Index cols, const float*, float*) {
             block_product_bf16<Block>(u, v, pairs, out, ldc, rows, cols, accumulate);
           });
     }
     throw std::invalid_argument("bf16 products take float operands, not double");
   }
-  product_over_row_blocks<T, Block>(A, B, A.cols, C, ldc, copy_transposed<T>,
-                                    [&](const T* u, const T* v, T* out, Index rows, Index cols) {
-                                      block_product<T, Block>(u, v, A.cols, out, ldc, rows, cols, accumulate);
-                                    });
+  // A panel's slab in L1 (16 KiB): a deep product (a weight's gradient, over every token of the batch) streamed
+  // B's panels from memory for every group of rows.
+  constexpr Index slab_depth = 16384 / (TilePanels<T, Block>::kPanel * Index(sizeof(T)));
+  product_over_row_blocks<T, Block>(
+      A, B, A.cols, slab_depth, C, ldc, copy_transposed<T>,
+      [&](const T* u, const T* v, Index depth, T* out, Index rows, Index cols, const T* resume, T* suspend) {
+        block_product<T, Block>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend);
+      });
 }
 
 template <class T>

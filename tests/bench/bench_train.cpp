@@ -5,7 +5,10 @@
 //   batch 64 BM_train_step/config:3   the same with 2×2 patches (N = 256), batch 64
 // softmax attention (BM_train_step_cube_*: x^3/sqrtN built in and as a formula); items/s = images/s.
 // scripts/bench-train-vs-torch runs configs 0 and 1 in PyTorch.
+// BM_linear_{forward,dx,dw}/K/O: a linear layer's three products on vit-tiny's 32 × 65 token rows (K in, O out):
+// y = x W, dx = dy Wᵀ, dW += xᵀ dy; items/s = FLOP/s.
 #include <attnlab/core/ensemble.hpp>
+#include <attnlab/core/tile_product.hpp>
 #include <attnlab/train/optim.hpp>
 #include <attnlab/train/vit.hpp>
 
@@ -73,6 +76,37 @@ BENCHMARK(BM_train_step_cube_formula)
     ->DenseRange(2, 3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+enum class LinearProduct { forward, dx, dw };
+
+template <LinearProduct which>
+void BM_linear(benchmark::State& state) {
+  const Index R = 32 * 65, K = state.range(0), O = state.range(1);
+  Matrix<float> x(R, K), dy(R, O), W(K, O), out(std::max(R, K), std::max(K, O));
+  fill_gaussian(x, GaussianStream(1, 2, 0, StreamTag::X), 1.0);
+  fill_gaussian(dy, GaussianStream(1, 2, 0, StreamTag::Q), 1.0);
+  fill_gaussian(W, GaussianStream(1, 2, 0, StreamTag::K), 1.0);
+  out.setZero();
+  for (auto _ : state) {
+    if constexpr (which == LinearProduct::forward) packed_product(view_of(x), view_of(W), out.data(), O);
+    if constexpr (which == LinearProduct::dx) packed_product(view_of(dy), view_of(W).transposed(), out.data(), K);
+    if constexpr (which == LinearProduct::dw) packed_product(view_of(x).transposed(), view_of(dy), out.data(), O, true);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * 2 * R * K * O);
+}
+// vit-tiny's qkv, attention projection, and MLP in and out layers
+void linear_shapes(benchmark::internal::Benchmark* b) {
+  b->Args({192, 576})
+      ->Args({192, 192})
+      ->Args({192, 768})
+      ->Args({768, 192})
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+BENCHMARK(BM_linear<LinearProduct::forward>)->Apply(linear_shapes);
+BENCHMARK(BM_linear<LinearProduct::dx>)->Apply(linear_shapes);
+BENCHMARK(BM_linear<LinearProduct::dw>)->Apply(linear_shapes);
 
 }  // namespace
 

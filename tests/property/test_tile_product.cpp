@@ -104,7 +104,7 @@ void expect_products_are_fma_chains(ProductPrecision precision, RegisterBlock bl
   const int saved_threads = omp_get_max_threads();
   for (const int threads : {1, 2})
     for (const Index R : {1, 33, 70})
-      for (const Index K : {1, 5, 300})
+      for (const Index K : {1, 5, 600})     // 600: the chains carried over three slabs of depth
         for (const Index O : {1, 17, 130})  // 130: past one tile of columns in float and two in double
           for (const int layout : {0, 1, 2, 3})
             for (const bool accumulate : {false, true}) {

@@ -315,8 +315,9 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   const auto& regime = e.regime;
   Figure accuracy{
       .name = "k_sweep_edge" + regime.suffix("_"),
-      .title = text("x^3/k attention, ", regime.label(),
-                    ": validation accuracy against k (seed-adjusted mean +- se) and each N's plateau edge (95% interval)"),
+      .title = text(
+          "x^3/k attention, ", regime.label(),
+          ": validation accuracy against k (seed-adjusted mean +- se) and each N's plateau edge (95% interval)"),
       .xlabel = "k",
       .ylabel = "validation accuracy",
       .logx = true};
