@@ -393,6 +393,16 @@ TEST(TrainingClaims, ScaleBandIsJudgedAgainstThePlateau) {
   EXPECT_NE(narrow.detail.find("the task cannot show it"), std::string::npos) << narrow.detail;
 }
 
+// On a plateau that covers the whole grid the band loses nothing, and the interval holds that estimate: each draw is
+// read at the fit's best point (a draw's own maximum over 13 noisy equals lay above it, and the interval missed 0).
+TEST(TrainingClaims, ScaleBandIntervalHoldsItsEstimateOnAFlatPlateau) {
+  const auto out = judge("poly.k_band", "k_sweep", edge_rows(0.5, 1e-4, 0.4));
+  EXPECT_EQ(out.verdict, Verdict::holds) << out.detail;
+  EXPECT_LT(std::abs(out.measured), 1e-9) << out.detail;
+  EXPECT_LE(out.ci_lo, out.measured) << out.detail;
+  EXPECT_GE(out.ci_hi, out.measured) << out.detail;
+}
+
 // An edge below the grid (the first k already within δ of the best) only bounds k_edge: censored, inconclusive.
 TEST(TrainingClaims, PlateauEdgeBelowTheGridIsCensored) {
   const auto out = judge("poly.k_edge_vs_N", "k_sweep", edge_rows(0.5, 1e-4, 0.4));
