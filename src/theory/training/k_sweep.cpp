@@ -315,9 +315,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   const auto& regime = e.regime;
   Figure accuracy{
       .name = "k_sweep_edge" + regime.suffix("_"),
-      .title = text(
-          "x^3/k attention, ", regime.label(),
-          ": validation accuracy against k (seed-adjusted mean +- se) and each N's plateau edge (95% interval)"),
+      .title = text("x^3/k, ", regime.label(), ": accuracy against k (seed-adjusted mean +- se), plateau edges (95%)"),
       .xlabel = "k",
       .ylabel = "validation accuracy",
       .logx = true};
@@ -356,11 +354,11 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   Series edge_marks{.label = "plateau edge (95% interval)", .connect = false, .x_bars = true};
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const auto [lo, hi] = draw_interval(draws, c);
-    if (std::isfinite(edges[c]) && std::isfinite(lo) && std::isfinite(hi)) {
+    if (std::isfinite(edges[c])) {  // an interval reaching below the grid drawn to the grid's first k
       edge_marks.x.push_back(std::pow(10, edges[c]));
       edge_marks.y.push_back(fitted.fits[c].mu.maxCoeff() - deltas[c]);
-      edge_marks.lo.push_back(std::pow(10, lo));
-      edge_marks.hi.push_back(std::pow(10, hi));
+      edge_marks.lo.push_back(std::pow(10, std::isfinite(lo) ? lo : curves[c].x.front()));
+      edge_marks.hi.push_back(std::pow(10, std::isfinite(hi) ? hi : curves[c].x.back()));
     }
     const auto k_text = [](double x) {
       return std::isfinite(x) ? sig(std::pow(10, x), 3) : std::string("below the grid");
@@ -376,7 +374,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     r.extra = {{column::init, regime.init}, {"dynamic_range", *ranges[c].value()}, {"delta", deltas[c]}};
     out.evidence.push_back(r);
   }
-  accuracy.series.push_back(edge_marks);
+  if (!edge_marks.x.empty()) accuracy.series.push_back(edge_marks);
   out.figures = {accuracy};
   out.detail = text(regime.label(), ": plateau edge k (within ", share, " of the dynamic range of the best) ", per_n,
                     "; log k_edge = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3), ", ",
