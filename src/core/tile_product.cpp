@@ -182,7 +182,8 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, In
     // In runs of 16 rows across every panel: a panel at a time read each row's 64 bytes from a new line and page.
     constexpr Index run = 16;
     for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
-      const Index k = k0 + c * run, rows = std::min(run, B.rows - k);  // bf16's depth pads B.rows to pairs
+      // within the slab and within B (bf16's depth pads B.rows to pairs)
+      const Index k = k0 + c * run, rows = std::min({run, k0 + kd - k, B.rows - k});
       for (Index p = 0; p < panels; ++p)
         pack(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows, std::min(W, O - p * W),
              W, columns.data() + (p * kd + c * run) * W);
