@@ -81,11 +81,13 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   }
   // Each draw is read at the fit's best grid point: a draw's own maximum over a long flat plateau sits well above
   // the fit's (the largest of many noisy equals), and its interval excluded its own estimate.
-  const auto draws = posterior_draws(
-      fitted.fits, e.seed, "poly.k_band" + e.regime.suffix("."), [&](std::size_t c, const Eigen::VectorXd& mu) {
-        const Index n = e.sizes[picked[c]];
-        return band_gap(curves[c].x, mu, band_end(n, kBandLow), band_end(n, kBandHigh), best_point(fitted.fits[c].mu));
-      });
+  std::vector<Index> best;
+  for (const auto& fit : fitted.fits) best.push_back(best_point(fit.mu));
+  const auto gap_of = [&](std::size_t c, const Eigen::VectorXd& mu) {
+    const Index n = e.sizes[picked[c]];
+    return band_gap(curves[c].x, mu, band_end(n, kBandLow), band_end(n, kBandHigh), best[c]);
+  };
+  const auto draws = posterior_draws(fitted.fits, e.seed, "poly.k_band" + e.regime.suffix("."), gap_of);
   Verdict v = Verdict::holds;
   std::string per_n, table =
                          "| N | band k | dynamic range | delta | best less the band's worst | 95% interval | |\n"
@@ -93,8 +95,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const Index n = e.sizes[picked[c]];
     const double delta = share * *e.ranges[picked[c]].value();
-    const double gap = band_gap(curves[c].x, fitted.fits[c].mu, band_end(n, kBandLow), band_end(n, kBandHigh),
-                                best_point(fitted.fits[c].mu));
+    const double gap = gap_of(c, fitted.fits[c].mu);
     const auto [lo, hi] = draw_interval(draws, c);
     const Verdict at = equivalence_verdict(lo, hi, -HUGE_VAL, delta);
     v = worst(v, at);
@@ -106,10 +107,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
                   sig(100 * hi, 3), "] | ", to_string(at), " |\n");
   }
   out.verdict = v;
-  out.measured = draws.empty()
-                     ? NAN
-                     : band_gap(curves.back().x, fitted.fits.back().mu, band_end(e.sizes[picked.back()], kBandLow),
-                                band_end(e.sizes[picked.back()], kBandHigh), best_point(fitted.fits.back().mu));
+  out.measured = draws.empty() ? NAN : gap_of(curves.size() - 1, fitted.fits.back().mu);
   if (!draws.empty()) std::tie(out.ci_lo, out.ci_hi) = draw_interval(draws, curves.size() - 1);
   out.detail = text(e.regime.label(), ": the best accuracy less the worst over k in [", sig(kBandLow, 3), ", ",
                     sig(kBandHigh, 3), "] sqrt(N): ", per_n, " (holds: every interval below delta = ", share,
