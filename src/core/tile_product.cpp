@@ -34,13 +34,16 @@ template <class T, Index G, Index W>
 }
 
 // One kGroup × kPanel block: acc[r][j] = Σ_k u[k][r]·v[k][j] as fma(v, u, acc) from k = 0; the first `rows` rows and
-// `cols` columns are written (added to, with `accumulate`). A chain split over blocks of k continues from `resume`
+// `cols` columns are written (added to, with `accumulate`). u is packed ([k][r]) or, `InPlace`, kGroup rows of a
+// row-major A read where they are (u[r·u_ld + k]). A chain split over blocks of k continues from `resume`
 // (the G × W accumulators another call left) and leaves its own in `suspend`: stored and loaded exactly, so a split
 // product has the bits of an unsplit one.
-template <class T, RegisterBlock Block = kNativeBlock>
+template <class T, RegisterBlock Block = kNativeBlock, bool InPlace = false>
 void block_product(const T* __restrict u, const T* __restrict v, Index depth, T* __restrict out, Index ld, Index rows,
-                   Index cols, bool accumulate, const T* __restrict resume = nullptr, T* __restrict suspend = nullptr) {
+                   Index cols, bool accumulate, const T* __restrict resume = nullptr, T* __restrict suspend = nullptr,
+                   Index u_ld = 0) {
   constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel;
+  const Index u_k = InPlace ? 1 : G, u_r = InPlace ? u_ld : 1;
   alignas(64) T acc[G][W];
   Index k = 0;
   if (resume) {
@@ -48,15 +51,16 @@ void block_product(const T* __restrict u, const T* __restrict v, Index depth, T*
   } else {
     // k = 0 peeled (a zero-initialised acc became a call of memset); depth is at least 1
     for (Index r = 0; r < G; ++r) {
+      const T b = u[r * u_r];
 #pragma omp simd
-      for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(v[j], u[r], T(0));
+      for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(v[j], b, T(0));
     }
     k = 1;
   }
   for (; k < depth; ++k) {
     const T* vk = v + k * W;
     for (Index r = 0; r < G; ++r) {
-      const T b = u[k * G + r];
+      const T b = u[k * u_k + r * u_r];
 #pragma omp simd
       for (Index j = 0; j < W; ++j) acc[r][j] = std::fma(vk[j], b, acc[r][j]);
     }
@@ -159,11 +163,13 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
 // `slab_depth` of the inner index (B's slab fits in L2): per slab, B's panels of kPanel columns packed once over the
 // threads, then each block of four groups' rows packed on its thread in groups of kGroup. pack(in, k_stride,
 // j_stride, depth, width, padded, out) lays out `depth` values per row or column (copy_transposed's contract);
-// kernel(u, v, depth, out, rows, cols, resume, suspend) multiplies one packed group by one packed panel into out,
-// continuing the accumulators of the slab before from resume and leaving its own in suspend (null: none).
+// kernel(u, u_ld, v, depth, out, rows, cols, resume, suspend) multiplies one group by one packed panel into out,
+// continuing the accumulators of the slab before from resume and leaving its own in suspend (null: none). With
+// `direct_rows`, a whole group of a row-major A is handed to the kernel in place (u_ld: A's row stride; 0: packed):
+// a group's slab is a few KiB of rows read in order, and packing it was a strided copy of all of A per product.
 template <class Packed, RegisterBlock Block, class T, class Pack, class Kernel>
 void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, Index slab_depth, T* C, Index ldc,
-                             const Pack& pack, const Kernel& kernel) {
+                             const Pack& pack, const Kernel& kernel, bool direct_rows = false) {
   constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel, block_rows = 4 * G;
   using Buffer = std::vector<Packed, Eigen::aligned_allocator<Packed>>;  // grows only: no allocation once warm
   using Chains = std::vector<T, Eigen::aligned_allocator<T>>;
@@ -192,15 +198,22 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, In
       thread_local Buffer rows;
       const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0), groups = (nr + G - 1) / G;
       rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * kd * G)));
+      const auto in_place = [&](Index g) { return direct_rows && nr - g * G >= G; };  // a partial group is padded
       for (Index g = 0; g < groups; ++g)
-        pack(A.data + (r0 + g * G) * A.row_stride + k0 * A.col_stride, A.col_stride, A.row_stride,
-             std::min(kd, A.cols - k0), std::min(G, nr - g * G), G, rows.data() + g * kd * G);
-      for (Index g = 0; g < groups; ++g)
+        if (!in_place(g))
+          pack(A.data + (r0 + g * G) * A.row_stride + k0 * A.col_stride, A.col_stride, A.row_stride,
+               std::min(kd, A.cols - k0), std::min(G, nr - g * G), G, rows.data() + g * kd * G);
+      for (Index g = 0; g < groups; ++g) {
+        const Packed* u = rows.data() + g * kd * G;
+        Index u_ld = 0;
+        if constexpr (std::is_same_v<Packed, T>)
+          if (in_place(g)) u = A.data + (r0 + g * G) * A.row_stride + k0, u_ld = A.row_stride;
         for (Index p = 0; p < panels; ++p) {
           T* chain = slabs > 1 ? chains.data() + ((r0 / G + g) * panels + p) * G * W : nullptr;
-          kernel(rows.data() + g * kd * G, columns.data() + p * kd * W, kd, C + (r0 + g * G) * ldc + p * W,
-                 std::min(G, nr - g * G), std::min(W, O - p * W), first ? nullptr : chain, last ? nullptr : chain);
+          kernel(u, u_ld, columns.data() + p * kd * W, kd, C + (r0 + g * G) * ldc + p * W, std::min(G, nr - g * G),
+                 std::min(W, O - p * W), first ? nullptr : chain, last ? nullptr : chain);
         }
+      }
     });
   }
 }
@@ -269,7 +282,7 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
       const Index pairs = (A.cols + 1) / 2;
       return product_over_row_blocks<Bf16, Block>(
           A, B, 2 * pairs, 2 * pairs, C, ldc, pack_pairs,
-          [&](const Bf16* u, const Bf16* v, Index, float* out, Index rows, Index cols, const float*, float*) {
+          [&](const Bf16* u, Index, const Bf16* v, Index, float* out, Index rows, Index cols, const float*, float*) {
             block_product_bf16<Block>(u, v, pairs, out, ldc, rows, cols, accumulate);
           });
     }
@@ -280,9 +293,12 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
   constexpr Index slab_depth = 16384 / (TilePanels<T, Block>::kPanel * Index(sizeof(T)));
   product_over_row_blocks<T, Block>(
       A, B, A.cols, slab_depth, C, ldc, copy_transposed<T>,
-      [&](const T* u, const T* v, Index depth, T* out, Index rows, Index cols, const T* resume, T* suspend) {
-        block_product<T, Block>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend);
-      });
+      [&](const T* u, Index u_ld, const T* v, Index depth, T* out, Index rows, Index cols, const T* resume,
+          T* suspend) {
+        if (u_ld > 0) block_product<T, Block, true>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend, u_ld);
+        else block_product<T, Block>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend);
+      },
+      A.col_stride == 1);
 }
 
 template <class T>
