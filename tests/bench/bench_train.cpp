@@ -81,7 +81,7 @@ enum class LinearProduct { forward, dx, dw };
 
 template <LinearProduct which>
 void BM_linear(benchmark::State& state) {
-  const Index R = 32 * 65, K = state.range(0), O = state.range(1);
+  const Index K = state.range(0), O = state.range(1), R = state.range(2);
   Matrix<float> x(R, K), dy(R, O), W(K, O), out(std::max(R, K), std::max(K, O));
   fill_gaussian(x, GaussianStream(1, 2, 0, StreamTag::X), 1.0);
   fill_gaussian(dy, GaussianStream(1, 2, 0, StreamTag::Q), 1.0);
@@ -95,14 +95,12 @@ void BM_linear(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * 2 * R * K * O);
 }
-// vit-tiny's qkv, attention projection, and MLP in and out layers
+// The qkv, attention projection, and MLP in and out layers (K in, O out, R rows: batch × tokens) of vit-tiny
+// (config 1), the small model (config 0) and the sweeps' model at N = 256 (config 3).
 void linear_shapes(benchmark::internal::Benchmark* b) {
-  b->Args({192, 576})
-      ->Args({192, 192})
-      ->Args({192, 768})
-      ->Args({768, 192})
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  for (const auto [D, mlp, rows] : {std::array<Index, 3>{192, 768, 32 * 65}, {64, 256, 64 * 65}, {32, 128, 64 * 257}})
+    b->Args({D, 3 * D, rows})->Args({D, D, rows})->Args({D, mlp, rows})->Args({mlp, D, rows});
+  b->ArgNames({"in", "out", "rows"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 BENCHMARK(BM_linear<LinearProduct::forward>)->Apply(linear_shapes);
 BENCHMARK(BM_linear<LinearProduct::dx>)->Apply(linear_shapes);
