@@ -1,4 +1,5 @@
-// RELU Fig 2: the best alpha of relu/N^alpha, by draws from the seed-blocked fit.
+// RELU Fig 2: the best alpha of relu/N^alpha, by draws from the seed-blocked fit, at the N whose controls show that
+// attention can move the task.
 #include "runs.hpp"
 
 namespace attnlab::training_claims {
@@ -23,23 +24,41 @@ struct AlphaEvidence {
   std::uint64_t seed = 1;                              // of the posterior draws
   std::vector<std::pair<std::string, Index>> names{};  // (h, N) per curve
   std::vector<GridCurve> curves{};                     // validation accuracy against alpha
+  std::map<Index, DynamicRange> ranges{};              // the controls at each N
   std::string setup{};                                 // the paper's and ours (setup_line)
 };
 
 AlphaEvidence measure_alpha_sweep(const ClaimContext& ctx) {
   using Curve = std::pair<std::string, Index>;
-  const auto rows = sweep_rows(ctx, sweep::alpha);
+  auto rows = sweep_rows(ctx, sweep::alpha, true);
+  AlphaEvidence e{.seed = ctx.seed, .ranges = dynamic_ranges(rows)};
+  std::erase_if(rows, is_control);
   const auto by_curve = grid_curves<Curve>(rows, [](const ResultRow& r) {
     return std::pair{Curve{required_extra(r, column::h), r.N}, extra_number(r, column::alpha)};
   });
-  AlphaEvidence e{.seed = ctx.seed, .setup = setup_line(kReluSetup, rows)};
+  e.setup = setup_line(kReluSetup, rows);
   for (const auto& [k, c] : by_curve) e.names.push_back(k), e.curves.push_back(c);
   return e;
 }
 
+// The dynamic range at each N of the curves, and which curves lie at an N whose range reaches `least`.
+std::pair<std::string, std::vector<std::size_t>> ranges_and_able(const AlphaEvidence& e, double least) {
+  std::vector<Index> sizes;
+  std::vector<DynamicRange> ranges;
+  for (const auto& [h, n] : e.names)
+    if (std::find(sizes.begin(), sizes.end(), n) == sizes.end())
+      sizes.push_back(n), ranges.push_back(e.ranges.contains(n) ? e.ranges.at(n) : DynamicRange{});
+  std::vector<std::size_t> able;
+  for (std::size_t c = 0; c < e.names.size(); ++c)
+    if (const auto it = e.ranges.find(e.names[c].second); it != e.ranges.end())
+      if (const auto r = it->second.value(); r && *r >= least) able.push_back(c);
+  return {ranges_line(sizes, ranges), able};
+}
+
 ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_results(sweep::alpha);
-  const double near = t(kAlphaNear), share = t(kTypicalShare);
+  const double near = t(kAlphaNear), share = t(kTypicalShare), least = t(kMinDynamicRange);
+  const auto [range_text, able] = ranges_and_able(e, least);
   Figure fig{.name = sweep::alpha,
              .title = "L^-alpha h attention: validation accuracy against alpha (seed-adjusted mean +- se)",
              .xlabel = "alpha",
@@ -48,13 +67,22 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
   for (const auto& [h, n] : e.names) labels.push_back(text(h, ", N = ", n));
   const auto fitted = fit_curves(
       e.curves, labels, [](double x) { return x; }, fig);
-  const auto& fits = fitted.fits;
-  const auto curves = kept_only(e.curves, fitted.kept);
-  const auto names = kept_only(e.names, fitted.kept);
   ClaimOutcome out{.claimed = 1};
   out.figures = {fig};
+  if (able.empty()) {
+    out.detail = cannot_show(least, range_text, 1);
+    return out;
+  }
+  // Judged: the fitted curves at an N whose controls show that attention can move the task.
+  std::vector<std::size_t> kept;
+  std::vector<BlockedCurve> fits;
+  for (std::size_t f = 0; f < fitted.kept.size(); ++f)
+    if (std::find(able.begin(), able.end(), fitted.kept[f]) != able.end())
+      kept.push_back(fitted.kept[f]), fits.push_back(fitted.fits[f]);
+  const auto curves = kept_only(e.curves, kept);
+  const auto names = kept_only(e.names, kept);
   if (curves.empty()) {
-    out.detail = text("no (h, N) curve can be fitted with the seeds as blocks; ", fitted.left_out);
+    out.detail = text("no (h, N) curve can be fitted with the seeds as blocks; ", fitted.left_out, "; ", range_text);
     return out;
   }
   const auto draws = posterior_argmax(curves, fits, e.seed, "relu.alpha_sweep");
@@ -93,9 +121,33 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
                     "; mean best alpha ", sig(out.measured, 3), " (holds: more than ", share,
                     " of the curves inside; violated: more than ", share, " outside)",
                     censored.empty() ? "" : text("; best at an end of the grid (censored, never inside): ", censored),
-                    "; ", blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out);
+                    "; ", blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out,
+                    able.size() < e.curves.size() ? text("; ", e.curves.size() - able.size(),
+                                                         " curves at an N whose dynamic range is under ",
+                                                         sig(100 * least, 3), " points left out")
+                                                  : "",
+                    "; ", range_text);
   out.markdown = text(best_scale_method("α per h and N", "α"), "\n\n", table, e.setup);
   return out;
+}
+
+// Every curve's N given controls `range` apart, softmax at that N's best curve: a task that can show alpha's effect
+// (range 0.5) or one that cannot.
+void set_ranges(AlphaEvidence& e, double range) {
+  e.ranges.clear();
+  for (std::size_t c = 0; c < e.curves.size(); ++c) {
+    const auto& y = e.curves[c].y;
+    const auto best = *std::max_element(y.begin(), y.end(), [](const auto& a, const auto& b) { return a.mean < b.mean; });
+    auto& r = e.ranges[e.names[c].second];
+    if (!r.softmax || r.softmax->mean < best.mean)
+      r = {.softmax = best, .uniform = without_spread(best, best.mean - range)};
+  }
+}
+
+// Every curve best at alpha = `best`, on a task that can show it.
+void peaks_at(AlphaEvidence& e, double best) {
+  for (auto& c : e.curves) peak_at(c, best);
+  set_ranges(e, 0.5);
 }
 
 // n copies of the first curve: the first `inside` best at alpha = 1 (inside the band), the rest at 0.3 (outside).
@@ -104,6 +156,7 @@ void curves_inside(AlphaEvidence& e, int n, int inside) {
   const auto name = e.names.front();
   e.curves.assign(std::size_t(n), curve), e.names.assign(std::size_t(n), name);
   for (int c = 0; c < n; ++c) peak_at(e.curves[std::size_t(c)], c < inside ? 1.0 : 0.3);
+  set_ranges(e, 0.5);
 }
 
 std::vector<Crossing<AlphaEvidence>> alpha_crossings() {
@@ -118,7 +171,12 @@ std::vector<Crossing<AlphaEvidence>> alpha_crossings() {
       {&kTypicalShare, "a share of the curves just above x inside the band, the rest outside", Verdict::inconclusive,
        Verdict::holds, [just_above](AlphaEvidence& e, double x) { curves_inside(e, 20, just_above(x)); }},
       {&kTypicalShare, "a share of the curves just above x outside the band, the rest inside", Verdict::inconclusive,
-       Verdict::violated, [just_above](AlphaEvidence& e, double x) { curves_inside(e, 20, 20 - just_above(x)); }}};
+       Verdict::violated, [just_above](AlphaEvidence& e, double x) { curves_inside(e, 20, 20 - just_above(x)); }},
+      {&kMinDynamicRange, "every curve best at alpha = 1 on a task of dynamic range x", Verdict::inconclusive,
+       Verdict::holds, [](AlphaEvidence& e, double x) {
+         peaks_at(e, 1.0);
+         set_ranges(e, x);
+       }}};
 }
 
 }  // namespace
@@ -134,14 +192,8 @@ void register_alpha_sweep_claims(ClaimRegistry& r) {
        .sweep = sweep::alpha},
       {.measure = measure_alpha_sweep,
        .judge = judge_alpha_sweep,
-       .contradict =
-           [](AlphaEvidence& e) {  // every curve best at alpha = 0.3, far below 1
-             for (auto& c : e.curves) peak_at(c, 0.3);
-           },
-       .support =
-           [](AlphaEvidence& e) {
-             for (auto& c : e.curves) peak_at(c, 1.0);
-           },
+       .contradict = [](AlphaEvidence& e) { peaks_at(e, 0.3); },  // every curve best far below 1
+       .support = [](AlphaEvidence& e) { peaks_at(e, 1.0); },
        .crossings = alpha_crossings()}));
 }
 

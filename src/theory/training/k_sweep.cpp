@@ -23,12 +23,6 @@ const Threshold kEdgeDelta{
     "whose accuracy lies within this share of the task's dynamic range of the curve's best, half-way between attention "
     "that works and content-free attention, where the accuracy changes fastest"};
 
-const Threshold kMinDynamicRange{
-    "min_dynamic_range", 0.10,
-    "a task whose softmax control beats the better content-free control (uniform mixing, attention off) by less than "
-    "10 points cannot show the scale's effect: half of that range, the edge's delta, would be under 3 times the "
-    "1.75-point resolution of a difference of 3-seed means (comparable_accuracy_margin)"};
-
 namespace {
 
 // The papers' setups, named next to ours in each training claim's report.
@@ -68,23 +62,6 @@ std::string adjusted_accuracy(const GridCurve& c, const BlockedCurve& fit, std::
   return text(percent(fit.mu(Index(point))), " ± ", sig(100 * fit.se(point), 2), "% (", alone, "%)");
 }
 
-// ---- the controls: how much attention can move a task's accuracy --------------------------------
-
-std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows) {
-  std::vector<ResultRow> controls;  // softmax, uniform mixing (phi = 1/N) and attention off (phi = 0)
-  std::copy_if(rows.begin(), rows.end(), std::back_inserter(controls), is_control);
-  std::map<Index, DynamicRange> out;
-  for (const auto& [key, mean] : accuracies<std::pair<Index, std::string>>(controls, [](const ResultRow& r) {
-         return std::pair{r.N, required_extra(r, column::function)};
-       })) {
-    auto& range = out[key.first];
-    (key.second == control::softmax   ? range.softmax
-     : key.second == control::uniform ? range.uniform
-                                      : range.off) = mean;
-  }
-  return out;
-}
-
 }  // namespace
 
 // ---- the sweep every k claim judges, measured and reshaped for the falsify cases (k_sweep.hpp) -------------
@@ -108,24 +85,12 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, in
   return e;
 }
 
-std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges) {
-  std::string line;
-  for (std::size_t c = 0; c < sizes.size(); ++c)
-    line += text(line.empty() ? "" : "; ", "N=", sizes[c], ": ", ranges[c].describe());
-  return text("dynamic range (softmax above the better content-free control) ", line);
-}
-
 std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
   std::vector<std::size_t> able;
   for (std::size_t c = 0; c < e.curves.size(); ++c)
     if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
   return able;
 }
-std::string cannot_show(double least, const std::string& range_text, int needed) {
-  return text("inconclusive: the task cannot show it: ", needed == 1 ? "no N has" : "fewer than two N have",
-              " a dynamic range of at least ", sig(100 * least, 3), " points; ", range_text);
-}
-
 std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
                                               const std::vector<BlockedCurve>& fits) {
   return posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + e.regime.suffix("."));
@@ -185,7 +150,8 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const double band = t(kSqrtBand);
   ClaimOutcome out{.claimed = 0.5};
   if (e.sizes.size() < 2) {
-    out.detail = text(e.regime.sweep(sweep::k), " has fewer than two sequence lengths: no slope");
+    out.detail = text(e.regime.sweep(sweep::k), " has fewer than two sequence lengths: no slope; ",
+                      ranges_line(e.sizes, e.ranges));
     return out;
   }
   const auto& regime = e.regime;
@@ -206,7 +172,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   if (sizes.size() < 2) {
     out.figures = {accuracy};
     out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ",
-                      fitted.left_out);
+                      fitted.left_out, "; ", ranges_line(e.sizes, e.ranges));
     return out;
   }
   const auto draws = best_k_draws(e, curves, fits);

@@ -6,7 +6,7 @@
 
 namespace attnlab::training_claims {
 
-extern const Threshold kMinDynamicRange, kSqrtBand, kCensoredShare, kEdgeDelta;
+extern const Threshold kSqrtBand, kCensoredShare, kEdgeDelta;
 
 // Which regime each side of POLY assumes: its theorems i.i.d. Gaussian X, Q, K (Remark 4.1: true at initialisation
 // only), its experiments ViT-Tiny's timm initialisation.
@@ -67,13 +67,8 @@ Crossing<KSweepEvidence> range_crossing(std::function<void(KSweepEvidence&, doub
 std::vector<Crossing<KSweepEvidence>> best_k_crossings();
 std::vector<Crossing<KSweepEvidence>> edge_crossings();
 
-// The dynamic range at each N, for the details: "N=16: 80 points (softmax 98%, uniform 18%)".
-std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges);
-
 // The curves at an N whose dynamic range reaches `least`: those that can show the scale's effect.
 std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least);
-// "inconclusive: the task cannot show it", when fewer than `needed` N (1 or 2) can.
-std::string cannot_show(double least, const std::string& range_text, int needed = 2);
 
 // The curve replaced by a plateau in log k that starts at `edge`, falls linearly over three decades below it to `range`
 // under the top and is flat beyond, with no seed-to-seed spread.

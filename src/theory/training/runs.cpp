@@ -274,4 +274,39 @@ ClaimOutcome no_regime_rows(const Regime& regime, const std::string& sweep, cons
   return out;
 }
 
+// ---- the controls: how far attention can move a task's accuracy ----------------------------------
+
+const Threshold kMinDynamicRange{
+    "min_dynamic_range", 0.10,
+    "a task whose softmax control beats the better content-free control (uniform mixing, attention off) by less than "
+    "10 points cannot show the scale's effect: half of that range, the edge's delta, would be under 3 times the "
+    "1.75-point resolution of a difference of 3-seed means (comparable_accuracy_margin)"};
+
+std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows) {
+  std::vector<ResultRow> controls;  // softmax, uniform mixing (phi = 1/N) and attention off (phi = 0)
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(controls), is_control);
+  std::map<Index, DynamicRange> out;
+  for (const auto& [key, mean] : accuracies<std::pair<Index, std::string>>(controls, [](const ResultRow& r) {
+         return std::pair{r.N, required_extra(r, column::function)};
+       })) {
+    auto& range = out[key.first];
+    (key.second == control::softmax   ? range.softmax
+     : key.second == control::uniform ? range.uniform
+                                      : range.off) = mean;
+  }
+  return out;
+}
+
+std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges) {
+  std::string line;
+  for (std::size_t c = 0; c < sizes.size(); ++c)
+    line += text(line.empty() ? "" : "; ", "N=", sizes[c], ": ", ranges[c].describe());
+  return text("dynamic range (softmax above the better content-free control) ", line);
+}
+
+std::string cannot_show(double least, const std::string& range_text, int needed) {
+  return text("inconclusive: the task cannot show it: ", needed == 1 ? "no N has" : "fewer than two N have",
+              " a dynamic range of at least ", sig(100 * least, 3), " points; ", range_text);
+}
+
 }  // namespace attnlab::training_claims

@@ -187,6 +187,20 @@ struct DynamicRange {
   }
 };
 
+// The controls' accuracies per N (softmax, uniform mixing, attention off, seed means): how far attention can move the
+// task there.
+std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows);
+
+// The least dynamic range that can show an activation's effect on accuracy: below it a training claim is
+// "inconclusive: the task cannot show it".
+extern const Threshold kMinDynamicRange;
+
+// The dynamic range at each N, for the details: "N=16: 80 points (softmax 98%, uniform 18%)".
+std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges);
+
+// "inconclusive: the task cannot show it", when fewer than `needed` N (1 or 2) can.
+std::string cannot_show(double least, const std::string& range_text, int needed = 2);
+
 ClaimOutcome no_results(const std::string& sweep);
 
 // The training sets the epochs count: Fashion-MNIST's 60,000 images and --data recall's default 250,000 generated
