@@ -28,7 +28,8 @@ const TableEntry* Table::find(const std::string& label, Index at) const {
 
 namespace {
 
-enum class Outcome { reproduced, contradicted, unresolved, missing };
+// cannot_show: level within the margin on a task whose dynamic range is too narrow to tell (counted unresolved).
+enum class Outcome { reproduced, contradicted, unresolved, cannot_show, missing };
 
 Index axis_value(const ResultRow& r, const std::string& axis) {
   return axis == "N" ? r.N : Index(extra_number(r, axis));
@@ -66,7 +67,8 @@ Table build_table(const std::vector<ResultRow>& rows, const std::string& axis) {
   return t;
 }
 
-Outcome compare(const Table& t, const Relation& rel, Index at, const Thresholds& th, std::string& line) {
+Outcome compare(const TableEvidence& e, const Relation& rel, Index at, const Thresholds& th, std::string& line) {
+  const Table& t = e.table;
   const auto *a = t.find(rel.a, at), *b = t.find(rel.b, at);
   if (!a || !b) return Outcome::missing;
   const bool breakdown = rel.kind == RelationKind::breaks_down;
@@ -80,11 +82,17 @@ Outcome compare(const Table& t, const Relation& rel, Index at, const Thresholds&
     case RelationKind::better:
       return d.lo > 0 ? Outcome::reproduced : d.hi < 0 ? Outcome::contradicted : Outcome::unresolved;
     case RelationKind::comparable: {
-      const double margin = th(kComparableMargin);
+      const double margin = th(kComparableMargin), least = th(kMinDynamicRange);
       const auto v = equivalence_verdict(d.lo, d.hi, -margin, margin);
-      return v == Verdict::holds      ? Outcome::reproduced
-             : v == Verdict::violated ? Outcome::contradicted
-                                      : Outcome::unresolved;
+      if (v == Verdict::violated) return Outcome::contradicted;
+      // Level accuracies say nothing where content-free attention is level too: a gap wider than the margin still does.
+      const auto range = e.ranges.contains(at) ? e.ranges.at(at).value() : std::nullopt;
+      if (v == Verdict::holds && !(range && *range >= least)) {
+        line += text(" (the task's dynamic range there, ", range ? text(percent(*range), " points") : "not measured",
+                     ", is under ", percent(least), ")");
+        return Outcome::cannot_show;
+      }
+      return v == Verdict::holds ? Outcome::reproduced : Outcome::unresolved;
     }
     case RelationKind::breaks_down: {
       int diverged = 0;
@@ -134,6 +142,18 @@ void order_table(TableEvidence& e, bool as_paper) {
       });
 }
 
+// Every axis value's controls `range` apart, softmax at the table's best level there: a task that can show the
+// relations (range 0.5) or one that cannot.
+void set_ranges(TableEvidence& e, double range) {
+  for (Index v : e.table.axis_values) {
+    const SeedMean* best = nullptr;
+    for (const auto& entry : e.table.entries)
+      if (const auto it = entry.at.find(v); it != entry.at.end() && (!best || it->second.mean > best->mean))
+        best = &it->second;
+    if (best) e.ranges[v] = {.softmax = *best, .uniform = without_spread(*best, best->mean - range)};
+  }
+}
+
 // A relation's activations that did not run with every seed softmax ran, given softmax's runs for the seeds they lack,
 // so that the falsify cases of a claim whose runs are not all trained yet can order its table.
 void with_every_entry(TableEvidence& e) {
@@ -160,6 +180,7 @@ void with_every_entry(TableEvidence& e) {
 void relation_at_edge(TableEvidence& e, RelationKind kind, double x) {
   with_every_entry(e);
   order_table(e, true);
+  set_ranges(e, 0.5);
   for (auto rel = e.relations.rbegin(); rel != e.relations.rend(); ++rel)
     for (auto v = e.table.axis_values.rbegin(); v != e.table.axis_values.rend(); ++v) {
       auto *a = e.table.find(rel->a, *v), *b = e.table.find(rel->b, *v);
@@ -208,19 +229,21 @@ TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, c
 ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const std::string& what) {
   if (e.table.entries.empty()) return no_results(e.sweep);
   ClaimOutcome out;
-  int reproduced = 0, contradicted = 0, judged = 0;
+  int reproduced = 0, contradicted = 0, judged = 0, cannot_show = 0;
   std::string lines;
   for (const auto& rel : e.relations)
     for (Index v : e.table.axis_values) {
       std::string line;
-      const auto o = compare(e.table, rel, v, th, line);
+      const auto o = compare(e, rel, v, th, line);
       if (o == Outcome::missing) continue;
       ++judged;
       reproduced += o == Outcome::reproduced;
       contradicted += o == Outcome::contradicted;
+      cannot_show += o == Outcome::cannot_show;
       lines += text("- ", line, ": ",
                     o == Outcome::reproduced     ? "reproduced"
                     : o == Outcome::contradicted ? "contradicted"
+                    : o == Outcome::cannot_show  ? "level, but the task cannot show it"
                                                  : "unresolved",
                     "\n");
     }
@@ -234,13 +257,18 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
     if (const auto r = e.ranges.find(v); r != e.ranges.end())
       ranges += text(ranges.empty() ? "" : "; ", e.table.axis, "=", v, ": ", r->second.describe());
   out.detail = text(reproduced, " of ", judged, " comparisons (", what, ") reproduced, ", contradicted,
-                    " contradicted, by 95% intervals of paired-seed differences; dynamic range (softmax above the "
-                    "better content-free control) ",
+                    " contradicted, by 95% intervals of paired-seed differences",
+                    cannot_show > 0 ? text("; ", cannot_show, " comparable within the margin on a task whose dynamic "
+                                                              "range there is under ",
+                                           percent(th(kMinDynamicRange)), " points: the task cannot show it")
+                                    : "",
+                    "; dynamic range (softmax above the better content-free control) ",
                     ranges.empty() ? "not measured (no control runs)" : ranges);
   std::string rules;
   if (reads(e, RelationKind::comparable))
     rules += text("; \"comparable\" holds when the interval lies inside ±", percent(th(kComparableMargin)),
-                  " points and fails when it lies outside");
+                  " points on a task whose dynamic range there reaches ", percent(th(kMinDynamicRange)),
+                  " points, and fails when it lies outside");
   if (reads(e, RelationKind::breaks_down))
     rules += text("; \"breaks down\" holds when every paired seed diverged or the interval lies above ",
                   percent(th(kBreakdownGap)), " points, and fails when none diverged and it lies below");
@@ -290,11 +318,19 @@ ClaimRules<TableEvidence> table_rules(const std::string& sweep, const char* pape
           [](TableEvidence& e) {
             with_every_entry(e);
             order_table(e, true);
+            set_ranges(e, 0.5);
           }};
-  if (std::ranges::find(kinds, RelationKind::comparable) != kinds.end())
+  if (std::ranges::find(kinds, RelationKind::comparable) != kinds.end()) {
     rules.crossings.push_back({&kComparableMargin, "the last comparable pair's paired interval, ending at x",
                                Verdict::holds, Verdict::inconclusive,
                                [](TableEvidence& e, double x) { relation_at_edge(e, RelationKind::comparable, x); }});
+    rules.crossings.push_back({&kMinDynamicRange, "the table as the paper says on a task of dynamic range x",
+                               Verdict::inconclusive, Verdict::holds, [](TableEvidence& e, double x) {
+                                 with_every_entry(e);
+                                 order_table(e, true);
+                                 set_ranges(e, x);
+                               }});
+  }
   if (std::ranges::find(kinds, RelationKind::breaks_down) != kinds.end())
     rules.crossings.push_back({&kBreakdownGap, "the last breakdown's paired interval, starting at x",
                                Verdict::inconclusive, Verdict::holds,
