@@ -295,7 +295,8 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
       A, B, A.cols, slab_depth, C, ldc, copy_transposed<T>,
       [&](const T* u, Index u_ld, const T* v, Index depth, T* out, Index rows, Index cols, const T* resume,
           T* suspend) {
-        if (u_ld > 0) block_product<T, Block, true>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend, u_ld);
+        if (u_ld > 0)
+          block_product<T, Block, true>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend, u_ld);
         else block_product<T, Block>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend);
       },
       A.col_stride == 1);

@@ -480,14 +480,21 @@ std::string label(const std::string& name, int p, const std::string& k) {
 
 // Three seeds of every Table-1 activation at N = 64 and 256 around the given means, ±c·0.1 points with c = 1, 2 or 3
 // by the label's length (softmax's 2): paired differences keep a spread, so a tie stays a tie.
-std::vector<ResultRow> table_rows(const std::map<std::string, double>& means) {
+// With the controls uniform and off `range` under softmax at each N (none for range 0), marked as controls.
+std::vector<ResultRow> table_rows(const std::map<std::string, double>& means, double range = 0.4) {
   std::vector<ResultRow> rows;
-  for (Index N : {64, 256})
+  for (Index N : {64, 256}) {
     for (const auto& [activation, mean] : means) {
       const double c = double(activation.size() % 3 + 1);
       for (std::uint64_t seed : {1, 2, 3})
         rows.push_back(accuracy_row(activation, N, mean + 0.001 * c * (double(seed) - 2), seed, 10000));
     }
+    if (range > 0)
+      for (const char* control : {"uniform", "off"})
+        for (std::uint64_t seed : {1, 2, 3})
+          rows.push_back(accuracy_row(control, N, means.at("softmax") - range, seed, 10000,
+                                      {{"function", control}, {"control", "yes"}}));
+  }
   return rows;
 }
 
@@ -548,6 +555,23 @@ TEST(TrainingClaims, ScaledPowersAndReluAreComparedWithSoftmax) {
   EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means)).verdict, Verdict::violated);
 }
 
+// Level with softmax says nothing on a task where content-free attention is level too: under a 10-point dynamic range
+// "comparable" is not reproduced (the task cannot show it), while a gap wider than the margin still contradicts.
+TEST(TrainingClaims, ComparableNeedsATaskThatCanShowIt) {
+  std::map<std::string, double> means{{"softmax", 0.8}, {"relu/N^1", 0.8}};
+  const auto narrow = judge("relu.matches_softmax", "activation_table", table_rows(means, 0.05));
+  EXPECT_EQ(narrow.verdict, Verdict::inconclusive) << narrow.detail;
+  EXPECT_NE(narrow.detail.find("2 comparable within the margin on a task whose dynamic range there is under 10 points"),
+            std::string::npos)
+      << narrow.detail;
+  EXPECT_NE(narrow.detail.find("N=64: 5 points"), std::string::npos) << narrow.detail;
+  EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means, 0)).verdict, Verdict::inconclusive)
+      << "no controls: the range is not measured";
+  EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means, 0.11)).verdict, Verdict::holds);
+  means["relu/N^1"] = 0.75;
+  EXPECT_EQ(judge("relu.matches_softmax", "activation_table", table_rows(means, 0.05)).verdict, Verdict::violated);
+}
+
 // REPOLY Table 5's ordering (ViT-Base's column) holds; a pointwise function above softmax (GELU at 80.0) contradicts
 // "softmax above GELU"; one 0.01 points below it with a spread (ELU) resolves nothing with three seeds.
 TEST(TrainingClaims, RepolyTable5OrdersThePointwiseFunctionsBelowSoftmax) {
@@ -571,9 +595,9 @@ TEST(TrainingClaims, RepolyTable5OrdersThePointwiseFunctionsBelowSoftmax) {
 // RELU Fig 2 and 3 at alpha = 1: each h level with relu holds, one five points above it contradicts "no clear best";
 // relu above identity holds, identity level with it resolves nothing; qk-layernorm within a point of without holds.
 TEST(TrainingClaims, ReluAblationsCompareAtAlphaOne) {
-  std::map<std::string, double> means{{"relu/N^1", 0.8},      {"relu2/N^1", 0.805},   {"gelu/N^1", 0.795},
-                                      {"softplus/N^1", 0.8},  {"identity/N^1", 0.75}, {"relu/N^1+qkln", 0.81},
-                                      {"relu2/N^1+qkln", 0.8}};
+  std::map<std::string, double> means{{"softmax", 0.8},        {"relu/N^1", 0.8},      {"relu2/N^1", 0.805},
+                                      {"gelu/N^1", 0.795},     {"softplus/N^1", 0.8},  {"identity/N^1", 0.75},
+                                      {"relu/N^1+qkln", 0.81}, {"relu2/N^1+qkln", 0.8}};
   EXPECT_EQ(judge("relu.no_best_h", "activation_table", table_rows(means)).verdict, Verdict::holds);
   EXPECT_EQ(judge("relu.activation_needed", "activation_table", table_rows(means)).verdict, Verdict::holds);
   EXPECT_EQ(judge("relu.qk_layernorm", "activation_table", table_rows(means)).verdict, Verdict::holds);
@@ -599,6 +623,11 @@ std::vector<ResultRow> periodic_rows(const std::map<std::string, double>& means,
         rows.push_back(accuracy_row(activation, 64, mean + 0.001 * c * (double(seed) - 2), seed, 10000, extra));
       }
     }
+  for (Index depth : {1, 2})  // the controls, 40 points under softmax
+    for (const char* control : {"uniform", "off"})
+      for (std::uint64_t seed : {1, 2, 3})
+        rows.push_back(accuracy_row(control, 64, means.at("softmax") - 0.4, seed, 10000,
+                                    {{"depth", depth}, {"function", control}, {"control", "yes"}}));
   return rows;
 }
 
@@ -674,9 +703,9 @@ TEST(TrainingClaims, TiesWithinTheSpreadAreInconclusive) {
 namespace {
 
 // Four (h, N) curves, the i-th (relu 16, relu 64, identity 16, identity 64) an exact parabola with its maximum at
-// best_alpha(i), two seeds at ±4e-3 around it (crossing_noise).
+// best_alpha(i), two seeds at ±4e-3 around it (crossing_noise); controls of a 40-point range at N = 16 and 64.
 std::vector<ResultRow> alpha_rows(const std::function<double(int)>& best_alpha, double curvature = 0.2) {
-  std::vector<ResultRow> rows;
+  std::vector<ResultRow> rows = control_rows(0.4, {16, 64});
   int curve = 0;
   for (const char* h : {"relu", "identity"})
     for (Index N : {16, 64}) {
@@ -707,6 +736,30 @@ TEST(TrainingClaims, BestAlphaIsRecoveredAndJudgedAgainstOne) {
   // A flat curve does not locate the best alpha, wherever its noisy maximum falls.
   const auto flat = judge("relu.alpha_sweep", "alpha_sweep", alpha_rows(1.0, 1e-6));
   EXPECT_EQ(flat.verdict, Verdict::inconclusive) << flat.detail;
+}
+
+// Only the curves at an N whose controls show a 10-point dynamic range are judged: without controls none is, and with
+// N = 64's range narrowed to 5 points its two curves (best at 0.3, against 1.1 at N = 16) are left out and named.
+TEST(TrainingClaims, BestAlphaIsJudgedWhereTheTaskCanShowIt) {
+  const auto is_control = [](const ResultRow& r) {
+    return r.activation == "softmax" || r.activation == "uniform" || r.activation == "off";
+  };
+  auto rows = alpha_rows([](int i) { return i % 2 ? 0.3 : 1.1; });
+  auto without = rows;
+  std::erase_if(without, is_control);
+  const auto blind = judge("relu.alpha_sweep", "alpha_sweep", without);
+  EXPECT_EQ(blind.verdict, Verdict::inconclusive) << blind.detail;
+  EXPECT_NE(blind.detail.find("the task cannot show it: no N has a dynamic range of at least 10 points"),
+            std::string::npos)
+      << blind.detail;
+  EXPECT_EQ(judge("relu.alpha_sweep", "alpha_sweep", rows).verdict, Verdict::inconclusive) << "two against two";
+  for (auto& r : rows)
+    if (is_control(r) && r.N == 64 && r.activation != "softmax") r.value = {1, 0, 0.75, 0, 0.75, 0.75};
+  const auto narrowed = judge("relu.alpha_sweep", "alpha_sweep", rows);
+  EXPECT_EQ(narrowed.verdict, Verdict::holds) << narrowed.detail;
+  EXPECT_NE(narrowed.detail.find("2 curves at an N whose dynamic range is under 10 points left out"), std::string::npos)
+      << narrowed.detail;
+  EXPECT_NE(narrowed.detail.find("N=64: 5 points"), std::string::npos) << narrowed.detail;
 }
 
 // "Typically best near 1" is a majority of the (h, N) curves: three of four near 1 hold although the fourth is

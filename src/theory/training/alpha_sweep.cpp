@@ -122,10 +122,10 @@ ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {
                     " of the curves inside; violated: more than ", share, " outside)",
                     censored.empty() ? "" : text("; best at an end of the grid (censored, never inside): ", censored),
                     "; ", blocking_summary(fits), fitted.left_out.empty() ? "" : "; " + fitted.left_out,
-                    able.size() < e.curves.size() ? text("; ", e.curves.size() - able.size(),
-                                                         " curves at an N whose dynamic range is under ",
-                                                         sig(100 * least, 3), " points left out")
-                                                  : "",
+                    able.size() < e.curves.size()
+                        ? text("; ", e.curves.size() - able.size(), " curves at an N whose dynamic range is under ",
+                               sig(100 * least, 3), " points left out")
+                        : "",
                     "; ", range_text);
   out.markdown = text(best_scale_method("α per h and N", "α"), "\n\n", table, e.setup);
   return out;
@@ -137,7 +137,8 @@ void set_ranges(AlphaEvidence& e, double range) {
   e.ranges.clear();
   for (std::size_t c = 0; c < e.curves.size(); ++c) {
     const auto& y = e.curves[c].y;
-    const auto best = *std::max_element(y.begin(), y.end(), [](const auto& a, const auto& b) { return a.mean < b.mean; });
+    const auto best = *std::max_element(y.begin(), y.end(),
+                                        [](const auto& a, const auto& b) { return a.mean < b.mean; });
     auto& r = e.ranges[e.names[c].second];
     if (!r.softmax || r.softmax->mean < best.mean)
       r = {.softmax = best, .uniform = without_spread(best, best.mean - range)};

@@ -258,8 +258,9 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
       ranges += text(ranges.empty() ? "" : "; ", e.table.axis, "=", v, ": ", r->second.describe());
   out.detail = text(reproduced, " of ", judged, " comparisons (", what, ") reproduced, ", contradicted,
                     " contradicted, by 95% intervals of paired-seed differences",
-                    cannot_show > 0 ? text("; ", cannot_show, " comparable within the margin on a task whose dynamic "
-                                                              "range there is under ",
+                    cannot_show > 0 ? text("; ", cannot_show,
+                                           " comparable within the margin on a task whose dynamic "
+                                           "range there is under ",
                                            percent(th(kMinDynamicRange)), " points: the task cannot show it")
                                     : "",
                     "; dynamic range (softmax above the better content-free control) ",
