@@ -37,8 +37,10 @@ constexpr double kTargetSlopeCiWidth = 0.4;
 
 // The lower edge of a curve's plateau: the smallest x whose accuracy lies within delta of the curve's best,
 // interpolated linearly from the grid point below it; -infinity when the first grid point is already within (censored:
-// at or below the grid's start).
-double plateau_edge(const std::vector<double>& x, const Eigen::VectorXd& y, double delta) {
+// at or below the grid's start); +infinity when the best stays under `trained` (content-free attention's accuracy
+// plus delta): x^3/k trained at no k of the grid, and a plateau, if any, lies above it.
+double plateau_edge(const std::vector<double>& x, const Eigen::VectorXd& y, double delta, double trained) {
+  if (y.maxCoeff() < trained) return HUGE_VAL;
   const double floor = y.maxCoeff() - delta;
   Index i = 0;
   while (y(i) < floor) ++i;
@@ -97,10 +99,11 @@ std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std
 }
 
 std::vector<std::vector<double>> edge_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
-                                            const std::vector<BlockedCurve>& fits, const std::vector<double>& deltas) {
+                                            const std::vector<BlockedCurve>& fits, const std::vector<double>& deltas,
+                                            const std::vector<double>& trained) {
   return posterior_draws(
       fits, e.seed, "poly.k_edge_vs_N" + e.regime.suffix("."),
-      [&](std::size_t c, const Eigen::VectorXd& mu) { return plateau_edge(curves[c].x, mu, deltas[c]); });
+      [&](std::size_t c, const Eigen::VectorXd& mu) { return plateau_edge(curves[c].x, mu, deltas[c], trained[c]); });
 }
 
 std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
@@ -301,13 +304,14 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
                       fitted.left_out, "; ", range_text);
     return out;
   }
-  std::vector<double> deltas, log_n, edges;
+  std::vector<double> deltas, trained, log_n, edges;
   for (std::size_t c = 0; c < curves.size(); ++c) {
     deltas.push_back(share * *ranges[c].value());
+    trained.push_back(*ranges[c].content_free() + deltas[c]);
     log_n.push_back(std::log10(double(sizes[c])));
-    edges.push_back(plateau_edge(curves[c].x, fitted.fits[c].mu, deltas[c]));
+    edges.push_back(plateau_edge(curves[c].x, fitted.fits[c].mu, deltas[c], trained[c]));
   }
-  const auto draws = edge_draws(e, curves, fitted.fits, deltas);
+  const auto draws = edge_draws(e, curves, fitted.fits, deltas, trained);
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
   const auto slopes = draw_slopes(draws, log_n);
   const bool located = std::all_of(edges.begin(), edges.end(), [](double v) { return std::isfinite(v); });
@@ -327,7 +331,9 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
       edge_marks.hi.push_back(std::pow(10, std::isfinite(hi) ? hi : curves[c].x.back()));
     }
     const auto k_text = [](double x) {
-      return std::isfinite(x) ? sig(std::pow(10, x), 3) : std::string("below the grid");
+      return std::isfinite(x) ? sig(std::pow(10, x), 3)
+             : x < 0          ? std::string("below the grid")
+                              : std::string("above the grid (trained at no k)");
     };
     per_n += text(per_n.empty() ? "" : ", ", "N=", sizes[c], ": ", k_text(edges[c]));
     table += text("| ", sizes[c], " | ", ranges[c].describe(), " | ", sig(100 * deltas[c], 3), " points | ",
@@ -349,7 +355,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
                     : out.ci_lo > 0 ? "yes (interval above 0)"
                                     : "not shown (interval reaches 0)",
                     censored.empty() ? ""
-                                     : text("; the edge lies below the grid for N = ", censored, " in more than ",
+                                     : text("; the edge lies beyond the grid for N = ", censored, " in more than ",
                                             t(kCensoredShare), " of the draws (censored)"),
                     fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
   out.markdown = text(

@@ -36,7 +36,8 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, in
 std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
                                               const std::vector<BlockedCurve>& fits);
 std::vector<std::vector<double>> edge_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
-                                            const std::vector<BlockedCurve>& fits, const std::vector<double>& deltas);
+                                            const std::vector<BlockedCurve>& fits, const std::vector<double>& deltas,
+                                            const std::vector<double>& trained);
 std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
                             std::size_t curve);
 

@@ -67,9 +67,12 @@ std::size_t at_an_end(const std::vector<GridCurve>& all, const KSweepEvidence& e
   const auto fitted = fit_curves(
       all, std::vector<std::string>(all.size()), [](double x) { return x; }, scratch);
   const auto curves = kept_only(all, fitted.kept);
-  std::vector<double> deltas;
-  for (std::size_t c : fitted.kept) deltas.push_back(edges ? kEdgeDelta.value * *e.ranges[c].value() : 0);
-  const auto draws = edges ? edge_draws(e, curves, fitted.fits, deltas) : best_k_draws(e, curves, fitted.fits);
+  std::vector<double> deltas, trained;
+  for (std::size_t c : fitted.kept) {
+    deltas.push_back(edges ? kEdgeDelta.value * *e.ranges[c].value() : 0);
+    trained.push_back(edges ? *e.ranges[c].content_free() + deltas.back() : 0);
+  }
+  const auto draws = edges ? edge_draws(e, curves, fitted.fits, deltas, trained) : best_k_draws(e, curves, fitted.fits);
   return draws_at_an_end(draws, curves, curves.size() - 1);
 }
 

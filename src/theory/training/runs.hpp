@@ -172,9 +172,13 @@ std::string mean_sd(const SeedMean& s);
 // control.
 struct DynamicRange {
   std::optional<SeedMean> softmax{}, uniform{}, off{};
+  std::optional<double> content_free() const {  // the better of uniform mixing and attention off
+    if (!(uniform || off)) return std::nullopt;
+    return std::max(uniform ? uniform->mean : 0.0, off ? off->mean : 0.0);
+  }
   std::optional<double> value() const {
-    if (!softmax || !(uniform || off)) return std::nullopt;
-    return softmax->mean - std::max(uniform ? uniform->mean : 0.0, off ? off->mean : 0.0);
+    if (!softmax || !content_free()) return std::nullopt;
+    return softmax->mean - *content_free();
   }
   std::string describe() const {
     const auto part = [](const char* name, const std::optional<SeedMean>& s) {
