@@ -189,7 +189,8 @@ void register_alpha_sweep_claims(ClaimRegistry& r) {
        .statement = "accuracy is best near alpha = 1 (trainer)",
        .method =
            "alpha_sweep: validation accuracy over alpha in [0, 2] per h and N and paired seeds, the seeds taken out "
-           "as blocks; best alpha by draws from the fit",
+           "as blocks; best alpha by draws from the fit, at the N whose controls (softmax against uniform mixing and "
+           "attention off) give a dynamic range of at least min_dynamic_range",
        .sweep = sweep::alpha},
       {.measure = measure_alpha_sweep,
        .judge = judge_alpha_sweep,
