@@ -140,8 +140,7 @@ void set_ranges(AlphaEvidence& e, double range) {
     const auto best = *std::max_element(y.begin(), y.end(),
                                         [](const auto& a, const auto& b) { return a.mean < b.mean; });
     auto& r = e.ranges[e.names[c].second];
-    if (!r.softmax || r.softmax->mean < best.mean)
-      r = {.softmax = best, .uniform = without_spread(best, best.mean - range)};
+    if (!r.softmax || r.softmax->mean < best.mean) r = range_under(best, range);
   }
 }
 

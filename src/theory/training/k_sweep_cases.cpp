@@ -35,10 +35,7 @@ double best_mean(const GridCurve& c) {
 
 void set_range_of(KSweepEvidence& e, std::size_t c, double range) {
   const double best = best_mean(e.curves[c]);
-  const auto& any = e.curves[c].y.front();
-  e.ranges[c] = {.softmax = without_spread(any, best),
-                 .uniform = without_spread(any, best - range),
-                 .off = without_spread(any, best - range)};
+  e.ranges[c] = range_under(without_spread(e.curves[c].y.front(), best), range);
 }
 
 // Per N, the middle of the grid every N shares shifted by exponent × (log10 N less its mean over the N): a law of that

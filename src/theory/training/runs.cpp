@@ -297,6 +297,11 @@ std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows)
   return out;
 }
 
+DynamicRange range_under(const SeedMean& top, double range) {
+  return {
+      .softmax = top, .uniform = without_spread(top, top.mean - range), .off = without_spread(top, top.mean - range)};
+}
+
 std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges) {
   std::string line;
   for (std::size_t c = 0; c < sizes.size(); ++c)

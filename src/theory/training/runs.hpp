@@ -191,6 +191,9 @@ struct DynamicRange {
   }
 };
 
+// Controls `range` apart for the falsify cases: softmax at `top`, uniform mixing and attention off `range` under it.
+DynamicRange range_under(const SeedMean& top, double range);
+
 // The controls' accuracies per N (softmax, uniform mixing, attention off, seed means): how far attention can move the
 // task there.
 std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows);

@@ -150,7 +150,7 @@ void set_ranges(TableEvidence& e, double range) {
     for (const auto& entry : e.table.entries)
       if (const auto it = entry.at.find(v); it != entry.at.end() && (!best || it->second.mean > best->mean))
         best = &it->second;
-    if (best) e.ranges[v] = {.softmax = *best, .uniform = without_spread(*best, best->mean - range)};
+    if (best) e.ranges[v] = range_under(*best, range);
   }
 }
 
