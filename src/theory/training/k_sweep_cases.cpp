@@ -125,10 +125,17 @@ void place_best_k(KSweepEvidence& e, double exponent) {
 }
 
 // The edge within half the range of the top lies 1.5 decades below the ramp's start, where any grid of at most
-// one-decade steps brackets it on the ramp, so the interpolated edge is exact.
+// one-decade steps brackets it on the ramp, so the interpolated edge is exact, provided each grid reaches from the
+// edge to the plateau (grids over other decades, as recall-query-noclip's N = 64 and 128, may not: the default grid).
 void place_edge(KSweepEvidence& e, double exponent, double range) {
   with_default_grid(e);
-  const auto edges = on_a_law(e, exponent);
+  auto edges = on_a_law(e, exponent);
+  for (std::size_t c = 0; c < e.curves.size(); ++c)
+    if (e.curves[c].x.front() > edges[c] || e.curves[c].x.back() < edges[c] + 1.5) {
+      default_grid(e);
+      edges = on_a_law(e, exponent);
+      break;
+    }
   for (std::size_t c = 0; c < e.curves.size(); ++c) ramp(e.curves[c], edges[c] + 1.5, range);
   set_dynamic_range(e, range);
 }
