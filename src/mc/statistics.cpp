@@ -56,7 +56,7 @@ double quantile(std::vector<double> v, double q) {
   const auto lo = std::size_t(pos);
   const double w = pos - double(lo);
   std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(lo), v.end());
-  if (lo + 1 >= v.size()) return v[lo];
+  if (w == 0 || lo + 1 >= v.size()) return v[lo];  // an infinite neighbour times 0 would be NaN
   return v[lo] * (1 - w) + *std::min_element(v.begin() + std::ptrdiff_t(lo) + 1, v.end()) * w;
 }
 

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -413,15 +414,33 @@ TEST(TrainingClaims, PlateauEdgeBelowTheGridIsCensored) {
 
 // A curve that stays at content-free attention's level at every k (its best under that level plus δ) has no plateau
 // in the grid: its edge lies above it (it read "below the grid" before, every point being within δ of a best at
-// chance).
+// chance). Only bounded there, the largest N still bounds the exponent from below: clamped to the grid's last log k,
+// 3, from its law's 0.5 log 256 + log 3 − 0.5, it adds its shift times (log 256 − mean log N) / Σ (log N − mean)² to
+// the slope 0.5, which lies beyond the band. A smallest N that never trains either pulls the other way: no bound.
 TEST(TrainingClaims, PlateauEdgeOfACurveThatNeverTrainsIsAboveTheGrid) {
+  const std::vector<double> log_n{std::log10(8.0), std::log10(16.0), std::log10(64.0), std::log10(256.0)};
+  const double mean = std::accumulate(log_n.begin(), log_n.end(), 0.0) / 4;
+  double sxx = 0;
+  for (double x : log_n) sxx += (x - mean) * (x - mean);
+  const double shift = 3 - (0.5 * log_n[3] + std::log10(3.0) - 0.5);
+  const double bound = 0.5 + shift * (log_n[3] - mean) / sxx;
+  const auto never_trains = [](std::vector<ResultRow>& rows, Index n) {
+    for (auto& r : rows)
+      if (r.N == n && r.activation == "x^3/k") r.value = {1, 0, 0.4, 0, 0.4, 0.4};  // the ramp's floor, uniform's level
+  };
   auto rows = edge_rows(0.5, 3, 0.4);
-  for (auto& r : rows)
-    if (r.N == 256 && r.activation == "x^3/k") r.value = {1, 0, 0.4, 0, 0.4, 0.4};  // the ramp's floor, uniform's level
+  never_trains(rows, 256);
   const auto out = judge("poly.k_edge_vs_N", "k_sweep", rows);
-  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
+  EXPECT_TRUE(test::close(out.ci_lo, bound, 0.02, 0)) << "bound " << bound << ": " << out.detail;
+  EXPECT_EQ(out.ci_hi, HUGE_VAL) << out.detail;
   EXPECT_NE(out.detail.find("N=256: above the grid (trained at no k)"), std::string::npos) << out.detail;
   EXPECT_NE(out.detail.find("the edge lies beyond the grid for N = 256"), std::string::npos) << out.detail;
+  never_trains(rows, 8);
+  const auto both = judge("poly.k_edge_vs_N", "k_sweep", rows);
+  EXPECT_EQ(both.verdict, Verdict::inconclusive) << both.detail;
+  EXPECT_EQ(both.ci_lo, -HUGE_VAL) << both.detail;
+  EXPECT_EQ(both.ci_hi, HUGE_VAL) << both.detail;
 }
 
 namespace {

@@ -137,15 +137,58 @@ std::vector<double> draw_slopes(const std::vector<std::vector<double>>& draws, c
   return slopes;
 }
 
+// A draw's estimate at an end of its curve's grid is only bounded there (at most the grid's first k, at least its
+// last). Clamped to that end it moves the draw's slope by (log N - mean log N) times its shift, so the slope through
+// the clamped values bounds the draw's exponent from below when every clamped N pulls the slope down (one under the
+// mean log N raised from below its grid, one above it lowered from above), from above when every one pulls it up,
+// and neither way otherwise (-inf, +inf).
+std::pair<double, double> slope_bounds(const std::vector<double>& draw, const std::vector<GridCurve>& curves,
+                                       const std::vector<double>& log_n) {
+  const double mean_log_n = std::accumulate(log_n.begin(), log_n.end(), 0.0) / double(log_n.size());
+  std::vector<double> clamped;
+  bool lower = true, upper = true;
+  for (std::size_t c = 0; c < draw.size(); ++c) {
+    const double first = curves[c].x.front(), last = curves[c].x.back(), side = log_n[c] - mean_log_n;
+    clamped.push_back(std::clamp(draw[c], first, last));
+    if (draw[c] <= first) lower = lower && side <= 0, upper = upper && side >= 0;
+    if (draw[c] >= last) lower = lower && side >= 0, upper = upper && side <= 0;
+  }
+  const double slope = ols_slope(log_n, clamped);
+  return {lower ? slope : -HUGE_VAL, upper ? slope : HUGE_VAL};
+}
+
+// The exponent's 95% interval where some N is censored: the lower end from the draws' lower bounds, the upper from
+// their upper bounds.
+std::pair<double, double> bounded_interval(const std::vector<std::vector<double>>& draws,
+                                           const std::vector<GridCurve>& curves, const std::vector<double>& log_n) {
+  std::vector<double> lower, upper;
+  for (const auto& d : draws) {
+    const auto [lo, hi] = slope_bounds(d, curves, log_n);
+    lower.push_back(lo), upper.push_back(hi);
+  }
+  return {quantile(lower, 0.025), quantile(upper, 0.975)};
+}
+
+// The equivalence test, where an unbounded end can only keep the interval from lying inside the band.
+Verdict exponent_verdict(double lo, double hi, double band) {
+  if (lo > 0.5 + band || hi < 0.5 - band) return Verdict::violated;
+  return equivalence_verdict(lo, hi, 0.5 - band, 0.5 + band);
+}
+
 // "like sqrt(N)" as an equivalence test on the exponent's interval, and what the interval says of "grows".
 std::string sqrt_rule_text(double band) {
   return text(
       "Verdict (an equivalence test, fixed before the campaign that judges it): holds when the 95% interval of "
       "the exponent lies inside [",
       0.5 - band, ", ", 0.5 + band,
-      "], violated when it lies wholly outside, "
-      "inconclusive when it crosses an edge or when some N's estimate sits at an end of the grid in more than ",
-      "the allowed share of the draws (censored).");
+      "], violated when it lies wholly outside, inconclusive when it crosses an edge. Where some N's estimate sits at "
+      "an end of the grid in more than the allowed share of the draws (censored), it is only bounded there (at most "
+      "the grid's first k, at least its last): each draw's slope through the values clamped to the grid bounds its "
+      "exponent from below where every clamped N pulls the slope down (an N under the mean log N below its grid, one "
+      "above it above its grid), from above where every one pulls it up, and neither way otherwise; the interval "
+      "runs from the 2.5% point of the lower bounds to the 97.5% point of the upper ones, so a censored sweep cannot "
+      "hold, and is violated when its bounded end lies beyond the band (this reading of censoring replaced "
+      "'censored: inconclusive' on 2026-12-01, after the data it judges).");
 }
 
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
@@ -182,13 +225,16 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   std::vector<double> log_n, best;
   for (std::size_t c = 0; c < curves.size(); ++c)
     log_n.push_back(std::log10(double(sizes[c]))), best.push_back(refined_argmax(curves[c].x, fits[c].mu));
-  const auto slopes = draw_slopes(draws, log_n);
   out.measured = ols_slope(log_n, best);
-  out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
-  // A maximum at an end of the grid only bounds k*: its N cannot pin the slope.
+  // A maximum at an end of the grid only bounds k*: its N bounds the slope at most.
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
-  out.verdict = censored.empty() ? equivalence_verdict(out.ci_lo, out.ci_hi, 0.5 - band, 0.5 + band)
-                                 : Verdict::inconclusive;
+  if (censored.empty()) {
+    const auto slopes = draw_slopes(draws, log_n);
+    out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
+  } else {
+    std::tie(out.ci_lo, out.ci_hi) = bounded_interval(draws, curves, log_n);
+  }
+  out.verdict = exponent_verdict(out.ci_lo, out.ci_hi, band);
 
   Figure fit{.name = "k_sweep_best_k" + regime.suffix("_"),
              .title = "best k against N (95% intervals), the fitted power law (slope: its 95% interval)",
@@ -245,19 +291,19 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const auto [fewest, most] = seed_range(curves);
   const double width = out.ci_hi - out.ci_lo;
   // The interval's width shrinks like 1/√seeds where the seed-to-seed spread dominates it.
-  const int seeds_for_target = int(std::ceil(most * std::pow(width / kTargetSlopeCiWidth, 2)));
-  const std::string power = width <= kTargetSlopeCiWidth
+  const std::string power = !std::isfinite(width) ? std::string("the interval is only bounded (censored)")
+                            : width <= kTargetSlopeCiWidth
                                 ? text("the interval is at most ", kTargetSlopeCiWidth, " wide")
                                 : text("an interval at most ", kTargetSlopeCiWidth, " wide needs about ",
-                                       seeds_for_target, " seeds at the refined points (", most,
-                                       " now; width ∝ 1/√seeds)");
+                                       int(std::ceil(most * std::pow(width / kTargetSlopeCiWidth, 2))),
+                                       " seeds at the refined points (", most, " now; width ∝ 1/√seeds)");
   out.detail = text(
       label, ": best k ", per_n, "; log k* = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3),
       ", ", sig(out.ci_hi, 3), "] (claimed 0.5; ", fewest == most ? text(most) : text(fewest, "–", most), " seeds; ",
       power, "; ", blocking_summary(fits), ")",
       censored.empty() ? ""
                        : text("; the best k lies at an end of the grid for N = ", censored, " in more than ",
-                              t(kCensoredShare), " of the draws, so k* is only bounded there"),
+                              t(kCensoredShare), " of the draws, so k* and the exponent are only bounded there"),
       fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", ranges_line(e.sizes, e.ranges));
   out.markdown = text(best_scale_method("k per N", "log k"),
                       " The slope b of log k* against log N is fitted by least squares in each draw. ",
@@ -316,9 +362,9 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   const auto slopes = draw_slopes(draws, log_n);
   const bool located = std::all_of(edges.begin(), edges.end(), [](double v) { return std::isfinite(v); });
   out.measured = located ? ols_slope(log_n, edges) : NAN;
-  if (!slopes.empty()) out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
-  out.verdict = censored.empty() && !slopes.empty() ? equivalence_verdict(out.ci_lo, out.ci_hi, 0.5 - band, 0.5 + band)
-                                                    : Verdict::inconclusive;
+  if (!censored.empty()) std::tie(out.ci_lo, out.ci_hi) = bounded_interval(draws, curves, log_n);
+  else if (!slopes.empty()) out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
+  out.verdict = exponent_verdict(out.ci_lo, out.ci_hi, band);
   std::string per_n, table = "| N | dynamic range | delta | plateau edge k | 95% interval |\n|---|---|---|---|---|\n";
   // Each edge sits at the height that defines it, delta under its curve's best.
   Series edge_marks{.label = "plateau edge (95% interval)", .connect = false, .x_bars = true};
@@ -351,12 +397,12 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   out.detail = text(regime.label(), ": plateau edge k (within ", share, " of the dynamic range of the best) ", per_n,
                     "; log k_edge = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3), ", ",
                     sig(out.ci_hi, 3), "] against the band [", 0.5 - band, ", ", 0.5 + band, "]; grows with N: ",
-                    slopes.empty()  ? "unknown"
-                    : out.ci_lo > 0 ? "yes (interval above 0)"
-                                    : "not shown (interval reaches 0)",
+                    std::isnan(out.ci_lo) ? "unknown"
+                    : out.ci_lo > 0       ? "yes (interval above 0)"
+                                          : "not shown (interval reaches 0)",
                     censored.empty() ? ""
                                      : text("; the edge lies beyond the grid for N = ", censored, " in more than ",
-                                            t(kCensoredShare), " of the draws (censored)"),
+                                            t(kCensoredShare), " of the draws (censored: the exponent only bounded)"),
                     fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
   out.markdown = text(
       "Plateau edge: per N, the smallest k whose seed-adjusted validation accuracy lies within delta of the curve's best, "
