@@ -293,6 +293,7 @@ const std::vector<Sweep>& sweeps() {
                   .seeds = 4,
                   .run = sweep_run(false)};
     norms.full.run.config.model.depth = 6, norms.full.run.config.steps = 3600, norms.full.run.config.warmup = 40;
+    norms.full.controls = {"uniform", "off"};  // with the grid's softmax: the task's dynamic range
     norms.quick = {.N = {16}, .activations = {"softmax", "x^3/sqrtN", "x^3"}, .seeds = 1, .run = sweep_run(true)};
     norms.quick.run.config.model.depth = 3;
     // ViT-Tiny's (issue 15 item 4): POLY's Fig 2 model at N in {16, 64} under timm's init, one epoch (900 steps: its
@@ -358,6 +359,7 @@ const std::vector<Sweep>& sweeps() {
         "saturated share and logit kurtosis through training, softmax against PERIODIC's two best (Fig 6)"};
     saturation.full = {.N = {64},
                        .activations = {"softmax", "sin2max-shifted", "sinsoftmax-released"},
+                       .controls = {"uniform", "off"},
                        .seeds = 3,
                        .run = sweep_run(false)};
     saturation.quick = {

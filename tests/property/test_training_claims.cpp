@@ -394,6 +394,18 @@ TEST(TrainingClaims, ScaleBandIsJudgedAgainstThePlateau) {
   EXPECT_NE(narrow.detail.find("the task cannot show it"), std::string::npos) << narrow.detail;
 }
 
+// A curve level at content-free attention's accuracy over the whole band loses nothing there, but trained at no k: it
+// is no plateau, and the band that holds at every other N is inconclusive (it read level, holds, before).
+TEST(TrainingClaims, ScaleBandOfACurveThatNeverTrainsIsInconclusive) {
+  auto rows = edge_rows(0.5, 0.5, 0.4);
+  for (auto& r : rows)
+    if (r.N == 256 && r.activation == "x^3/k") r.value = {1, 0, 0.4, 0, 0.4, 0.4};  // uniform's level
+  const auto out = judge("poly.k_band", "k_sweep", rows);
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_LT(std::abs(out.measured), 1e-9) << "level over the band: " << out.detail;
+  EXPECT_NE(out.detail.find("against 20 (trained at no k)"), std::string::npos) << out.detail;
+}
+
 // On a plateau that covers the whole grid the band loses nothing, and the interval holds that estimate: each draw is
 // read at the fit's best point (a draw's own maximum over 13 noisy equals lay above it, and the interval missed 0).
 TEST(TrainingClaims, ScaleBandIntervalHoldsItsEstimateOnAFlatPlateau) {
@@ -871,6 +883,28 @@ TEST(TrainingClaims, TrainingNormRatiosDecideTheVerdict) {
   EXPECT_TRUE(test::close(holds.measured, 1.5, 1e-12, 0));
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(10, 12)).verdict, Verdict::violated);
   EXPECT_EQ(judge("poly.train_norms", "training_norms", norm_rows(1.5, 1.2)).verdict, Verdict::violated);
+}
+
+// A norm claim judges no accuracy, but names its task and the dynamic range its sweep's softmax runs (in the grid) and
+// content-free controls give: 80% against uniform mixing's 60% and attention off's 10% is 20 points.
+TEST(TrainingClaims, NormClaimsNameTheirTaskAndDynamicRange) {
+  auto rows = norm_rows(1.5, 12);
+  const auto bare = judge("poly.train_norms", "training_norms", rows);
+  EXPECT_NE(bare.detail.find("task: Fashion-MNIST"), std::string::npos) << bare.detail;
+  EXPECT_NE(bare.detail.find("dynamic range not measured"), std::string::npos) << bare.detail;
+  for (const auto& [function, accuracy] : {std::pair{"softmax", 0.8}, {"uniform", 0.6}, {"off", 0.1}})
+    for (std::uint64_t seed : {1, 2}) {
+      auto r = accuracy_row(function, 16, accuracy, seed, 10000, {{"function", function}});
+      if (std::string(function) != "softmax") r.extra.push_back({"control", "yes"});
+      rows.push_back(r);
+    }
+  for (const char* id : {"poly.train_norms", "poly.iid_at_init"}) {
+    const auto out = judge(id, "training_norms", rows);
+    EXPECT_NE(out.detail.find("task: Fashion-MNIST"), std::string::npos) << id << ": " << out.detail;
+    EXPECT_NE(out.detail.find("N=16: 20 points (softmax 80%, uniform 60%, off 10%)"), std::string::npos)
+        << id << ": " << out.detail;
+  }
+  EXPECT_EQ(judge("poly.train_norms", "training_norms", rows).verdict, bare.verdict) << "the range decides nothing";
 }
 
 // The ratios are equivalence tests on intervals over seeds: one seed gives none, and a seed spread that carries the

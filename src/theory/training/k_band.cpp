@@ -97,10 +97,12 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
     const double delta = share * *e.ranges[picked[c]].value();
     const double gap = gap_of(c, fitted.fits[c].mu);
     const auto [lo, hi] = draw_interval(draws, c);
-    const Verdict at = equivalence_verdict(lo, hi, -HUGE_VAL, delta);
+    // A curve whose best stays under content-free attention plus delta trained at no k: level at chance is no plateau.
+    const bool trained = fitted.fits[c].mu.maxCoeff() >= *e.ranges[picked[c]].content_free() + delta;
+    const Verdict at = trained ? equivalence_verdict(lo, hi, -HUGE_VAL, delta) : Verdict::inconclusive;
     v = worst(v, at);
     per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(100 * gap, 3), " [", sig(100 * lo, 3), ", ",
-                  sig(100 * hi, 3), "] points against ", sig(100 * delta, 3));
+                  sig(100 * hi, 3), "] points against ", sig(100 * delta, 3), trained ? "" : " (trained at no k)");
     table += text("| ", n, " | ", sig(kBandLow * std::sqrt(double(n)), 3), " .. ",
                   sig(kBandHigh * std::sqrt(double(n)), 3), " | ", e.ranges[picked[c]].describe(), " | ",
                   sig(100 * delta, 3), " points | ", sig(100 * gap, 3), " points | [", sig(100 * lo, 3), ", ",
@@ -111,7 +113,8 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   if (!draws.empty()) std::tie(out.ci_lo, out.ci_hi) = draw_interval(draws, curves.size() - 1);
   out.detail = text(e.regime.label(), ": the best accuracy less the worst over k in [", sig(kBandLow, 3), ", ",
                     sig(kBandHigh, 3), "] sqrt(N): ", per_n, " (holds: every interval below delta = ", share,
-                    " of the dynamic range; violated: one above it)",
+                    " of the dynamic range; violated: one above it; a curve whose best stays under content-free "
+                    "attention plus delta trained at no k: inconclusive there)",
                     fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
   out.markdown = text(
       "Per N whose dynamic range can show the effect and whose grid holds the band: the seed-adjusted "
@@ -120,7 +123,9 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
       kReplicates,
       " draws of the seed-blocked fit's posterior, each read at the fit's best grid point (changed on 2026-11-29, "
       "after the recall sweeps' data: a draw's own maximum over a flat plateau lies above the fit's, and N = 16's "
-      "interval had excluded its estimate).\n\n",
+      "interval had excluded its estimate). An N whose fitted best stays under the better content-free control plus "
+      "delta trained at no k and is inconclusive, not level (added on 2026-12-01, after recall-query-noclip's N = 128 "
+      "read level at chance; it can only turn holds into inconclusive).\n\n",
       table, e.setup);
   return out;
 }

@@ -24,6 +24,7 @@ struct GrowthTrainEvidence {
   std::map<FinalKey, FinalNorms> finals{};
   int diverged = 0;  // runs left out because their loss turned non-finite
   std::string setup{};
+  std::string task{};  // the task and its dynamic range per N (task_and_ranges)
 };
 
 // The exponents the theorems give for the i.i.d. regime: Thm 4.2 O(N) for x^3, Cor 4.1 O(sqrt N) for x^3/sqrt N
@@ -32,7 +33,9 @@ double claimed_exponent(const std::string& activation) { return activation == kU
 
 GrowthTrainEvidence measure_train_growth(const ClaimContext& ctx, const Regime& regime) {
   const auto rows = regime.rows(ctx, sweep::norms);
-  GrowthTrainEvidence e{.regime = regime, .setup = setup_line(kPolyNormsSetup, rows)};
+  GrowthTrainEvidence e{.regime = regime,
+                        .setup = setup_line(kPolyNormsSetup, rows),
+                        .task = task_and_ranges(regime.task_text(), regime.rows(ctx, sweep::norms, true))};
   using Run = std::tuple<std::string, std::string, int, Index, std::string>;  // activation, quantity, layer, N, seed
   std::map<Run, std::vector<std::pair<long, double>>> steps;                  // (step, value) along the run
   std::set<std::pair<std::string, std::string>> diverged;                     // (activation and N, seed)
@@ -175,7 +178,8 @@ ClaimOutcome judge_train_growth(const GrowthTrainEvidence& e, const Thresholds& 
           ? text("; the widest interval (", sig(widest, 2), ", ", sig(runs_per_n, 2), " runs per N) would need about ",
                  std::ceil(runs_per_n * std::pow(widest / t(kExponentCiMax), 2)), " seeds per N to narrow to ",
                  t(kExponentCiMax), " (width ∝ 1/sqrt(seeds))")
-          : "");
+          : "",
+      "; ", e.task);
   out.markdown = text(
       "Fitted exponents (unweighted least squares of log norm on log N over the runs, each run's norm the geometric mean over its last tenth of recorded steps; Student interval "
       "from the residuals; the i.i.d. theorems' exponents beside them):\n\n",
@@ -194,6 +198,7 @@ struct SoftmaxBoundEvidence {
   int runs_with = 0;        // softmax runs whose per-matrix maxima were kept
   int runs_without = 0;     // softmax runs trained before they were
   std::string setup{};
+  std::string task{};  // both models' tasks and dynamic ranges (task_and_ranges)
 };
 
 // Every softmax run of both inits, the sweeps' model's and ViT-Tiny's.
@@ -203,7 +208,11 @@ SoftmaxBoundEvidence measure_softmax_bounds(const ClaimContext& ctx) {
       {kVitTinyRegime.model + ", ", sweep_rows(ctx, kVitTinyRegime.sweep(sweep::norms))}};
   std::vector<ResultRow> all = models[0].second;
   all.insert(all.end(), models[1].second.begin(), models[1].second.end());
-  SoftmaxBoundEvidence e{.setup = setup_line(kPolyNormsSetup, all)};
+  SoftmaxBoundEvidence e{
+      .setup = setup_line(kPolyNormsSetup, all),
+      .task = text(
+          "sweeps' model: ", task_and_ranges(Regime{}.task_text(), sweep_rows(ctx, sweep::norms, true)), "; vit-tiny: ",
+          task_and_ranges(kVitTinyRegime.task_text(), sweep_rows(ctx, kVitTinyRegime.sweep(sweep::norms), true)))};
   std::set<std::string> with, without;
   for (const auto& [model_label, rows] : models)
     for (const auto& r : rows) {
@@ -246,7 +255,8 @@ ClaimOutcome judge_softmax_bounds(const SoftmaxBoundEvidence& e, const Threshold
       " softmax runs: ||softmax(S)||_F / sqrt(T) = ", sig(e.phi.ratio, 4), " (", e.phi.where,
       "), ||grad softmax(S)||_F / (2 sqrt(T)) = ", sig(e.jac.ratio, 4), " (", e.jac.where, "); T = N + 1 tokens",
       e.runs_without ? text("; ", e.runs_without, " softmax runs predate the per-matrix maxima and are not checked")
-                     : "");
+                     : "",
+      "; ", e.task);
   out.markdown = e.setup;
   return out;
 }

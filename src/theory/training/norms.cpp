@@ -133,6 +133,7 @@ struct NormEvidence {
   NormPair pair{};
   SeedNorms phi{}, jac{};  // ||phi(S)||_F and ||d phi/dS||_F
   std::string setup{};     // the paper's and ours (setup_line)
+  std::string task{};      // the task and its dynamic range per N (task_and_ranges)
 };
 
 NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime, const NormPair& pair) {
@@ -140,8 +141,12 @@ NormEvidence measure_norms(const ClaimContext& ctx, const Regime& regime, const 
   std::erase_if(rows, [&](const ResultRow& r) {
     return r.activation != kSoftmax && r.activation != pair.unscaled && r.activation != pair.scaled;
   });
-  return {regime, pair, norms_by_seed(rows, quantity::phi_fro), norms_by_seed(rows, quantity::jacobian_fro),
-          setup_line(kPolyNormsSetup, rows)};
+  return {regime,
+          pair,
+          norms_by_seed(rows, quantity::phi_fro),
+          norms_by_seed(rows, quantity::jacobian_fro),
+          setup_line(kPolyNormsSetup, rows),
+          task_and_ranges(regime.task_text(), regime.rows(ctx, sweep::norms, true))};
 }
 
 // Both norms of `activation` set to `ratio` times softmax's at every N, layer, seed and step from `first_step` on, each
@@ -281,6 +286,7 @@ ClaimOutcome judge_train_norms(const NormEvidence& e, const Thresholds& t) {
                             "training adds to the i.i.d. ratio)")
                      : "",
       ":\n\n", table, structure.empty() ? "" : "\n" + structure + ".\n", e.setup);
+  out.detail += "; " + e.task;
   return out;
 }
 
@@ -298,6 +304,7 @@ struct IidEvidence {
   std::map<std::pair<std::string, Index>, IidPrediction> predicted{};  // by activation and N
   std::vector<ResultRow> monte_carlo{};                                // the predictions' rows (verify.csv)
   std::string setup{};                                                 // the paper's and ours (setup_line)
+  std::string task{};  // the task and its dynamic range per N (task_and_ranges)
 };
 
 IidEvidence measure_iid(const ClaimContext& ctx, const Regime& regime) {
@@ -305,7 +312,8 @@ IidEvidence measure_iid(const ClaimContext& ctx, const Regime& regime) {
   IidEvidence e{.regime = regime,
                 .phi = norm_means(rows, quantity::phi_fro),
                 .jac = norm_means(rows, quantity::jacobian_fro),
-                .setup = setup_line(kPolyNormsSetup, rows)};
+                .setup = setup_line(kPolyNormsSetup, rows),
+                .task = task_and_ranges(regime.task_text(), regime.rows(ctx, sweep::norms, true))};
   std::map<std::pair<std::string, Index>, const ResultRow*> first;
   for (const auto& r : rows)
     if (r.quantity == quantity::phi_fro) first.emplace(std::pair{r.activation, r.N}, &r);
@@ -410,7 +418,7 @@ ClaimOutcome judge_iid(const IidEvidence& e, const Thresholds& t) {
                     weight_stds.size() == 1 ? text(*weight_stds.begin(), "^2)") : "s^2) with s", " as initialised",
                     weight_stds.size() == 1 ? "" : ", per activation and N in report.md",
                     ") at every N and layer: worst ratio ", sig(worst, 3), " (holds within ±", tol,
-                    "); the ratios at the last step are in report.md");
+                    "); the ratios at the last step are in report.md; ", e.task);
   out.markdown = text(
       "Measured per-layer norms (mean over images, heads and seeds) divided by the Monte-Carlo "
       "prediction for the same tokens N + 1, D, d and initial weight scale:\n\n",

@@ -283,18 +283,7 @@ const Threshold kMinDynamicRange{
     "1.75-point resolution of a difference of 3-seed means (comparable_accuracy_margin)"};
 
 std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows) {
-  std::vector<ResultRow> controls;  // softmax, uniform mixing (phi = 1/N) and attention off (phi = 0)
-  std::copy_if(rows.begin(), rows.end(), std::back_inserter(controls), is_control);
-  std::map<Index, DynamicRange> out;
-  for (const auto& [key, mean] : accuracies<std::pair<Index, std::string>>(controls, [](const ResultRow& r) {
-         return std::pair{r.N, required_extra(r, column::function)};
-       })) {
-    auto& range = out[key.first];
-    (key.second == control::softmax   ? range.softmax
-     : key.second == control::uniform ? range.uniform
-                                      : range.off) = mean;
-  }
-  return out;
+  return dynamic_ranges<Index>(rows, [](const ResultRow& r) { return r.N; });
 }
 
 DynamicRange range_under(const SeedMean& top, double range) {
@@ -307,6 +296,14 @@ std::string ranges_line(const std::vector<Index>& sizes, const std::vector<Dynam
   for (std::size_t c = 0; c < sizes.size(); ++c)
     line += text(line.empty() ? "" : "; ", "N=", sizes[c], ": ", ranges[c].describe());
   return text("dynamic range (softmax above the better content-free control) ", line);
+}
+
+std::string task_and_ranges(const std::string& task, const std::vector<ResultRow>& rows) {
+  std::vector<Index> sizes;
+  std::vector<DynamicRange> ranges;
+  for (const auto& [n, range] : dynamic_ranges(rows)) sizes.push_back(n), ranges.push_back(range);
+  return text("task: ", task, "; ",
+              sizes.empty() ? "dynamic range not measured (no softmax or control runs)" : ranges_line(sizes, ranges));
 }
 
 std::string cannot_show(double least, const std::string& range_text, int needed) {

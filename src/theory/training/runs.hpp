@@ -194,8 +194,26 @@ struct DynamicRange {
 // Controls `range` apart for the falsify cases: softmax at `top`, uniform mixing and attention off `range` under it.
 DynamicRange range_under(const SeedMean& top, double range);
 
-// The controls' accuracies per N (softmax, uniform mixing, attention off, seed means): how far attention can move the
-// task there.
+// The controls' accuracies (softmax, uniform mixing, attention off, seed means) per `key` (N, or a table's axis value),
+// from the control runs and from a grid that trains softmax itself: how far attention can move the task there.
+template <class Key>
+std::map<Key, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows,
+                                           const std::function<Key(const ResultRow&)>& key) {
+  std::vector<ResultRow> controls;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(controls), [](const ResultRow& r) {
+    return r.activation == control::softmax || r.activation == control::uniform || r.activation == control::off;
+  });
+  std::map<Key, DynamicRange> out;
+  for (const auto& [at, mean] : accuracies<std::pair<Key, std::string>>(controls, [&](const ResultRow& r) {
+         return std::pair{key(r), r.activation};
+       })) {
+    auto& range = out[at.first];
+    (at.second == control::softmax ? range.softmax : at.second == control::uniform ? range.uniform : range.off) = mean;
+  }
+  return out;
+}
+
+// Per N.
 std::map<Index, DynamicRange> dynamic_ranges(const std::vector<ResultRow>& rows);
 
 // The least dynamic range that can show an activation's effect on accuracy: below it a training claim is
@@ -204,6 +222,10 @@ extern const Threshold kMinDynamicRange;
 
 // The dynamic range at each N, for the details: "N=16: 80 points (softmax 98%, uniform 18%)".
 std::string ranges_line(const std::vector<Index>& sizes, const std::vector<DynamicRange>& ranges);
+
+// The task a sweep trained and its dynamic range at every N, for the details of claims that judge no accuracy (the
+// norm claims): "task: Fashion-MNIST padded to 32x32; dynamic range ... N=8: ...".
+std::string task_and_ranges(const std::string& task, const std::vector<ResultRow>& rows);
 
 // "inconclusive: the task cannot show it", when fewer than `needed` N (1 or 2) can.
 std::string cannot_show(double least, const std::string& range_text, int needed = 2);
@@ -275,7 +297,7 @@ struct Regime {
     return (init == "timm" ? "" : separator + init) + part(model) + part(task);
   }
   std::string label() const {
-    return text(model.empty() ? "" : model + ", ", task.empty() ? "" : task + ", ", "init ", init);
+    return text(model.empty() ? "" : model + ", ", task.empty() ? "fashion-mnist" : task, ", init ", init);
   }
   std::string task_text() const {
     if (task.empty()) return "Fashion-MNIST padded to 32x32";

@@ -30,6 +30,7 @@ using Trace = std::map<std::string, std::map<std::uint64_t, std::map<long, doubl
 struct SaturationEvidence {
   Trace saturated{}, kurtosis{};
   std::string setup{};
+  std::string task{};  // the task and its dynamic range per N (task_and_ranges)
 };
 
 Trace layer_means(const std::vector<ResultRow>& rows, const char* quantity) {
@@ -48,7 +49,8 @@ Trace layer_means(const std::vector<ResultRow>& rows, const char* quantity) {
 SaturationEvidence measure_saturation(const ClaimContext& ctx) {
   const auto rows = sweep_rows(ctx, sweep::periodic_saturation);
   return {layer_means(rows, quantity::saturated_share), layer_means(rows, quantity::logit_kurtosis),
-          setup_line(kSaturationSetup, rows)};
+          setup_line(kSaturationSetup, rows),
+          task_and_ranges(Regime{}.task_text(), sweep_rows(ctx, sweep::periodic_saturation, true))};
 }
 
 // Per seed, the mean over the steps up to `share` of the run; then the seeds' mean with its Student interval.
@@ -90,7 +92,7 @@ ClaimOutcome judge_saturation(const SaturationEvidence& e, const Thresholds& t) 
                     ", mean over layers and steps per seed, 95% interval over seeds: softmax early ",
                     interval_text(softmax), " (holds: softmax's interval above ", saturates,
                     " and each alternative's below ", none,
-                    " over the whole run; violated: one wholly on the wrong side)");
+                    " over the whole run; violated: one wholly on the wrong side); ", e.task);
   out.markdown = text(
       "Saturated shares (per seed the mean over the recorded layers and steps of the window; Student "
       "95% intervals over seeds):\n\n",
@@ -112,7 +114,7 @@ ClaimOutcome judge_kurtosis(const SaturationEvidence& e, const Thresholds& t) {
   out.detail = text(
       "excess kurtosis of softmax's logits per row, mean over rows, layers and steps of the run per "
       "seed: ",
-      interval_text(k), " (holds: the interval outside ±", band, "; violated: inside it)");
+      interval_text(k), " (holds: the interval outside ±", band, "; violated: inside it); ", e.task);
   std::string lines;
   for (const auto& [activation, seeds] : e.kurtosis)
     lines += text("- ", activation, ": ", interval_text(window_mean(seeds, 1)), "\n");

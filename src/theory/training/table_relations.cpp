@@ -214,15 +214,7 @@ TableEvidence measure_table(const ClaimContext& ctx, const std::string& sweep, c
   std::erase_if(rows, is_control);
   TableEvidence e{sweep, build_table(rows, axis), {}, setup_line(paper_setup, rows), {}};
   if (!e.table.entries.empty()) e.relations = relations(e.table);
-  const auto acc = accuracies<std::pair<std::string, Index>>(all, [&](const ResultRow& r) {
-    return std::pair{r.activation, axis_value(r, axis)};
-  });
-  for (const auto& [key, mean] : acc) {
-    const auto& [activation, at] = key;
-    if (activation == control::softmax) e.ranges[at].softmax = mean;
-    if (activation == control::uniform) e.ranges[at].uniform = mean;
-    if (activation == control::off) e.ranges[at].off = mean;
-  }
+  e.ranges = dynamic_ranges<Index>(all, [&](const ResultRow& r) { return axis_value(r, axis); });
   return e;
 }
 
