@@ -52,7 +52,7 @@ std::pair<std::string, std::vector<std::size_t>> ranges_and_able(const AlphaEvid
   for (std::size_t c = 0; c < e.names.size(); ++c)
     if (const auto it = e.ranges.find(e.names[c].second); it != e.ranges.end())
       if (const auto r = it->second.value(); r && *r >= least) able.push_back(c);
-  return {ranges_line(sizes, ranges), able};
+  return {text("task: ", kFashionTask, "; ", ranges_line(sizes, ranges)), able};
 }
 
 ClaimOutcome judge_alpha_sweep(const AlphaEvidence& e, const Thresholds& t) {

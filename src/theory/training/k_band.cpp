@@ -66,7 +66,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
   const double share = t(kEdgeDelta), least = t(kMinDynamicRange);
   ClaimOutcome out;
-  const auto range_text = ranges_line(e.sizes, e.ranges);
+  const auto range_text = task_and_ranges(e);
   if (able_sizes(e, least).empty()) {
     out.detail = cannot_show(least, range_text, 1);
     return out;
@@ -146,7 +146,7 @@ ClaimOutcome judge_linear_best(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k, "--p 1");
   const double least = t(kMinDynamicRange), share = t(kEdgeDelta);
   ClaimOutcome out{.claimed = 1};
-  const auto range_text = ranges_line(e.sizes, e.ranges);
+  const auto range_text = task_and_ranges(e);
   if (able_sizes(e, least).empty()) {
     out.detail = cannot_show(least, range_text, 1);
     return out;

@@ -57,7 +57,7 @@ ClaimOutcome judge_k_interaction(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
   const double margin = t(kInteractionMargin), least = t(kMinDynamicRange);
   ClaimOutcome out{.claimed = 0};
-  const auto range_text = ranges_line(e.sizes, e.ranges);
+  const auto range_text = task_and_ranges(e);
   const auto able = able_sizes(e, least);
   if (able.size() < 2) {
     out.detail = cannot_show(least, range_text);

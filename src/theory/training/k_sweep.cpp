@@ -87,6 +87,10 @@ KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, in
   return e;
 }
 
+std::string task_and_ranges(const KSweepEvidence& e) {
+  return text("task: ", e.regime.task_text(), "; ", ranges_line(e.sizes, e.ranges));
+}
+
 std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
   std::vector<std::size_t> able;
   for (std::size_t c = 0; c < e.curves.size(); ++c)
@@ -196,8 +200,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   const double band = t(kSqrtBand);
   ClaimOutcome out{.claimed = 0.5};
   if (e.sizes.size() < 2) {
-    out.detail = text(e.regime.sweep(sweep::k), " has fewer than two sequence lengths: no slope; ",
-                      ranges_line(e.sizes, e.ranges));
+    out.detail = text(e.regime.sweep(sweep::k), " has fewer than two sequence lengths: no slope; ", task_and_ranges(e));
     return out;
   }
   const auto& regime = e.regime;
@@ -218,7 +221,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   if (sizes.size() < 2) {
     out.figures = {accuracy};
     out.detail = text("fewer than two sequence lengths can be fitted with the seeds as blocks: no slope; ",
-                      fitted.left_out, "; ", ranges_line(e.sizes, e.ranges));
+                      fitted.left_out, "; ", task_and_ranges(e));
     return out;
   }
   const auto draws = best_k_draws(e, curves, fits);
@@ -304,7 +307,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
       censored.empty() ? ""
                        : text("; the best k lies at an end of the grid for N = ", censored, " in more than ",
                               t(kCensoredShare), " of the draws, so k* and the exponent are only bounded there"),
-      fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", ranges_line(e.sizes, e.ranges));
+      fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", task_and_ranges(e));
   out.markdown = text(best_scale_method("k per N", "log k"),
                       " The slope b of log k* against log N is fitted by least squares in each draw. ",
                       sqrt_rule_text(band), "\n\n", table,
@@ -321,7 +324,7 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
   const double band = t(kSqrtBand), share = t(kEdgeDelta), least = t(kMinDynamicRange);
   ClaimOutcome out{.claimed = 0.5};
-  const auto range_text = ranges_line(e.sizes, e.ranges);
+  const auto range_text = task_and_ranges(e);
   const auto able = able_sizes(e, least);
   if (able.size() < 2) {
     out.detail = cannot_show(least, range_text);

@@ -28,6 +28,9 @@ struct KSweepEvidence {
   std::string setup{};                 // the paper's and ours (setup_line)
 };
 
+// The sweep's task and its dynamic range at each N, the line every k claim's detail ends with.
+std::string task_and_ranges(const KSweepEvidence& e);
+
 // The regime's x^p/k rows of power `power` with the controls' dynamic range at each N.
 KSweepEvidence measure_k_sweep(const ClaimContext& ctx, const Regime& regime, int power = 3);
 

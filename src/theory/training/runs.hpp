@@ -236,9 +236,12 @@ ClaimOutcome no_results(const std::string& sweep);
 // examples (sweeps::kRecallTrainExamples), each less the validation rows.
 inline constexpr double kFashionImages = 60000, kRecallExamples = 250000;
 
+// The task of every sweep but the recall regimes'.
+inline constexpr const char* kFashionTask = "Fashion-MNIST padded to 32x32";
+
 // Our setup read off the rows (data, model, budget), named next to the paper's in every training claim's report.
-std::string setup_line(const char* paper, const std::vector<ResultRow>& rows,
-                       const std::string& task = "Fashion-MNIST padded to 32x32", double train_set = kFashionImages);
+std::string setup_line(const char* paper, const std::vector<ResultRow>& rows, const std::string& task = kFashionTask,
+                       double train_set = kFashionImages);
 
 // Every curve's seed-blocked fit, each curve drawn into `accuracy`. A curve whose seeds do not connect its points or
 // leave no residual (one seed at every point has no seed-to-seed spread) cannot be fitted and is left out, said so.
@@ -300,7 +303,7 @@ struct Regime {
     return text(model.empty() ? "" : model + ", ", task.empty() ? "fashion-mnist" : task, ", init ", init);
   }
   std::string task_text() const {
-    if (task.empty()) return "Fashion-MNIST padded to 32x32";
+    if (task.empty()) return kFashionTask;
     return text("associative recall (--data recall: N - 1 key-value tokens and a query, 10 classes)",
                 reads_query() ? ", the head reading the query token" : "",
                 task.ends_with("noclip") ? ", no gradient clip" : "");

@@ -255,7 +255,7 @@ ClaimOutcome judge_relations(const TableEvidence& e, const Thresholds& th, const
                                            "range there is under ",
                                            percent(th(kMinDynamicRange)), " points: the task cannot show it")
                                     : "",
-                    "; dynamic range (softmax above the better content-free control) ",
+                    "; task: ", kFashionTask, "; dynamic range (softmax above the better content-free control) ",
                     ranges.empty() ? "not measured (no control runs)" : ranges);
   std::string rules;
   if (reads(e, RelationKind::comparable))
