@@ -208,3 +208,15 @@ TEST(ControlVariate, ConstantControlGivesThePlainMeanAndPairsWithInfOrNaNAreCoun
   EXPECT_TRUE(std::isnan(e.variance_ratio));
   EXPECT_THROW(estimate_with_control(y, std::vector<double>{1, 2}, 0.0), std::invalid_argument);
 }
+
+// Bounds clamped to ±∞ (the k-sweep's censored exponents) go through the quantile: an order statistic hit exactly
+// is returned as it is, whatever its neighbour (∞ times the weight 0 would be NaN), and one between a finite value
+// and an infinite one is the infinite one.
+TEST(Quantile, InfiniteNeighboursOfAnExactOrderStatistic) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(quantile({1.0, inf}, 0.0), 1.0);
+  EXPECT_EQ(quantile({-inf, 2.0, 3.0}, 0.5), 2.0);
+  EXPECT_EQ(quantile({-inf, -inf, 2.0}, 0.25), -inf);
+  EXPECT_EQ(quantile({1.0, 2.0, inf}, 0.75), inf);
+  EXPECT_DOUBLE_EQ(quantile({1.0, 2.0, 3.0, 4.0}, 0.5), 2.5);
+}
