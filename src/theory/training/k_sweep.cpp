@@ -173,6 +173,17 @@ std::pair<double, double> bounded_interval(const std::vector<std::vector<double>
   return {quantile(lower, 0.025), quantile(upper, 0.975)};
 }
 
+// The exponent's 95% interval, from the draws' slopes (those with every N located), or from their bounds where some N
+// is censored; NaN where no draw is located.
+std::pair<double, double> exponent_interval(const std::vector<std::vector<double>>& draws,
+                                            const std::vector<GridCurve>& curves, const std::vector<double>& log_n,
+                                            bool censored) {
+  if (censored) return bounded_interval(draws, curves, log_n);
+  const auto slopes = draw_slopes(draws, log_n);
+  if (slopes.empty()) return {NAN, NAN};
+  return {quantile(slopes, 0.025), quantile(slopes, 0.975)};
+}
+
 // The equivalence test, where an unbounded end can only keep the interval from lying inside the band.
 Verdict exponent_verdict(double lo, double hi, double band) {
   if (lo > 0.5 + band || hi < 0.5 - band) return Verdict::violated;
@@ -231,12 +242,7 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   out.measured = ols_slope(log_n, best);
   // A maximum at an end of the grid only bounds k*: its N bounds the slope at most.
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
-  if (censored.empty()) {
-    const auto slopes = draw_slopes(draws, log_n);
-    out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
-  } else {
-    std::tie(out.ci_lo, out.ci_hi) = bounded_interval(draws, curves, log_n);
-  }
+  std::tie(out.ci_lo, out.ci_hi) = exponent_interval(draws, curves, log_n, !censored.empty());
   out.verdict = exponent_verdict(out.ci_lo, out.ci_hi, band);
 
   Figure fit{.name = "k_sweep_best_k" + regime.suffix("_"),
@@ -362,11 +368,9 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   }
   const auto draws = edge_draws(e, curves, fitted.fits, deltas, trained);
   const auto censored = censored_sizes(draws, curves, sizes, t(kCensoredShare));
-  const auto slopes = draw_slopes(draws, log_n);
   const bool located = std::all_of(edges.begin(), edges.end(), [](double v) { return std::isfinite(v); });
   out.measured = located ? ols_slope(log_n, edges) : NAN;
-  if (!censored.empty()) std::tie(out.ci_lo, out.ci_hi) = bounded_interval(draws, curves, log_n);
-  else if (!slopes.empty()) out.ci_lo = quantile(slopes, 0.025), out.ci_hi = quantile(slopes, 0.975);
+  std::tie(out.ci_lo, out.ci_hi) = exponent_interval(draws, curves, log_n, !censored.empty());
   out.verdict = exponent_verdict(out.ci_lo, out.ci_hi, band);
   std::string per_n, table = "| N | dynamic range | delta | plateau edge k | 95% interval |\n|---|---|---|---|---|\n";
   // Each edge sits at the height that defines it, delta under its curve's best.
