@@ -1,5 +1,6 @@
 #include <attnlab/mc/statistics.hpp>
 
+#include <Eigen/Cholesky>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
@@ -72,6 +73,75 @@ double geometric_mean(const std::vector<double>& v) {
   double log_sum = 0;
   for (double x : v) log_sum += std::log(x);
   return std::exp(log_sum / double(v.size()));
+}
+
+namespace {
+
+// The Fisher information Xᵀ diag(n p (1 − p)) X at beta, with p and the weights.
+struct Information {
+  VectorD p, weight;
+  Eigen::LLT<MatrixD> llt;
+};
+
+Information information(const MatrixD& X, const VectorD& trials, const VectorD& beta) {
+  Information info;
+  info.p = (1 + (-(X * beta)).array().exp()).inverse().matrix();
+  info.weight = trials.array() * info.p.array() * (1 - info.p.array());
+  info.llt.compute(X.transpose() * info.weight.asDiagonal() * X);
+  return info;
+}
+
+double penalised(const MatrixD& X, const VectorD& trials, const VectorD& successes, const VectorD& beta,
+                 const Information& info) {
+  if (info.llt.info() != Eigen::Success) return -HUGE_VAL;
+  const VectorD eta = X * beta;
+  double log_likelihood = 0;
+  for (Index i = 0; i < eta.size(); ++i)  // log(1 + e^eta) without overflow
+    log_likelihood += successes(i) * eta(i) -
+                      trials(i) * (std::max(eta(i), 0.0) + std::log1p(std::exp(-std::abs(eta(i)))));
+  const double log_det = 2 * info.llt.matrixLLT().diagonal().array().log().sum();
+  return std::isfinite(log_det) ? log_likelihood + 0.5 * log_det : -HUGE_VAL;
+}
+
+}  // namespace
+
+double firth_log_likelihood(const MatrixD& X, const VectorD& trials, const VectorD& successes, const VectorD& beta) {
+  return penalised(X, trials, successes, beta, information(X, trials, beta));
+}
+
+LogisticFit firth_logistic(const MatrixD& X, const VectorD& trials, const VectorD& successes, const VectorD& start,
+                           double tolerance) {
+  constexpr int kIterations = 100, kHalvings = 40;
+  constexpr double kMaxStep = 5;  // in any coefficient, as logistf's
+  LogisticFit fit{.beta = start.size() ? start : VectorD::Zero(X.cols())};
+  auto info = information(X, trials, fit.beta);
+  double objective = penalised(X, trials, successes, fit.beta, info);
+  for (int iteration = 0; iteration < kIterations && std::isfinite(objective); ++iteration) {
+    // The hat matrix's diagonal h = w xᵀ I⁻¹ x gives the modified score Xᵀ(y − n p + h (½ − p)).
+    const MatrixD root = info.llt.matrixL().solve(X.transpose());
+    const VectorD hat = info.weight.array() * root.colwise().squaredNorm().transpose().array();
+    const VectorD score = X.transpose() *
+                          (successes - trials.cwiseProduct(info.p) + hat.cwiseProduct((0.5 - info.p.array()).matrix()));
+    VectorD step = info.llt.solve(score);
+    if (step.cwiseAbs().maxCoeff() < tolerance) {
+      fit.beta += step, fit.converged = true;
+      break;
+    }
+    if (const double largest = step.cwiseAbs().maxCoeff(); largest > kMaxStep) step *= kMaxStep / largest;
+    // Rounding, not the step, decides a fall this small next to the optimum.
+    const double floor = objective - 1e-12 * (1 + std::abs(objective));
+    VectorD next = fit.beta + step;
+    auto next_info = information(X, trials, next);
+    double next_objective = penalised(X, trials, successes, next, next_info);
+    for (int h = 0; h < kHalvings && !(next_objective >= floor); ++h) {
+      step /= 2, next = fit.beta + step;
+      next_info = information(X, trials, next);
+      next_objective = penalised(X, trials, successes, next, next_info);
+    }
+    if (!(next_objective >= floor)) break;
+    fit.beta = std::move(next), info = std::move(next_info), objective = next_objective;
+  }
+  return fit;
 }
 
 Estimate estimate(const Welford& w, std::int64_t nonfinite, double level) {

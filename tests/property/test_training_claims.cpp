@@ -457,6 +457,84 @@ TEST(TrainingClaims, PlateauEdgeOfACurveThatNeverTrainsIsAboveTheGrid) {
 
 namespace {
 
+// The recall task read at its query token (recall-query/k_sweep, unit init): per N, 8 seeds at log k = m_N ± 0.25,
+// ± 0.75, ± 1.25 with m_N = log10 3 + b log10 N, of which `retrieving` (0, 0, 2, 6, 8, 8 of 8) end at softmax's 0.8
+// and the others at uniform's 0.4; controls of a 40-point range.
+std::vector<ResultRow> retrieval_rows(double b, const std::vector<std::uint64_t>& retrieving = {0, 0, 2, 6, 8, 8}) {
+  const std::vector<double> offsets{-1.25, -0.75, -0.25, 0.25, 0.75, 1.25};
+  std::vector<ResultRow> rows = control_rows(0.4);
+  for (Index N : kSweepSizes)
+    for (std::size_t i = 0; i < offsets.size(); ++i)
+      for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        const double log_k = std::log10(3.0) + b * std::log10(double(N)) + offsets[i];
+        auto r = accuracy_row("x^3/k", N, seed <= retrieving[i] ? 0.8 : 0.4, seed, 2000, {{"function", "poly"}});
+        r.p = 3, r.k = KScale{false, std::pow(10, log_k)};
+        rows.push_back(r);
+      }
+  for (auto& r : rows) r.extra.insert(r.extra.end(), {{"init", "unit"}, {"readout", "last"}});
+  return rows;
+}
+
+constexpr const char* kRetrievalClaim = "poly.k_retrieval_vs_N.unit.recall_query";
+constexpr const char* kRecallQuerySweep = "recall-query/k_sweep";
+
+}  // namespace
+
+// The design is symmetric about each m_N (the runs at m + t and m - t retrieve in complementary shares), and so is
+// Firth's penalised likelihood: the shared-slope fit puts every half-point on m_N and the exponent on b.
+TEST(TrainingClaims, RetrievalHalfPointRecoversTheConstructedExponent) {
+  for (const auto& [b, verdict] : std::vector<std::pair<double, Verdict>>{
+           {0.5, Verdict::holds}, {0.0, Verdict::violated}, {1.5, Verdict::violated}}) {
+    const auto out = judge(kRetrievalClaim, kRecallQuerySweep, retrieval_rows(b));
+    EXPECT_TRUE(test::close(out.measured, b, 1e-8, 1e-8)) << "b = " << b << ": " << out.detail;
+    EXPECT_LE(out.ci_lo, b);
+    EXPECT_GE(out.ci_hi, b);
+    EXPECT_EQ(out.verdict, verdict) << "b = " << b << ": " << out.detail;
+    ASSERT_EQ(out.evidence.size(), 4u);
+    for (std::size_t c = 0; c < 4; ++c)
+      EXPECT_TRUE(test::close(std::log10(out.evidence[c].value.mean),
+                              std::log10(3.0) + b * std::log10(double(kSweepSizes[c])), 1e-8, 1e-8))
+          << out.detail;
+    EXPECT_NE(out.detail.find("N=8: 40 points (softmax 80%, uniform 40%, off 39%)"), std::string::npos) << out.detail;
+    if (b == 0)  // k = 3 × 10^offset at every N
+      EXPECT_NE(out.markdown.find("| 0.169: 0/8, 0.533: 0/8, 1.69: 2/8, 5.33: 6/8, 16.9: 8/8, 53.3: 8/8 |"),
+                std::string::npos)
+          << out.markdown;
+  }
+}
+
+// At N = 8 every run retrieves: its half-point lies below its grid, and N = 8, under the mean log N, can only have
+// pulled each replicate's slope down from the one through its grid's first k, log10 3 + 0.5 log10 8 - 1.25: the
+// interval is bounded below only, by at most that slope, 0.5 + 1.25 (mean log N - log10 8) / Σ (log N - mean)².
+TEST(TrainingClaims, RetrievalAtEveryKBoundsTheExponent) {
+  const std::vector<double> log_n{std::log10(8.0), std::log10(16.0), std::log10(64.0), std::log10(256.0)};
+  const double mean = std::accumulate(log_n.begin(), log_n.end(), 0.0) / 4;
+  double sxx = 0;
+  for (double x : log_n) sxx += (x - mean) * (x - mean);
+  const double bound = 0.5 + 1.25 * (mean - log_n[0]) / sxx;
+  auto rows = retrieval_rows(0.5);
+  for (auto& r : rows)
+    if (r.N == 8 && r.activation == "x^3/k") r.value = {1, 0, 0.8, 0, 0.8, 0.8};
+  const auto out = judge(kRetrievalClaim, kRecallQuerySweep, rows);
+  EXPECT_EQ(out.verdict, Verdict::violated) << out.detail;
+  EXPECT_GT(out.ci_lo, 0.75) << out.detail;
+  EXPECT_LE(out.ci_lo, bound) << "bound " << bound << ": " << out.detail;
+  EXPECT_EQ(out.ci_hi, HUGE_VAL) << out.detail;
+  EXPECT_NE(out.detail.find("N=8: below the grid (every run retrieves)"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("the half-point lies at an end of the grid for N = 8 "), std::string::npos) << out.detail;
+}
+
+// Runs that retrieve at small k and fail at large k have no half-point for a rising logistic: inconclusive, said so.
+TEST(TrainingClaims, RetrievalThatFallsWithKLocatesNoHalfPoint) {
+  const auto out = judge(kRetrievalClaim, kRecallQuerySweep, retrieval_rows(0.5, {8, 8, 6, 2, 0, 0}));
+  EXPECT_EQ(out.verdict, Verdict::inconclusive) << out.detail;
+  EXPECT_TRUE(std::isnan(out.measured)) << out.detail;
+  EXPECT_NE(out.detail.find("N=8: not located"), std::string::npos) << out.detail;
+  EXPECT_NE(out.detail.find("retrieval does not rise with k"), std::string::npos) << out.detail;
+}
+
+namespace {
+
 // k_sweep_rows at N = 10^1..10^4, where sqrt(N) lies on the half-decade grid, with controls of a 40-point range.
 std::vector<ResultRow> interaction_rows(double b, double noise) {
   const std::vector<Index> sizes{10, 100, 1000, 10000};

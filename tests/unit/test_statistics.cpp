@@ -220,3 +220,52 @@ TEST(Quantile, InfiniteNeighboursOfAnExactOrderStatistic) {
   EXPECT_EQ(quantile({1.0, 2.0, inf}, 0.75), inf);
   EXPECT_DOUBLE_EQ(quantile({1.0, 2.0, 3.0, 4.0}, 0.5), 2.5);
 }
+
+// With one intercept, the hat values sum to 1 and Firth's score equation solves to p = (y + ½)/(n + 1), finite at 0
+// of n where maximum likelihood is not.
+TEST(FirthLogistic, InterceptAloneIsTheJeffreysShare) {
+  const MatrixD X = MatrixD::Ones(2, 1);
+  for (const auto& [y0, y1] : {std::pair{0.0, 0.0}, std::pair{2.0, 1.0}, std::pair{5.0, 3.0}}) {
+    const auto fit = firth_logistic(X, VectorD{{5.0, 3.0}}, VectorD{{y0, y1}});
+    ASSERT_TRUE(fit.converged);
+    EXPECT_TRUE(test::close(1 / (1 + std::exp(-fit.beta(0))), (y0 + y1 + 0.5) / 9, 1e-10, 0)) << y0 << ", " << y1;
+  }
+}
+
+// Groups with an intercept each and one shared slope (the k-sweep's retrieval fit), drawn at random and once
+// separated completely: the estimate is a stationary point of the penalised likelihood by central differences, and
+// no nearby point scores higher.
+TEST(FirthLogistic, MaximisesThePenalisedLikelihood) {
+  SplitmixGauss gauss(test::seed());
+  constexpr Index groups = 3, points = 6;
+  MatrixD X = MatrixD::Zero(groups * points, groups + 1);
+  VectorD trials = VectorD::Constant(groups * points, 4), random(groups * points), separated(groups * points);
+  for (Index g = 0; g < groups; ++g)
+    for (Index i = 0; i < points; ++i) {
+      const Index row = g * points + i;
+      const double x = -1.5 + 0.6 * double(i), p = 1 / (1 + std::exp(-(2.5 * x - 0.4 * double(g))));
+      X(row, g) = 1, X(row, groups) = x;
+      random(row) = 0;
+      for (int run = 0; run < 4; ++run) random(row) += 0.5 * (1 + std::erf(gauss() / std::sqrt(2.0))) < p;
+      separated(row) = x > 0 ? 4 : 0;
+    }
+  for (const VectorD& successes : {random, separated}) {
+    const auto fit = firth_logistic(X, trials, successes);
+    ASSERT_TRUE(fit.converged);
+    ASSERT_TRUE(fit.beta.allFinite());
+    const double best = firth_log_likelihood(X, trials, successes, fit.beta);
+    for (Index j = 0; j < fit.beta.size(); ++j) {
+      constexpr double h = 1e-5;
+      VectorD up = fit.beta, down = fit.beta;
+      up(j) += h, down(j) -= h;
+      const double f_up = firth_log_likelihood(X, trials, successes, up),
+                   f_down = firth_log_likelihood(X, trials, successes, down);
+      EXPECT_TRUE(test::close((f_up - f_down) / (2 * h), 0, 0, 1e-6)) << "coefficient " << j;
+      for (double step : {-0.05, 0.05}) {
+        VectorD near = fit.beta;
+        near(j) += step;
+        EXPECT_LT(firth_log_likelihood(X, trials, successes, near), best) << "coefficient " << j << " + " << step;
+      }
+    }
+  }
+}

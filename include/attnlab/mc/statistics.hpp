@@ -1,5 +1,7 @@
 #pragma once
-// Running moments, confidence intervals and log-log fits.
+// Running moments, confidence intervals, log-log fits and a penalised logistic regression.
+#include <attnlab/core/types.hpp>
+
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -66,6 +68,20 @@ double quantile(std::vector<double> v, double q);
 double ols_slope(const std::vector<double>& x, const std::vector<double>& y);
 
 double geometric_mean(const std::vector<double>& v);
+
+// Binomial logistic regression, logit P(row i) = X.row(i) β with successes(i) of trials(i), fitted by Firth's
+// penalised likelihood ℓ(β) + ½ log det I(β) (Firth 1993; the Jeffreys prior), whose estimate stays finite where the
+// data separate completely. Newton steps on the modified score, halved until the penalised likelihood does not fall,
+// until a step moves no coefficient by `tolerance` (they converge linearly, not as Newton's on a likelihood).
+struct LogisticFit {
+  VectorD beta{};
+  bool converged = false;
+};
+LogisticFit firth_logistic(const MatrixD& X, const VectorD& trials, const VectorD& successes, const VectorD& start = {},
+                           double tolerance = 1e-12);
+
+// The penalised log-likelihood firth_logistic maximises, at beta (-inf where I(beta) is singular).
+double firth_log_likelihood(const MatrixD& X, const VectorD& trials, const VectorD& successes, const VectorD& beta);
 
 // Weighted least squares fit of log y = a + b log x with y's standard errors propagated
 // by the delta method (se(log y) = se(y)/y); the CI on the exponent uses Student t with

@@ -54,15 +54,11 @@ void slopes_within(KSweepEvidence& e, double x) {
 // A design that needs no argmax and no edge: per seed, d(N) = accuracy at k = sqrt(N) minus accuracy at k = 1, and its
 // least-squares slope on log10 N; if the k needed grows like sqrt(N), k = sqrt(N) gains on k = 1 as N grows.
 ClaimOutcome judge_k_interaction(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
+  if (auto unable = unable_to_judge(e, t, 0)) return *unable;
   const double margin = t(kInteractionMargin), least = t(kMinDynamicRange);
   ClaimOutcome out{.claimed = 0};
   const auto range_text = task_and_ranges(e);
   const auto able = able_sizes(e, least);
-  if (able.size() < 2) {
-    out.detail = cannot_show(least, range_text);
-    return out;
-  }
   std::map<std::uint64_t, std::pair<std::vector<double>, std::vector<double>>> by_seed;  // log10 N, d(N)
   std::string table =
       "| N | seeds | accuracy at k = 1 | at k = sqrt(N) | paired difference (95% interval) |\n|---|---|---|---|---|\n";

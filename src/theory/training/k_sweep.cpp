@@ -14,7 +14,8 @@ const Threshold kSqrtBand{
 
 const Threshold kCensoredShare{
     "censored_draw_share", 0.025,
-    "a best k or plateau edge at an end of the grid in more than this share of the posterior draws is only bounded "
+    "a best k, plateau edge or half-point of retrieval at an end of the grid in more than this share of the posterior "
+    "draws (or bootstrap replicates) is only bounded "
     "there: the 95% interval of the exponent would reach past the grid"};
 
 const Threshold kEdgeDelta{
@@ -97,6 +98,15 @@ std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
     if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
   return able;
 }
+std::optional<ClaimOutcome> unable_to_judge(const KSweepEvidence& e, const Thresholds& t, double claimed) {
+  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
+  const double least = t(kMinDynamicRange);
+  if (able_sizes(e, least).size() >= 2) return std::nullopt;
+  ClaimOutcome out{.claimed = claimed};
+  out.detail = cannot_show(least, task_and_ranges(e));
+  return out;
+}
+
 std::vector<std::vector<double>> best_k_draws(const KSweepEvidence& e, const std::vector<GridCurve>& curves,
                                               const std::vector<BlockedCurve>& fits) {
   return posterior_argmax(curves, fits, e.seed, "poly.k_vs_N" + e.regime.suffix("."));
@@ -113,16 +123,10 @@ std::vector<std::vector<double>> edge_draws(const KSweepEvidence& e, const std::
 std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
                             std::size_t curve) {
   return std::size_t(std::count_if(draws.begin(), draws.end(), [&](const auto& d) {
-    return d[curve] <= curves[curve].x.front() || d[curve] >= curves[curve].x.back();
+    return !(d[curve] > curves[curve].x.front() && d[curve] < curves[curve].x.back());  // NaN: located nowhere
   }));
 }
 
-namespace {
-
-// ---- poly.k_vs_N: the best k of x³/k against N (POLY Fig 1) ------------------------------------
-
-// The share of draws at each end of the grid, per curve: a curve whose draws sit at an end more often than the
-// threshold allows is censored, named with its N.
 std::string censored_sizes(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
                            const std::vector<Index>& sizes, double allowed_share) {
   std::string censored;
@@ -131,6 +135,8 @@ std::string censored_sizes(const std::vector<std::vector<double>>& draws, const 
       censored += text(censored.empty() ? "" : ", ", sizes[c]);
   return censored;
 }
+
+namespace {
 
 // The least-squares slope of each draw's log k on log N, with draws where a curve is censored left out.
 std::vector<double> draw_slopes(const std::vector<std::vector<double>>& draws, const std::vector<double>& log_n) {
@@ -153,6 +159,7 @@ std::pair<double, double> slope_bounds(const std::vector<double>& draw, const st
   bool lower = true, upper = true;
   for (std::size_t c = 0; c < draw.size(); ++c) {
     const double first = curves[c].x.front(), last = curves[c].x.back(), side = log_n[c] - mean_log_n;
+    if (std::isnan(draw[c])) return {-HUGE_VAL, HUGE_VAL};  // a draw that located no N (a retrieval fit's)
     clamped.push_back(std::clamp(draw[c], first, last));
     if (draw[c] <= first) lower = lower && side <= 0, upper = upper && side >= 0;
     if (draw[c] >= last) lower = lower && side >= 0, upper = upper && side <= 0;
@@ -173,8 +180,8 @@ std::pair<double, double> bounded_interval(const std::vector<std::vector<double>
   return {quantile(lower, 0.025), quantile(upper, 0.975)};
 }
 
-// The exponent's 95% interval, from the draws' slopes (those with every N located), or from their bounds where some N
-// is censored; NaN where no draw is located.
+}  // namespace
+
 std::pair<double, double> exponent_interval(const std::vector<std::vector<double>>& draws,
                                             const std::vector<GridCurve>& curves, const std::vector<double>& log_n,
                                             bool censored) {
@@ -184,13 +191,12 @@ std::pair<double, double> exponent_interval(const std::vector<std::vector<double
   return {quantile(slopes, 0.025), quantile(slopes, 0.975)};
 }
 
-// The equivalence test, where an unbounded end can only keep the interval from lying inside the band.
+// An unbounded end can only keep the interval from lying inside the band.
 Verdict exponent_verdict(double lo, double hi, double band) {
   if (lo > 0.5 + band || hi < 0.5 - band) return Verdict::violated;
   return equivalence_verdict(lo, hi, 0.5 - band, 0.5 + band);
 }
 
-// "like sqrt(N)" as an equivalence test on the exponent's interval, and what the interval says of "grows".
 std::string sqrt_rule_text(double band) {
   return text(
       "Verdict (an equivalence test, fixed before the campaign that judges it): holds when the 95% interval of "
@@ -205,6 +211,10 @@ std::string sqrt_rule_text(double band) {
       "hold, and is violated when its bounded end lies beyond the band (this reading of censoring replaced "
       "'censored: inconclusive' on 2026-12-01, after the data it judges).");
 }
+
+namespace {
+
+// ---- poly.k_vs_N: the best k of x³/k against N (POLY Fig 1) ------------------------------------
 
 ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
@@ -327,15 +337,11 @@ ClaimOutcome judge_k_sweep(const KSweepEvidence& e, const Thresholds& t) {
 // stated share of the task's dynamic range, where the curve is steep and its location well determined (an argmax of a
 // flat plateau is not).
 ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
-  if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
+  if (auto unable = unable_to_judge(e, t, 0.5)) return *unable;
   const double band = t(kSqrtBand), share = t(kEdgeDelta), least = t(kMinDynamicRange);
   ClaimOutcome out{.claimed = 0.5};
   const auto range_text = task_and_ranges(e);
   const auto able = able_sizes(e, least);
-  if (able.size() < 2) {
-    out.detail = cannot_show(least, range_text);
-    return out;
-  }
   const auto& regime = e.regime;
   Figure accuracy{
       .name = "k_sweep_edge" + regime.suffix("_"),
@@ -472,7 +478,10 @@ void register_k_sweep_claims(ClaimRegistry& r) {
     register_k_interaction_claims(r, regime, init_text);
     register_k_band_claim(r, regime, init_text);
     // REPOLY's x/k where a best k can show: Fashion-MNIST's dynamic range is under 3 points at every N trained.
-    if (regime.reads_query()) register_linear_best_claim(r, regime, init_text);
+    if (regime.reads_query()) {
+      register_linear_best_claim(r, regime, init_text);
+      register_k_retrieval_claim(r, regime, init_text);
+    }
   }
 }
 

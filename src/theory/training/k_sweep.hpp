@@ -44,6 +44,21 @@ std::vector<std::vector<double>> edge_draws(const KSweepEvidence& e, const std::
 std::size_t draws_at_an_end(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
                             std::size_t curve);
 
+// The curves at an end of their grid in more than `allowed_share` of the draws (a NaN draw locates no curve), their N
+// listed: "16, 128", or "" for none.
+std::string censored_sizes(const std::vector<std::vector<double>>& draws, const std::vector<GridCurve>& curves,
+                           const std::vector<Index>& sizes, double allowed_share);
+
+// The exponent's 95% interval over the draws of log k per N: the draws' least-squares slopes on log_n, or where some N
+// is `censored` the bounds the clamped draws give (sqrt_rule_text); NaN where no draw is located.
+std::pair<double, double> exponent_interval(const std::vector<std::vector<double>>& draws,
+                                            const std::vector<GridCurve>& curves, const std::vector<double>& log_n,
+                                            bool censored);
+
+// "like sqrt(N)": the equivalence test of the exponent's interval against 0.5 ± band, and the rule's text.
+Verdict exponent_verdict(double lo, double hi, double band);
+std::string sqrt_rule_text(double band);
+
 // ---- the falsify cases (k_sweep_cases.cpp) ----
 
 // The default grid where the evidence has fewer than two N or an N whose seeds do not connect its points.
@@ -67,12 +82,20 @@ void place_edge(KSweepEvidence& e, double exponent, double range);
 // of min_dynamic_range for any rule that needs two N, on evidence shaped by `shape(e, range)` to hold.
 Crossing<KSweepEvidence> range_crossing(std::function<void(KSweepEvidence&, double)> shape);
 
+// A gap in [lo, hi] at which `count(gap)` (falling as the gap grows) is `target`, or the last that reaches it, by
+// bisection: a censored share placed just over its threshold.
+double gap_reaching(double lo, double hi, std::size_t target, const std::function<std::size_t(double)>& count);
+
 // One crossing per threshold that poly.k_vs_N's and poly.k_edge_vs_N's judges read.
 std::vector<Crossing<KSweepEvidence>> best_k_crossings();
 std::vector<Crossing<KSweepEvidence>> edge_crossings();
 
 // The curves at an N whose dynamic range reaches `least`: those that can show the scale's effect.
 std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least);
+
+// What a judge that needs two N of min_dynamic_range returns before it judges (no rows, or the task cannot show it),
+// with its claimed value; nullopt where it can judge.
+std::optional<ClaimOutcome> unable_to_judge(const KSweepEvidence& e, const Thresholds& t, double claimed);
 
 // The curve replaced by a plateau in log k that starts at `edge`, falls linearly over three decades below it to `range`
 // under the top and is flat beyond, with no seed-to-seed spread.
@@ -82,6 +105,10 @@ void ramp(GridCurve& curve, double edge, double range);
 // poly.k_best.linear, REPOLY §5.1.2's x/k read on the same band.
 void register_k_band_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
 void register_linear_best_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
+
+// poly.k_retrieval_vs_N of one regime (k_retrieval.cpp): the k at which half the seeds retrieve, where runs either
+// retrieve or stay at chance.
+void register_k_retrieval_claim(ClaimRegistry& r, const Regime& regime, const std::string& init_text);
 
 // poly.k_interaction_vs_N of one regime (k_interaction.cpp), after the regime's k_vs_N and k_edge_vs_N.
 void register_k_interaction_claims(ClaimRegistry& r, const Regime& regime, const std::string& init_text);

@@ -91,17 +91,23 @@ void censor_largest(KSweepEvidence& e, double share, bool edges,
     const auto moved = with_gap(gap);
     return at_an_end(moved.curves, moved, edges);
   };
-  double lo = 0, hi = 0.01;  // at no gap about half the draws sit at the end, at 100 times the spread none
+  // At no gap about half the draws sit at the end, at 100 times the spread none.
+  e = with_gap(gap_reaching(0, 0.01, target, count));
+}
+
+}  // namespace
+
+double gap_reaching(double lo, double hi, std::size_t target, const std::function<std::size_t(double)>& count) {
   if (count(lo) < target || count(hi) >= target)
     throw std::logic_error("the censored share cannot be placed on this evidence");
   for (int i = 0; i < 60; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (count(mid) >= target ? lo : hi) = mid;
+    const auto at_mid = count(mid);
+    if (at_mid == target) return mid;
+    (at_mid > target ? lo : hi) = mid;
   }
-  e = with_gap(lo);
+  return lo;
 }
-
-}  // namespace
 
 void ramp(GridCurve& curve, double edge, double range) {
   const double top = best_mean(curve);
