@@ -16,13 +16,13 @@ struct RetrievalData {
   std::vector<double> levels{};           // per curve: the accuracy a run reaches when it retrieves
   std::vector<std::size_t> first_row{};   // per curve, then one past the last row
   MatrixD design{};                       // per row: the curve's indicator, then log10 k
-  VectorD trials{}, successes{};            // runs and runs that retrieve, per row
+  VectorD trials{}, successes{};          // runs and runs that retrieve, per row
   std::vector<std::size_t> row_of_run{};  // the runs of every curve in order
 };
 
 RetrievalData retrieval_data(const KSweepEvidence& e, const std::vector<std::size_t>& able, double share) {
-  RetrievalData d{.curves = kept_only(e.curves, able), .sizes = kept_only(e.sizes, able),
-                  .ranges = kept_only(e.ranges, able)};
+  RetrievalData d{
+      .curves = kept_only(e.curves, able), .sizes = kept_only(e.sizes, able), .ranges = kept_only(e.ranges, able)};
   std::size_t rows = 0;
   for (std::size_t c = 0; c < d.curves.size(); ++c) {
     d.levels.push_back(*d.ranges[c].content_free() + share * *d.ranges[c].value());
@@ -55,8 +55,8 @@ std::vector<double> half_points(const RetrievalData& d, const VectorD& successes
   for (std::size_t c = 0; c < d.curves.size(); ++c) {
     const auto rows = Eigen::seq(Index(d.first_row[c]), Index(d.first_row[c + 1]) - 1);
     const double retrieved = successes(rows).sum(), runs = d.trials(rows).sum();
-    half.push_back(retrieved == runs  ? -HUGE_VAL
-                   : retrieved == 0   ? HUGE_VAL
+    half.push_back(retrieved == runs            ? -HUGE_VAL
+                   : retrieved == 0             ? HUGE_VAL
                    : fit.converged && slope > 0 ? -fit.beta(Index(c)) / slope
                                                 : NAN);
   }
@@ -180,14 +180,16 @@ ClaimOutcome judge_k_retrieval(const KSweepEvidence& e, const Thresholds& t) {
   std::tie(out.ci_lo, out.ci_hi) = exponent_interval(r.draws, d.curves, r.log_n, !censored.empty());
   out.verdict = exponent_verdict(out.ci_lo, out.ci_hi, band);
 
-  Figure shares{.name = "k_sweep_retrieval" + regime.suffix("_"),
-                .title = text("x^3/k, ", regime.label(), ": share of seeds that retrieve, and the shared-slope logistic"),
-                .xlabel = "k",
-                .ylabel = "share of runs that retrieve",
-                .logx = true};
-  std::string per_n, table =
-      "| N | dynamic range | retrieves at or above | runs that retrieve, per k | half-point k | 95% interval |\n"
-      "|---|---|---|---|---|---|\n";
+  Figure shares{
+      .name = "k_sweep_retrieval" + regime.suffix("_"),
+      .title = text("x^3/k, ", regime.label(), ": share of seeds that retrieve, and the shared-slope logistic"),
+      .xlabel = "k",
+      .ylabel = "share of runs that retrieve",
+      .logx = true};
+  std::string per_n,
+      table =
+          "| N | dynamic range | retrieves at or above | runs that retrieve, per k | half-point k | 95% interval |\n"
+          "|---|---|---|---|---|---|\n";
   for (std::size_t c = 0; c < d.curves.size(); ++c) {
     const auto [lo, hi] = draw_interval(r.draws, c);
     const std::string colour = kSeriesColours[c % std::size(kSeriesColours)];  // each N's shares and fit in one
@@ -221,7 +223,8 @@ ClaimOutcome judge_k_retrieval(const KSweepEvidence& e, const Thresholds& t) {
       share, " of the dynamic range) ", per_n, "; log k_half = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [",
       sig(out.ci_lo, 3), ", ", sig(out.ci_hi, 3), "] against the band [", 0.5 - band, ", ", 0.5 + band,
       "]; shared slope ", sig(slope, 3), " logits per decade of k",
-      r.fit.converged && slope > 0 ? "" : " (the fit did not converge or retrieval does not rise with k: no half-point)",
+      r.fit.converged && slope > 0 ? ""
+                                   : " (the fit did not converge or retrieval does not rise with k: no half-point)",
       censored.empty() ? ""
                        : text("; the half-point lies at an end of the grid for N = ", censored, " in more than ",
                               t(kCensoredShare), " of the replicates (censored: the exponent only bounded)"),
@@ -229,8 +232,7 @@ ClaimOutcome judge_k_retrieval(const KSweepEvidence& e, const Thresholds& t) {
   out.markdown = text(
       "Half-point of retrieval: a run retrieves when its final validation accuracy reaches the better content-free "
       "control plus ",
-      share,
-      " of the dynamic range. At each N whose range reaches ", sig(100 * least, 3),
+      share, " of the dynamic range. At each N whose range reaches ", sig(100 * least, 3),
       " points, P(retrieve) = logistic(s (log10 k - m_N)), one slope s for every N, fitted by Firth's penalised "
       "likelihood (the Jeffreys prior: finite where an N separates completely); the exponent is the least-squares "
       "slope of m_N on log10 N. Intervals: a parametric bootstrap of ",
@@ -248,10 +250,10 @@ ClaimOutcome judge_k_retrieval(const KSweepEvidence& e, const Thresholds& t) {
 constexpr double kChance = 0.1;  // content-free attention's accuracy on the designs below
 constexpr std::uint64_t kDesignSeeds = 8;
 
-// A curve whose runs sit at log k = half + offsets[i], of which the first retrieving[i] of `seeds` retrieve (at chance +
-// range; the others at chance).
+// A curve whose runs sit at log k = half + offsets[i], of which the first retrieving[i] of kDesignSeeds seeds retrieve
+// (at chance + range; the others at chance).
 GridCurve retrieval_curve(double half, const std::vector<double>& offsets, const std::vector<std::uint64_t>& retrieving,
-                          double range, std::uint64_t seeds = kDesignSeeds) {
+                          double range) {
   GridCurve curve;
   for (std::size_t i = 0; i < offsets.size(); ++i) {
     curve.x.push_back(half + offsets[i]);
@@ -299,8 +301,8 @@ void extremes_with_range(KSweepEvidence& e, double x) {
   for (std::size_t c = 1; c + 1 < e.curves.size(); ++c) e.ranges[c] = DynamicRange{};
 }
 
-// The largest N's runs below its half-point (none of which retrieve) gathered at one point `gap` under it, four seeds
-// at each point, so that the replicates' half-points fall below the grid's first k in just over x of them.
+// The largest N's runs below its half-point (none of which retrieve) gathered at one point `gap` under it, so that the
+// replicates' half-points fall below the grid's first k in just over x of them.
 void largest_censored_in(KSweepEvidence& e, double x) {
   place_retrieval(e, 0.4);  // the gathered point lifts the largest N's half-point: the law's interval stays in the band
   const double half = e.curves.back().x[2] + 0.25;
@@ -325,17 +327,18 @@ void register_k_retrieval_claim(ClaimRegistry& r, const Regime& regime, const st
        .source = "POLY §5, Fig 1",
        .statement = "with phi(x) = x^3/k, the k needed to train well grows like sqrt(N) (read as the k at which half "
                     "the seeds retrieve the answer, on a task whose runs retrieve it or stay at chance)",
-       .method = text(regime.source(sweep::k), " under ", init_text,
-                      ": per run, retrieved when it ends half the dynamic range above content-free attention; per N the "
-                      "half-point of a logistic in log k with one slope shared by the N (Firth's penalty); slope of "
-                      "log k_half on log N by a parametric bootstrap"),
+       .method = text(
+           regime.source(sweep::k), " under ", init_text,
+           ": per run, retrieved when it ends half the dynamic range above content-free attention; per N the "
+           "half-point of a logistic in log k with one slope shared by the N (Firth's penalty); slope of "
+           "log k_half on log N by a parametric bootstrap"),
        .sweep = regime.sweep(sweep::k)},
       {.measure = [regime](const ClaimContext& ctx) { return measure_k_sweep(ctx, regime); },
        .judge = judge_k_retrieval,
        .contradict = [](KSweepEvidence& e) { place_retrieval(e, 1.5); },  // like N^1.5
        .support = [](KSweepEvidence& e) { place_retrieval(e, 0.5); },
-       .crossings = {{&kSqrtBand, "the exponent interval's upper end at 1/2 + x", Verdict::holds,
-                      Verdict::inconclusive, upper_end_at},
+       .crossings = {{&kSqrtBand, "the exponent interval's upper end at 1/2 + x", Verdict::holds, Verdict::inconclusive,
+                      upper_end_at},
                      {&kEdgeDelta, "the smallest N's failing runs at chance + x of its range", Verdict::holds,
                       Verdict::violated, smallest_shelf_at},
                      {&kMinDynamicRange, "the smallest and largest N's dynamic range (the others none)",

@@ -98,6 +98,7 @@ std::vector<std::size_t> able_sizes(const KSweepEvidence& e, double least) {
     if (const auto r = e.ranges[c].value(); r && *r >= least) able.push_back(c);
   return able;
 }
+
 std::optional<ClaimOutcome> unable_to_judge(const KSweepEvidence& e, const Thresholds& t, double claimed) {
   if (e.curves.empty()) return no_regime_rows(e.regime, sweep::k);
   const double least = t(kMinDynamicRange);
