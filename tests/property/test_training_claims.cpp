@@ -496,10 +496,11 @@ TEST(TrainingClaims, RetrievalHalfPointRecoversTheConstructedExponent) {
                               std::log10(3.0) + b * std::log10(double(kSweepSizes[c])), 1e-8, 1e-8))
           << out.detail;
     EXPECT_NE(out.detail.find("N=8: 40 points (softmax 80%, uniform 40%, off 39%)"), std::string::npos) << out.detail;
-    if (b == 0)  // k = 3 × 10^offset at every N
+    if (b == 0) {  // k = 3 × 10^offset at every N
       EXPECT_NE(out.markdown.find("| 0.169: 0/8, 0.533: 0/8, 1.69: 2/8, 5.33: 6/8, 16.9: 8/8, 53.3: 8/8 |"),
                 std::string::npos)
           << out.markdown;
+    }
   }
 }
 
