@@ -83,8 +83,7 @@ ActivationSpec control_activation(const std::string& name) {
 
 train::TrainConfig base_config(const Grid& g, Index N, const ActivationSpec& activation, std::uint64_t seed) {
   auto c = g.run.config;
-  std::tie(c.model.patch_h, c.model.patch_w) = patch_for(N);
-  fit_model_to_data(c.model, g.run.data);
+  fit_sequence_length(c.model, N, g.run.data);
   c.model.activation = activation;
   c.warmup = std::min(c.warmup, c.steps);
   c.seed = seed;
@@ -214,6 +213,12 @@ std::pair<Index, Index> patch_for(Index N) {
   int e = 0;
   while ((Index{1} << e) < N) ++e;
   return {32 >> ((e + 1) / 2), 32 >> (e / 2)};
+}
+
+void fit_sequence_length(train::VitConfig& model, Index N, const TrainData& data) {
+  if (data.name == "recall") return fit_recall_tokens(model, N);
+  std::tie(model.patch_h, model.patch_w) = patch_for(N);
+  fit_model_to_data(model, data);
 }
 
 const std::vector<Sweep>& sweeps() {

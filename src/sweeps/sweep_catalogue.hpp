@@ -63,6 +63,8 @@ const Sweep& find_sweep(const std::string& name);
 // The patch that cuts the 32×32 image into N patches: a 2^⌈e/2⌉ × 2^⌊e/2⌋ grid for N = 2^e
 // (N = 256, 64, 16, 8 → 2×2, 4×4, 8×8, 8×16); std::invalid_argument naming N for others.
 std::pair<Index, Index> patch_for(Index N);
+// The model's input for N: the image's patches from patch_for, or the recall task's N tokens (any N from 2 to 1024).
+void fit_sequence_length(train::VitConfig& model, Index N, const TrainData& data);
 // The layers whose norms a sweep with norms keeps: POLY's layers 2, 7 and 12 of ViT-Tiny's 12 as fractions of `depth`,
 // rounded down, the middle one past the first (depth 3: 1, 2, 3; depth 6: 1, 3, 6; depth 12: 2, 7, 12).
 std::vector<Index> norm_layers(Index depth);

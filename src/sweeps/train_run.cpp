@@ -174,6 +174,14 @@ void fit_model_to_data(train::VitConfig& model, const TrainData& data) {
   if (tokens < 2)
     throw std::invalid_argument(text("patch ", model.patch_h, "x", model.patch_w,
                                      " gives N = 1: --data recall needs N >= 2 (a query and a key-value token)"));
+  fit_recall_tokens(model, tokens);
+}
+
+void fit_recall_tokens(train::VitConfig& model, Index tokens) {
+  if (tokens < 2 || tokens > train::kRecallCodes)
+    throw std::invalid_argument(
+        text("N must be from 2 to ", train::kRecallCodes, " for --data recall (got ", tokens, ")"));
+  model.channels = 1;
   model.image_h = tokens, model.image_w = train::kRecallWidth;
   model.patch_h = 1, model.patch_w = train::kRecallWidth;
 }

@@ -98,8 +98,11 @@ void validate_grid(const Sweep& sweep, const Grid& g) {
   if (g.N.empty()) throw std::invalid_argument("N must list at least one sequence length");
   for (Index depth : g.depths)
     if (depth < 1) throw std::invalid_argument(text("depths must be at least 1 (got ", depth, ")"));
-  for (Index n : g.N) patch_for(n);
   const auto& data = g.run.data;
+  for (Index n : g.N) {
+    train::VitConfig model;
+    fit_sequence_length(model, n, data);
+  }
   if (data.validation < 1)
     throw std::invalid_argument(text("validation must be at least 1 (got ", data.validation, ")"));
   if (data.train_limit < 0) throw std::invalid_argument(text("train-limit must be >= 0 (got ", data.train_limit, ")"));

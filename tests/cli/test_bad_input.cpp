@@ -201,6 +201,7 @@ std::vector<BadInput> bad_inputs() {
            {"training_norms", {"--data-dir", "/nonexistent"}, {"data-dir"}},
            {"training_norms", {"--heads", "3"}, {"dim", "heads"}},
            {"k_sweep", {"--data", "recall", "--crop"}, {"crop", "recall"}},
+           {"k_sweep", {"--data", "recall", "--N", "1025"}, {"N", "1025", "recall"}},
            {"k_sweep", {"--controls", "sinc"}, {"controls", "sinc"}},
            {"k_sweep", {"--controls", "softmax,softmax"}, {"control"}},
        })

@@ -363,6 +363,14 @@ TEST(TrainData, RecallIsARunsDataInItsJsonAndKey) {
   auto whole_image = recall.config.model;
   whole_image.patch_h = whole_image.patch_w = 32;
   EXPECT_TRUE(fails_with([&] { sweeps::fit_model_to_data(whole_image, recall.data); }, "patch"));
+  // Any N of the task, not only an image's powers of two; at a power of two the same model, so the same point keys.
+  auto tokens = sweeps::TrainRun{}.config.model;
+  sweeps::fit_recall_tokens(tokens, 64);
+  EXPECT_EQ(fingerprint({.model = tokens}), fingerprint({.model = recall.config.model}));
+  sweeps::fit_recall_tokens(tokens, 24);
+  EXPECT_EQ(tokens.patches(), 24);
+  EXPECT_TRUE(fails_with([&] { sweeps::fit_recall_tokens(tokens, 1025); }, "1025"));
+  EXPECT_TRUE(fails_with([&] { sweeps::fit_recall_tokens(tokens, 1); }, "N"));
 }
 
 TEST(TrainOptim, CosineScheduleWarmsUpAndDecays) {

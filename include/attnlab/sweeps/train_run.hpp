@@ -36,6 +36,9 @@ inline constexpr long kRecallSteps = 3000;
 // configured patch cuts 32×32 into (so --patch, and a sweep's N, mean the same N on every data set). Throws
 // std::invalid_argument naming the patch when it leaves the recall task fewer than 2 tokens or does not tile 32×32.
 void fit_model_to_data(train::VitConfig& model, const TrainData& data);
+// The recall task's input for any N from 2 to train::kRecallCodes, not only the powers of two that cut the 32×32
+// image: the same model as fit_model_to_data's for a patch giving that N. Throws std::invalid_argument naming N.
+void fit_recall_tokens(train::VitConfig& model, Index tokens);
 // The files --data-dir must hold (none for recall).
 std::vector<std::string> data_files(const TrainData& data);
 // How many training examples the data holds before the validation set is taken off (after train_limit).
