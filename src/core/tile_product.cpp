@@ -4,11 +4,14 @@
 #if defined(__AVX512BF16__)
 #include <immintrin.h>
 #endif
+#include <libxsmm.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -218,7 +221,95 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, In
   }
 }
 
+template <class T>
+using JitKernel = std::conditional_t<std::is_same_v<T, float>, libxsmm_smmfunction, libxsmm_dmmfunction>;
+
+// libxsmm's kernel for one block of C in its column-major terms: C's block (cols × rows, ld ldc) = B's packed panel
+// (cols × depth, ld panel) · A's rows (depth × rows, ld rows_ld). With `resume` it continues the chains the block holds
+// (libxsmm loads C before it sums over k), so a product split into slabs of k has the bits of an unsplit one.
+template <class T>
+JitKernel<T> jit_kernel(Index cols, Index rows, Index depth, Index panel, Index rows_ld, Index ldc, bool resume) {
+  const libxsmm_blasint m = cols, n = rows, k = depth, lda = panel, ldb = rows_ld, ld_out = ldc;
+  const T alpha = 1, beta = resume ? 1 : 0;
+  JitKernel<T> kernel = nullptr;
+  if constexpr (std::is_same_v<T, float>)
+    kernel = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ld_out, &alpha, &beta, nullptr, nullptr);
+  else kernel = libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ld_out, &alpha, &beta, nullptr, nullptr);
+  if (!kernel)
+    throw std::runtime_error("libxsmm generated no kernel for a " + std::to_string(rows) + " x " +
+                             std::to_string(depth) + " x " + std::to_string(cols) + " block (leading dimensions " +
+                             std::to_string(panel) + ", " + std::to_string(rows_ld) + ", " + std::to_string(ldc) +
+                             "; ATTNLAB_PRODUCT_KERNEL=packed uses the hand-written kernel)");
+  return kernel;
+}
+
+// packed_product on libxsmm's kernels for a row-major A (read in place): B packed once per slab of k in panels of 256
+// bytes' columns (a slab's panel in L2), then per block of 32 rows of C (over the threads) one kernel per panel. Every
+// kernel is a whole panel wide: on AVX-512 a kernel one vector wide splits its chains over k for some row counts (not
+// the fma chain in order), so a partial last panel, like an accumulating product, is formed in a scratch of whole
+// panels and then copied (or added) into C.
+template <class T>
+void jit_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate) {
+  using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
+  constexpr Index W = 256 / Index(sizeof(T)), block_rows = 32, slab_depth = 512;
+  const Index R = A.rows, O = B.cols, depth = A.cols, panels = (O + W - 1) / W;
+  thread_local Buffer calling_thread_columns, calling_thread_scratch;
+  Buffer& columns = calling_thread_columns;  // the bodies below name a thread_local as their own thread's instance
+  Buffer& scratch = calling_thread_scratch;
+  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * std::min(depth, slab_depth) * W)));
+  const bool in_scratch = accumulate || O % W != 0;
+  T* out = C;
+  Index out_ld = ldc;
+  if (in_scratch) {
+    scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(R * panels * W)));
+    out = scratch.data(), out_ld = panels * W;
+  }
+  for (Index k0 = 0; k0 < depth; k0 += slab_depth) {
+    const Index kd = std::min(slab_depth, depth - k0);
+    constexpr Index run = 16;  // rows of B per task, across every panel (copy_transposed's streams stay in L1)
+    for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
+      const Index k = k0 + c * run, rows = std::min(run, k0 + kd - k);
+      for (Index p = 0; p < panels; ++p)
+        copy_transposed(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows,
+                        std::min(W, O - p * W), W, columns.data() + (p * kd + c * run) * W);
+    });
+    for_each_in_parallel((R + block_rows - 1) / block_rows, [&](Index b) {
+      const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0);
+      const T* u = A.data + r0 * A.row_stride + k0;
+      const Index u_ld = nr == 1 ? kd : A.row_stride;  // libxsmm takes no leading dimension under k, even for one row
+      const auto kernel = jit_kernel<T>(W, nr, kd, W, u_ld, out_ld, k0 > 0);
+      for (Index p = 0; p < panels; ++p) kernel(columns.data() + p * kd * W, u, out + r0 * out_ld + p * W);
+    });
+  }
+  if (in_scratch)
+    for_each_in_parallel(R, [&](Index r) {
+      const T* from = scratch.data() + r * out_ld;
+      T* to = C + r * ldc;
+      if (accumulate) {
+        for (Index j = 0; j < O; ++j) to[j] += from[j];
+      } else {
+        std::copy_n(from, O, to);
+      }
+    });
+}
+
+std::atomic<ProductKernel>& selected_product_kernel() {
+  static std::atomic<ProductKernel> kernel = [] {
+    const char* name = std::getenv("ATTNLAB_PRODUCT_KERNEL");
+    return name ? parse_product_kernel(name) : ProductKernel::libxsmm;
+  }();
+  return kernel;
+}
+
 }  // namespace
+
+ProductKernel parse_product_kernel(const std::string& name) {
+  if (name == "libxsmm") return ProductKernel::libxsmm;
+  if (name == "packed") return ProductKernel::packed;
+  throw std::invalid_argument("ATTNLAB_PRODUCT_KERNEL must be libxsmm or packed (got '" + name + "')");
+}
+ProductKernel product_kernel() { return selected_product_kernel().load(); }
+void set_product_kernel(ProductKernel kernel) { selected_product_kernel().store(kernel); }
 
 template <class T>
 void PackedColumns<T>::pack(const Matrix<T>& matrix, Index tile_cols) {
@@ -315,6 +406,11 @@ void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool ac
       for (Index r = 0; r < R; ++r) std::fill_n(C + r * ldc, O, T(0));
     return;
   }
+  // A transposed A (a weight's gradient xᵀ·dy) stays on the hand-written kernel, whose packing of A's groups is a
+  // third of the time libxsmm's kernels took on rows gathered for them (vit-tiny's shapes, AMD EPYC Zen 5).
+  const bool rows_in_place = A.col_stride == 1 && (R == 1 || A.row_stride >= A.cols);
+  if (precision == ProductPrecision::native && product_kernel() == ProductKernel::libxsmm && rows_in_place)
+    return jit_product(A, B, C, ldc, accumulate);
   if (block == RegisterBlock::native) block = kNativeBlock;
   if (block == RegisterBlock::avx512)
     return packed_product_by<RegisterBlock::avx512>(A, B, C, ldc, accumulate, precision);

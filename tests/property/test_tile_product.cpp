@@ -105,7 +105,7 @@ void expect_products_are_fma_chains(ProductPrecision precision, RegisterBlock bl
   for (const int threads : {1, 2})
     for (const Index R : {1, 33, 70})
       for (const Index K : {1, 5, 600})     // 600: the chains carried over three slabs of depth
-        for (const Index O : {1, 17, 130})  // 130: past one tile of columns in float and two in double
+        for (const Index O : {1, 10, 130})  // 10: under one vector; 130: past one tile in float and two in double
           for (const int layout : {0, 1, 2, 3})
             for (const bool accumulate : {false, true}) {
               const auto a = gaussian<T>(R, K, StreamTag::Q), b = gaussian<T>(K, O, StreamTag::K);
@@ -135,14 +135,34 @@ void expect_products_are_fma_chains(ProductPrecision precision, RegisterBlock bl
       << "3 columns against 4 rows";
 }
 
-TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayout) {
-  expect_products_are_fma_chains<double>(ProductPrecision::native);
-  expect_products_are_fma_chains<float>(ProductPrecision::native);
+// Selects a product kernel for the scope of a test and restores the process's choice.
+class KernelScope {
+ public:
+  explicit KernelScope(ProductKernel kernel) : saved_(product_kernel()) { set_product_kernel(kernel); }
+  ~KernelScope() { set_product_kernel(saved_); }
+  KernelScope(const KernelScope&) = delete;
+  KernelScope& operator=(const KernelScope&) = delete;
+
+ private:
+  ProductKernel saved_;
+};
+
+// Each kernel whatever ATTNLAB_PRODUCT_KERNEL says: libxsmm's, generated for the CPU that runs the test, and the
+// hand-written one.
+TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayoutAndKernel) {
+  for (const ProductKernel kernel : {ProductKernel::libxsmm, ProductKernel::packed}) {
+    const KernelScope scope(kernel);
+    expect_products_are_fma_chains<double>(ProductPrecision::native);
+    expect_products_are_fma_chains<float>(ProductPrecision::native);
+  }
+  EXPECT_EQ(parse_product_kernel("packed"), ProductKernel::packed);
+  EXPECT_THROW(parse_product_kernel("blis"), std::invalid_argument);
 }
 
-// Each register block, whichever the CPU compiled for: AVX2's 6 × 2 vectors and AVX-512's 8 × 2 (the native one is
-// the test above's).
+// Each register block of the hand-written kernel, whichever the CPU compiled for: AVX2's 6 × 2 vectors and AVX-512's
+// 8 × 2 (the native one is the test above's).
 TEST(TileProduct, EveryRegisterBlockGivesTheFmaChains) {
+  const KernelScope scope(ProductKernel::packed);
   for (const RegisterBlock block : {RegisterBlock::avx2, RegisterBlock::avx512})
     if (block != kNativeBlock) {
       expect_products_are_fma_chains<double>(ProductPrecision::native, block);

@@ -92,9 +92,20 @@ enum class ProductPrecision { native, bf16 };
 ProductPrecision parse_product_precision(const std::string& name);  // "native" or "bf16"; throws naming the choices
 std::string to_string(ProductPrecision precision);
 
+// What multiplies a native-precision packed_product with a row-major A: libxsmm's kernels, generated at run time for
+// the running CPU (AVX2, AVX-512, ...; the default), or the hand-written register blocks (`packed`, which bf16
+// products, a transposed A and the logit tiles always use). Both sum every entry as one fma chain over k in order, so
+// they give the same bits. The environment variable ATTNLAB_PRODUCT_KERNEL=libxsmm|packed picks one for a process;
+// set_product_kernel for tests.
+enum class ProductKernel { libxsmm, packed };
+ProductKernel product_kernel();
+void set_product_kernel(ProductKernel kernel);
+ProductKernel parse_product_kernel(const std::string& name);  // "libxsmm" or "packed"; throws naming the choices
+
 // C (row stride ldc) = A·B, or C += A·B with `accumulate` (each entry's chain formed, then added). Over the threads
-// in blocks of four register blocks' rows; the packing buffers are kept per thread and grow only, so a warm caller
-// allocates nothing. bf16 takes float operands only (std::invalid_argument for double).
+// in blocks of rows; the packing buffers are kept per thread and grow only, so a warm caller allocates nothing.
+// `block` is the hand-written kernel's register block. bf16 takes float operands only (std::invalid_argument for
+// double).
 template <class T>
 void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate = false,
                     ProductPrecision precision = ProductPrecision::native, RegisterBlock block = RegisterBlock::native);
