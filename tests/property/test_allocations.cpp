@@ -1,8 +1,9 @@
 // The fused tile paths allocate nothing once warm: every buffer of a trial (the sample, U and V, tiles, row sums,
 // block partials) is reused, so the trial loop pays no page faults. Counted in this suite's binary by replacing the
-// global operator new and counting every malloc (Eigen's storage comes from malloc): by the sanitizer's allocation
-// hook under AddressSanitizer, elsewhere by this binary's own malloc in front of glibc's. (Linking with
-// --wrap=malloc would count only the calls linked statically, and breaks on libxsmm's hidden weak __real_malloc.)
+// global operator new and counting every malloc (Eigen's storage comes from malloc): under AddressSanitizer by its
+// allocation hook, which sees every allocation of the process (libgomp's team for a parallel region included),
+// elsewhere by this binary's own malloc in front of glibc's. (Linking with --wrap=malloc counted only the calls linked
+// statically, and breaks on libxsmm's hidden weak __real_malloc.)
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/norms/attention_norms.hpp>
 
@@ -19,7 +20,9 @@ std::atomic<long> allocations{0};
 }
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// The sanitizer runtime's hook (GCC ships no header of it).
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, std::size_t),
+                                                         void (*free_hook)(const volatile void*));
 namespace {
 const bool hooked = [] {
   __sanitizer_install_malloc_and_free_hooks([](const volatile void*, std::size_t) { allocations.fetch_add(1); },

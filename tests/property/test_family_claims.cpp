@@ -232,7 +232,11 @@ TEST(SoftClaims, SoftNormStaysBelowNAndStridedLandmarksKeepTheirCells) {
   ASSERT_FALSE(out.evidence.empty());
   for (const auto& r : out.evidence) {
     const double n = double(r.N), m = extra_number(r, "m"), stride = extra_number(r, "stride");
-    if (r.quantity == "s_hat_norm_eq9") EXPECT_LE(r.value.mean, n * (1 + 1e-6)) << r.activation << " n = " << n;
-    if (stride > 0) EXPECT_EQ(m * stride * stride, n) << r.activation;
+    if (r.quantity == "s_hat_norm_eq9") {
+      EXPECT_LE(r.value.mean, n * (1 + 1e-6)) << r.activation << " n = " << n;
+    }
+    if (stride > 0) {
+      EXPECT_EQ(m * stride * stride, n) << r.activation;
+    }
   }
 }

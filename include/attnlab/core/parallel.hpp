@@ -14,11 +14,12 @@ inline constexpr Index kProductRowBlock = 64;     // rows of the result per task
 inline constexpr Index kProductInnerBlock = 512;  // inner-dimension slice per partial product
 inline constexpr double kParallelFlops = 1e6;     // below this a product stays on one thread
 
-// body(i) for i in [0, n): over the threads when n > 1 and not already inside a parallel region; else in order on
-// this thread without opening a region (an inactive `if (false)` one still cost about 2 µs).
+// body(i) for i in [0, n): over the threads when n > 1, there is more than one thread and this is not already inside
+// a parallel region; else in order on this thread without opening a region (an inactive `if (false)` one still cost
+// about 2 µs, and libgomp allocates a team for every region, even of one thread).
 template <class Body>
 void for_each_in_parallel(Index n, const Body& body) {
-  if (n < 2 || omp_in_parallel()) {
+  if (n < 2 || omp_in_parallel() || omp_get_max_threads() == 1) {
     for (Index i = 0; i < n; ++i) body(i);
     return;
   }
