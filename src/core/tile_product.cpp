@@ -408,8 +408,10 @@ void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool ac
   }
   // A transposed A (a weight's gradient xᵀ·dy) stays on the hand-written kernel, which packs A's groups as it goes:
   // 1.3-8x the rate of libxsmm's kernels on rows gathered for them (the trainer's shapes, AMD EPYC Zen 5).
+  // Under AVX2 (FMA), libxsmm's kernels are fma chains; below it they multiply and add apart, so other bits.
+  static const bool jit_fma = libxsmm_get_target_archid() >= LIBXSMM_X86_AVX2;
   const bool rows_in_place = A.col_stride == 1 && (R == 1 || A.row_stride >= A.cols);
-  if (precision == ProductPrecision::native && product_kernel() == ProductKernel::libxsmm && rows_in_place)
+  if (precision == ProductPrecision::native && product_kernel() == ProductKernel::libxsmm && rows_in_place && jit_fma)
     return jit_product(A, B, C, ldc, accumulate);
   if (block == RegisterBlock::native) block = kNativeBlock;
   if (block == RegisterBlock::avx512)

@@ -94,9 +94,9 @@ std::string to_string(ProductPrecision precision);
 
 // What multiplies a native-precision packed_product with a row-major A: libxsmm's kernels, generated at run time for
 // the running CPU (AVX2, AVX-512, ...; the default), or the hand-written register blocks (`packed`, which bf16
-// products, a transposed A and the logit tiles always use). Both sum every entry as one fma chain over k in order, so
-// they give the same bits. The environment variable ATTNLAB_PRODUCT_KERNEL=libxsmm|packed picks one for a process;
-// set_product_kernel for tests.
+// products, a transposed A, the logit tiles and a CPU without FMA always use). Both sum every entry as one fma chain
+// over k in order, so they give the same bits. The environment variable ATTNLAB_PRODUCT_KERNEL=libxsmm|packed picks one
+// for a process; set_product_kernel for tests.
 enum class ProductKernel { libxsmm, packed };
 ProductKernel product_kernel();
 void set_product_kernel(ProductKernel kernel);
