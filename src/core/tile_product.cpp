@@ -224,12 +224,12 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, In
 template <class T>
 using JitKernel = std::conditional_t<std::is_same_v<T, float>, libxsmm_smmfunction, libxsmm_dmmfunction>;
 
-// libxsmm's kernel for one block of C in its column-major terms: C's block (cols × rows, ld ldc) = B's packed panel
-// (cols × depth, ld panel) · A's rows (depth × rows, ld rows_ld). With `resume` it continues the chains the block holds
+// libxsmm's kernel for one block of C in its column-major terms: C's block (panel × rows, ld ldc) = B's packed panel
+// (panel × depth) · A's rows (depth × rows, ld rows_ld). With `resume` it continues the chains the block holds
 // (libxsmm loads C before it sums over k), so a product split into slabs of k has the bits of an unsplit one.
 template <class T>
-JitKernel<T> jit_kernel(Index cols, Index rows, Index depth, Index panel, Index rows_ld, Index ldc, bool resume) {
-  const libxsmm_blasint m = cols, n = rows, k = depth, lda = panel, ldb = rows_ld, ld_out = ldc;
+JitKernel<T> jit_kernel(Index panel, Index rows, Index depth, Index rows_ld, Index ldc, bool resume) {
+  const libxsmm_blasint m = panel, n = rows, k = depth, lda = panel, ldb = rows_ld, ld_out = ldc;
   const T alpha = 1, beta = resume ? 1 : 0;
   JitKernel<T> kernel = nullptr;
   if constexpr (std::is_same_v<T, float>)
@@ -237,8 +237,8 @@ JitKernel<T> jit_kernel(Index cols, Index rows, Index depth, Index panel, Index 
   else kernel = libxsmm_dmmdispatch(m, n, k, &lda, &ldb, &ld_out, &alpha, &beta, nullptr, nullptr);
   if (!kernel)
     throw std::runtime_error("libxsmm generated no kernel for a " + std::to_string(rows) + " x " +
-                             std::to_string(depth) + " x " + std::to_string(cols) + " block (leading dimensions " +
-                             std::to_string(panel) + ", " + std::to_string(rows_ld) + ", " + std::to_string(ldc) +
+                             std::to_string(depth) + " x " + std::to_string(panel) + " block (leading dimensions " +
+                             std::to_string(rows_ld) + ", " + std::to_string(ldc) +
                              "; ATTNLAB_PRODUCT_KERNEL=packed uses the hand-written kernel)");
   return kernel;
 }
@@ -277,7 +277,7 @@ void jit_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accum
       const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0);
       const T* u = A.data + r0 * A.row_stride + k0;
       const Index u_ld = nr == 1 ? kd : A.row_stride;  // libxsmm takes no leading dimension under k, even for one row
-      const auto kernel = jit_kernel<T>(W, nr, kd, W, u_ld, out_ld, k0 > 0);
+      const auto kernel = jit_kernel<T>(W, nr, kd, u_ld, out_ld, k0 > 0);
       for (Index p = 0; p < panels; ++p) kernel(columns.data() + p * kd * W, u, out + r0 * out_ld + p * W);
     });
   }

@@ -40,16 +40,16 @@ extern "C" void* malloc(std::size_t bytes) {
 
 // Every unaligned form is replaced, so that no block is allocated by the sanitizer's operator new and freed by ours.
 namespace {
-void* counted_malloc(std::size_t bytes) noexcept { return std::malloc(bytes ? bytes : 1); }  // counted by malloc
-void* counted_new(std::size_t bytes) {
-  if (void* p = counted_malloc(bytes)) return p;
+void* allocate(std::size_t bytes) noexcept { return std::malloc(bytes ? bytes : 1); }  // counted by malloc
+void* allocate_or_throw(std::size_t bytes) {
+  if (void* p = allocate(bytes)) return p;
   throw std::bad_alloc();
 }
 }  // namespace
-void* operator new(std::size_t bytes) { return counted_new(bytes); }
-void* operator new[](std::size_t bytes) { return counted_new(bytes); }
-void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept { return counted_malloc(bytes); }
-void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept { return counted_malloc(bytes); }
+void* operator new(std::size_t bytes) { return allocate_or_throw(bytes); }
+void* operator new[](std::size_t bytes) { return allocate_or_throw(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept { return allocate(bytes); }
+void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept { return allocate(bytes); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
