@@ -79,8 +79,8 @@ Matrix<T>& tile_buffer(Index rows, Index cols) {
   return tile;
 }
 
-// U = XQ, V = XK and the row norms, in parallel over row blocks unless already in a parallel region; V packed for
-// tiles of tile_cols columns.
+// U = XQ, V = XK (packed_product: the fma chains Eigen's GEMM forms, at the tile product's rate) and the row norms,
+// in parallel over row blocks unless already in a parallel region; V packed for tiles of tile_cols columns.
 template <class T>
 const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<T>& K, const Transforms& t,
                            Index tile_cols) {
@@ -95,11 +95,11 @@ const Streamed<T>& prepare(const Matrix<T>& X, const Matrix<T>& Q, const Matrix<
   st.x2.resize(N);
   st.u2.resize(N);
   st.v2.resize(N);
+  packed_product(view_of(X), view_of(Q), st.U.data(), st.U.cols());
+  packed_product(view_of(X), view_of(K), st.V.data(), st.V.cols());
   for_each_in_parallel(blocks, [&](Index b) {
     const Index r0 = b * rows, nr = std::min(rows, N - r0);
     const auto x = X.middleRows(r0, nr);
-    st.U.middleRows(r0, nr).noalias() = x * Q;
-    st.V.middleRows(r0, nr).noalias() = x * K;
     if (t.qk_layernorm) {
       layernorm_rows<T>(st.U.middleRows(r0, nr), st.u_isigma.segment(r0, nr), t.qk_eps);
       layernorm_rows<T>(st.V.middleRows(r0, nr), st.v_isigma.segment(r0, nr), t.qk_eps);
