@@ -308,7 +308,12 @@ ProductKernel parse_product_kernel(const std::string& name) {
   if (name == "packed") return ProductKernel::packed;
   throw std::invalid_argument("ATTNLAB_PRODUCT_KERNEL must be libxsmm or packed (got '" + name + "')");
 }
-ProductKernel product_kernel() { return selected_product_kernel().load(); }
+// Under AVX2 (FMA), libxsmm's kernels are fma chains; below it they multiply and add apart, so other bits.
+ProductKernel product_kernel() {
+  static const bool jit_fma = libxsmm_get_target_archid() >= LIBXSMM_X86_AVX2;
+  return jit_fma ? selected_product_kernel().load() : ProductKernel::packed;
+}
+std::string to_string(ProductKernel kernel) { return kernel == ProductKernel::libxsmm ? "libxsmm" : "packed"; }
 void set_product_kernel(ProductKernel kernel) { selected_product_kernel().store(kernel); }
 
 template <class T>
@@ -408,10 +413,8 @@ void packed_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool ac
   }
   // A transposed A (a weight's gradient xᵀ·dy) stays on the hand-written kernel, which packs A's groups as it goes:
   // 1.3-8x the rate of libxsmm's kernels on rows gathered for them (the trainer's shapes, AMD EPYC Zen 5).
-  // Under AVX2 (FMA), libxsmm's kernels are fma chains; below it they multiply and add apart, so other bits.
-  static const bool jit_fma = libxsmm_get_target_archid() >= LIBXSMM_X86_AVX2;
   const bool rows_in_place = A.col_stride == 1 && (R == 1 || A.row_stride >= A.cols);
-  if (precision == ProductPrecision::native && product_kernel() == ProductKernel::libxsmm && rows_in_place && jit_fma)
+  if (precision == ProductPrecision::native && product_kernel() == ProductKernel::libxsmm && rows_in_place)
     return jit_product(A, B, C, ldc, accumulate);
   if (block == RegisterBlock::native) block = kNativeBlock;
   if (block == RegisterBlock::avx512)

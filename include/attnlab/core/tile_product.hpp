@@ -96,11 +96,13 @@ std::string to_string(ProductPrecision precision);
 // the running CPU (AVX2, AVX-512, ...; the default), or the hand-written register blocks (`packed`, which bf16
 // products, a transposed A, the logit tiles and a CPU without FMA always use). Both sum every entry as one fma chain
 // over k in order, so they give the same bits. The environment variable ATTNLAB_PRODUCT_KERNEL=libxsmm|packed picks one
-// for a process; set_product_kernel for tests.
+// for a process; set_product_kernel for tests. product_kernel() is the one that runs: `packed` on a CPU below
+// libxsmm's AVX2 target (no FMA), whatever was picked.
 enum class ProductKernel { libxsmm, packed };
 ProductKernel product_kernel();
 void set_product_kernel(ProductKernel kernel);
 ProductKernel parse_product_kernel(const std::string& name);  // "libxsmm" or "packed"; throws naming the choices
+std::string to_string(ProductKernel kernel);
 
 // C (row stride ldc) = A·B, or C += A·B with `accumulate` (each entry's chain formed, then added). Over the threads
 // in blocks of rows; the packing buffers are kept per thread and grow only, so a warm caller allocates nothing.
