@@ -356,10 +356,14 @@ TEST(TrainingSweeps, KilledSweepResumesToTheUninterruptedCsv) {
   const std::vector<std::string> slow{"--steps", "30", "--refine-seeds", "0"};
   Child child("k_sweep", sweep_args(killed, slow));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
-  // Killed mid-point: between one point's result and the next point's lock there would be no lock to take over.
-  while (child.running() && !point_in_progress_after_one_finished(killed / "points") &&
-         std::chrono::steady_clock::now() < deadline)
+  // Killed mid-point: between one point's result and the next point's lock there would be no lock to take over. The
+  // child is stopped while the points are looked at, so that it cannot finish the point between the look and the kill.
+  while (child.running() && std::chrono::steady_clock::now() < deadline) {
+    child.stop();
+    if (point_in_progress_after_one_finished(killed / "points")) break;
+    child.resume();
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   child.kill(SIGKILL);
   const auto r = child.wait();
   ASSERT_EQ(r.signal, SIGKILL) << "k_sweep finished before it could be killed: " << r.err;
