@@ -98,10 +98,9 @@ std::vector<Figure> norm_figures(const NormTable& phi, const NormTable& jac, Ind
   for (const auto& [name, m, what] : {std::tuple{"training_norms_phi", &phi, "||phi(S)||_F"},
                                       std::tuple{"training_norms_jacobian", &jac, "||d phi/dS||_F"}}) {
     Figure f{.name = name + regime.suffix("_") + suffix,
-             .title = text(what, " per layer during training, N = ", n, ", ", regime.label(),
-                           " (mean over images, heads and seeds)"),
+             .title = text(what, " per layer during training, N = ", n, ", ", regime.label()),
              .xlabel = "step",
-             .ylabel = what,
+             .ylabel = text(what, " (mean over images, heads and seeds)"),
              .logy = true};
     std::map<std::pair<std::string, int>, Series> series;
     for (const auto& [k, v] : *m) {
