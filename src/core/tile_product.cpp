@@ -320,8 +320,9 @@ template <class T>
 void PackedColumns<T>::pack(const Matrix<T>& matrix, Index tile_cols) {
   const StridedView<T> V = view_of(matrix);
   if (V.cols < 1) throw std::invalid_argument("the tile product needs an inner size of at least 1");
-  constexpr Index W = TilePanels<T>::kPanel;
-  const Index N = V.rows, tiles = (N + tile_cols - 1) / tile_cols, panels = (tile_cols + W - 1) / W;
+  for_libxsmm_ = product_kernel() == ProductKernel::libxsmm;
+  panel_ = for_libxsmm_ ? 256 / Index(sizeof(T)) : TilePanels<T>::kPanel;
+  const Index N = V.rows, W = panel_, tiles = (N + tile_cols - 1) / tile_cols, panels = (tile_cols + W - 1) / W;
   tile_cols_ = tile_cols;
   depth_ = V.cols;
   tile_stride_ = panels * W * depth_;
@@ -341,24 +342,44 @@ void PackedColumns<T>::pack(const Matrix<T>& matrix, Index tile_cols) {
 template <class T>
 void PackedRows<T>::pack(const Matrix<T>& matrix, Index r0, Index nr) {
   const StridedView<T> U = view_of(matrix);
+  rows_ = nr;
+  in_place_ = product_kernel() == ProductKernel::libxsmm ? U.data + r0 * U.row_stride : nullptr;
+  if (in_place_) return;
   constexpr Index G = TilePanels<T>::kGroup;
   const Index groups = (nr + G - 1) / G, depth = U.cols;
-  rows_ = nr;
   data_.resize(static_cast<std::size_t>(groups * G * depth));
   for (Index g = 0; g < groups; ++g)
     copy_transposed(U.data + (r0 + g * G) * U.row_stride, U.col_stride, U.row_stride, depth, std::min(G, nr - g * G), G,
                     data_.data() + g * G * depth);
 }
 
+// On libxsmm's kernels, one per panel over all the rows; a partial last panel is formed whole in a scratch and its
+// columns copied (out has no room past nc).
 template <class T>
 void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld) {
-  constexpr Index G = TilePanels<T>::kGroup, W = TilePanels<T>::kPanel;
-  const Index depth = columns.depth();
+  if (rows.for_libxsmm() != columns.for_libxsmm())
+    throw std::logic_error("tile_product: rows and columns were packed for different kernels");
+  const Index depth = columns.depth(), nr = rows.rows(), W = columns.panel();
   const T* tile = columns.tile(c0);
-  for (Index g = 0; g * G < rows.rows(); ++g)
+  if (columns.for_libxsmm()) {
+    const Index whole = nc / W;
+    if (whole > 0) {
+      const auto kernel = jit_kernel<T>(W, nr, depth, depth, ld, false);
+      for (Index p = 0; p < whole; ++p) kernel(tile + p * W * depth, rows.data(), out + p * W);
+    }
+    if (whole * W < nc) {
+      thread_local std::vector<T, Eigen::aligned_allocator<T>> scratch;
+      scratch.resize(std::max(scratch.size(), static_cast<std::size_t>(nr * W)));
+      jit_kernel<T>(W, nr, depth, depth, W, false)(tile + whole * W * depth, rows.data(), scratch.data());
+      for (Index r = 0; r < nr; ++r) std::copy_n(scratch.data() + r * W, nc - whole * W, out + r * ld + whole * W);
+    }
+    return;
+  }
+  constexpr Index G = TilePanels<T>::kGroup;
+  for (Index g = 0; g * G < nr; ++g)
     for (Index p = 0; p * W < nc; ++p)
       block_product(rows.data() + g * G * depth, tile + p * W * depth, depth, out + g * G * ld + p * W, ld,
-                    std::min(G, rows.rows() - g * G), std::min(W, nc - p * W), false);
+                    std::min(G, nr - g * G), std::min(W, nc - p * W), false);
 }
 
 ProductPrecision parse_product_precision(const std::string& name) {

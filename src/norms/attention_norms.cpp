@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <type_traits>
@@ -149,8 +150,47 @@ inline void entry(const FormulaRow& row, Index j, double s, int p, double& h, do
   else evaluate<F, P>(s, p, h, dh);
 }
 
+// x^p's row sums with the scales taken out of the loop: ϕ = C·m^p and ∂ϕ/∂S = D·m^(p−1) with C = os·ls^p and
+// D = os·p·ls^(p−1), so an entry costs 6 multiplies where scaling it costs 10 (x³: 40% of the pass over a tile). The
+// unscaled powers (and the scales) leave double's range sooner than the scaled entries: unless every sum, before and
+// after scaling, is finite and at least DBL_MIN/ε (where no entry lost more than ε of the sum to subnormals), the row
+// returns nullopt and is summed entry by entry, scaled.
+template <int P, bool GRADIENTS, class T>
+std::optional<RowSums> power_row_sums(const ElementwiseActivation& a, const T* m, Index n, const double* v2,
+                                      const double* x2) {
+  const int p = P > 0 ? P : a.p;
+  double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;
+#pragma omp simd reduction(+ : f2, j2, q, k, sum)
+  for (Index j = 0; j < n; ++j) {
+    const double mj = static_cast<double>(m[j]);
+    double r = 1;  // m^(p−1)
+    for (int e = 1; e < p; ++e) r *= mj;
+    const double h = r * mj, r2 = r * r;
+    sum += h;
+    f2 += h * h;
+    j2 += r2;
+    if constexpr (GRADIENTS) {
+      q += r2 * v2[j];
+      k += r2 * x2[j];
+    }
+  }
+  double ls_p1 = 1;  // ls^(p−1)
+  for (int e = 1; e < p; ++e) ls_p1 *= a.logit_scale;
+  const double C = a.out_scale * ls_p1 * a.logit_scale, D = a.out_scale * p * ls_p1;
+  const RowSums scaled{C * sum, C * (C * f2), D * (D * j2), D * (D * q), D * (D * k)};
+  constexpr double normal = std::numeric_limits<double>::min() / std::numeric_limits<double>::epsilon();
+  const auto in_range = [](double x) { return x >= normal && x <= std::numeric_limits<double>::max(); };
+  const bool folds = std::isfinite(scaled.sum) && in_range(f2) && in_range(j2) && in_range(scaled.f2) &&
+                     in_range(scaled.j2) &&
+                     (!GRADIENTS || (in_range(q) && in_range(k) && in_range(scaled.q) && in_range(scaled.k)));
+  if (!folds) return std::nullopt;
+  return scaled;
+}
+
 template <Elementwise F, int P, bool GRADIENTS, class T>
 RowSums double_row_sums(const ElementwiseActivation& a, const T* m, Index n, const double* v2, const double* x2) {
+  if constexpr (F == Elementwise::power)
+    if (const auto r = power_row_sums<P, GRADIENTS>(a, m, n, v2, x2)) return *r;
   const double ls = a.logit_scale, os = a.out_scale;
   const auto row = formula_row<F>(a, m, n, ls);
   double f2 = 0, j2 = 0, q = 0, k = 0, sum = 0;

@@ -13,9 +13,12 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -98,6 +101,28 @@ TEST(AttentionNorms, TileShapeDoesNotChangeTheResult) {
     EXPECT_TRUE(test::close(a.frob2, b.frob2, 1e-12, 0)) << label;
     EXPECT_TRUE(test::close(a.qgrad2, b.qgrad2, 1e-12, 0)) << label;
     EXPECT_TRUE(test::close(a.kgrad2, b.kgrad2, 1e-12, 0)) << label;
+  }
+}
+
+// x^p's rows are summed with the scales taken out (C·Σm^p, D²·Σm^(2p−2)…) unless the unscaled powers leave double's
+// range: logits near 1e24 under 1/k = 1e-30 (m^14 overflows, ϕ² near 1e284 does not) and near 1e-24 under 1/k = 1e30
+// (m^14 underflows, ϕ² near 1e-276 does not) take the scaled loop, and every case equals the dense reference.
+TEST(AttentionNorms, PowerRowsOutsideDoublesRangeAreSummedScaled) {
+  for (auto [scale, k] : {std::pair{1e6, "1e30"}, std::pair{1e-6, "1e-30"}, std::pair{1.0, "sqrtN"}}) {
+    const auto s = sample(6, 3, 4, 5, scale, scale);
+    const auto act = ActivationSpec{"poly", 7, KScale::parse(k), Convention::none}.resolve(6, 4);
+    const MatrixD logits = s.X * s.Q * s.K.transpose() * s.X.transpose();
+    const double largest = logits.cwiseAbs().maxCoeff(), smallest = logits.cwiseAbs().minCoeff();
+    SCOPED_TRACE(text("logits in [", smallest, ", ", largest, "], k = ", k));
+    if (scale > 1) ASSERT_TRUE(std::isinf(std::pow(largest, 14))) << "the case must overflow the unscaled sums";
+    if (scale < 1) ASSERT_LT(std::pow(largest, 14), std::numeric_limits<double>::min()) << "and this one underflow";
+    const auto fast = attention_norms_streamed(s.X, s.Q, s.K, act, {3, 4});
+    const MatrixD phi = reference::attention_matrix(s.X, s.Q, s.K, act);
+    ASSERT_TRUE(std::isfinite(phi.squaredNorm()) && phi.squaredNorm() > 0);
+    EXPECT_TRUE(test::close(fast.frob2, phi.squaredNorm(), 1e-11, 0));
+    EXPECT_TRUE(test::close(fast.jac2, reference::logit_jacobian(s.X, s.Q, s.K, act).squaredNorm(), 1e-11, 0));
+    EXPECT_TRUE(test::close(fast.qgrad2, reference::q_jacobian(s.X, s.Q, s.K, act).squaredNorm(), 1e-11, 0));
+    EXPECT_TRUE(test::close(fast.kgrad2, reference::k_jacobian(s.X, s.Q, s.K, act).squaredNorm(), 1e-11, 0));
   }
 }
 

@@ -1,5 +1,6 @@
 // The packed tile product against its definition: every entry of a tile is the fma chain Σ_k u_ik·v_jk from k = 0,
-// bit for bit, for shapes that cut register blocks, panels and tiles, in float and double, and nothing outside the
+// bit for bit, on libxsmm's kernels and the hand-written ones, for shapes that cut register blocks, panels and tiles,
+// in float and double, and nothing outside the
 // nr × nc block it is asked for is written (tiles side by side in one buffer, as the whole-row path lays them out).
 // The whole product A·B (the trainer's linear layers) the same, for every layout of A and B, with and without
 // accumulating, on one and two threads; with bf16 operands, the chain of VDPBF16PS's definition on the operands
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 using namespace attnlab;
 
@@ -37,13 +39,14 @@ void expect_tiles_are_fma_chains() {
         PackedColumns<T> columns;
         columns.pack(V, cols);
         PackedRows<T> rows;
-        for (const Index r0 : {Index{0}, N / 3}) {
-          const Index nr = std::min<Index>(N - r0, 13);  // not a whole number of register blocks
+        for (const auto [r0, most] : {std::pair<Index, Index>{0, 13}, {N / 3, 13}, {N / 3, 64}}) {
+          const Index nr = std::min(N - r0, most);  // 13: not a whole number of register blocks
           rows.pack(U, r0, nr);
           // one row below the block and two columns past the last tile stay as they were
           Matrix<T> out = Matrix<T>::Constant(nr + 1, N + 2, kUntouched);
           const auto where = [&](Index i, Index j) {
-            return text("N=", N, " d=", d, " tile=", cols, " r0=", r0, " entry (", i, ", ", j, ")");
+            return text(to_string(product_kernel()), " N=", N, " d=", d, " tile=", cols, " r0=", r0, " rows=", nr,
+                        " entry (", i, ", ", j, ")");
           };
           for (Index c0 = 0; c0 < N; c0 += cols) {
             const Index nc = std::min(cols, N - c0);
@@ -62,9 +65,38 @@ void expect_tiles_are_fma_chains() {
       }
 }
 
-TEST(TileProduct, EveryEntryIsTheFmaChainOverK) {
-  expect_tiles_are_fma_chains<double>();
-  expect_tiles_are_fma_chains<float>();
+// Selects a product kernel for the scope of a test and restores the process's choice.
+class KernelScope {
+ public:
+  explicit KernelScope(ProductKernel kernel) : saved_(product_kernel()) { set_product_kernel(kernel); }
+  ~KernelScope() { set_product_kernel(saved_); }
+  KernelScope(const KernelScope&) = delete;
+  KernelScope& operator=(const KernelScope&) = delete;
+
+ private:
+  ProductKernel saved_;
+};
+
+// Each kernel whatever ATTNLAB_PRODUCT_KERNEL says: libxsmm's, generated for the CPU that runs the test, and the
+// hand-written one; rows and columns packed for different kernels are refused.
+TEST(TileProduct, EveryEntryIsTheFmaChainOverKForEachKernel) {
+  for (const ProductKernel kernel : {ProductKernel::libxsmm, ProductKernel::packed}) {
+    const KernelScope scope(kernel);
+    expect_tiles_are_fma_chains<double>();
+    expect_tiles_are_fma_chains<float>();
+  }
+  const auto U = gaussian<double>(8, 4, StreamTag::Q);
+  PackedColumns<double> columns;
+  PackedRows<double> rows;
+  {
+    const KernelScope scope(ProductKernel::libxsmm);
+    columns.pack(U, 8);
+  }
+  const KernelScope scope(ProductKernel::packed);
+  rows.pack(U, 0, 8);
+  Matrix<double> out(8, 8);
+  if (columns.for_libxsmm())  // a CPU without FMA has the hand-written kernel only
+    EXPECT_THROW(tile_product(rows, columns, 0, 8, out.data(), 8), std::logic_error);
 }
 
 // A as stored (rows × cols) or, with `transposed`, stored as its transpose and viewed back.
@@ -135,20 +167,7 @@ void expect_products_are_fma_chains(ProductPrecision precision, RegisterBlock bl
       << "3 columns against 4 rows";
 }
 
-// Selects a product kernel for the scope of a test and restores the process's choice.
-class KernelScope {
- public:
-  explicit KernelScope(ProductKernel kernel) : saved_(product_kernel()) { set_product_kernel(kernel); }
-  ~KernelScope() { set_product_kernel(saved_); }
-  KernelScope(const KernelScope&) = delete;
-  KernelScope& operator=(const KernelScope&) = delete;
-
- private:
-  ProductKernel saved_;
-};
-
-// Each kernel whatever ATTNLAB_PRODUCT_KERNEL says: libxsmm's, generated for the CPU that runs the test, and the
-// hand-written one.
+// The same for whole products.
 TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayoutAndKernel) {
   for (const ProductKernel kernel : {ProductKernel::libxsmm, ProductKernel::packed}) {
     const KernelScope scope(kernel);

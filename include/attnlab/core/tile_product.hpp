@@ -1,11 +1,12 @@
 #pragma once
 // Products from packed operands: the tiles of the logits S = UVᵀ for the streamed estimators, and whole products A·B
-// for the trainer's linear layers. V's rows (the columns of S) are packed once per trial in panels of kPanel columns,
-// a block's U rows in groups of kGroup; each kGroup × kPanel block of S is summed in registers over k as one fma chain
-// from 0, without Eigen's repacking of both operands for every tile (1.5× its rate on a 64 × 256 tile with d = 64 on
-// AVX-512 on Zen 4). With hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is
-// the order of Eigen's GEMM kernel, so S is the same bits; without FMA each std::fma is a library call, slow. Every
-// entry is one chain over the whole inner index, so any blocking and any thread count give the same bits.
+// for the trainer's linear layers. V's rows (the columns of S) are packed once per trial in panels, and each block of
+// S is summed over k as one fma chain from 0, without Eigen's repacking of both operands for every tile: by libxsmm's
+// kernels, generated at run time for the running CPU (U's rows read in place), or by the hand-written register blocks
+// (U's rows packed in groups of kGroup; 1.5× Eigen's rate on a 64 × 256 tile with d = 64 on AVX-512 on Zen 4). With
+// hardware FMA (-march=native, the default) and d within Eigen's blocking depth that chain is the order of Eigen's
+// GEMM kernel, so S is the same bits; without FMA each std::fma is a library call, slow. Every entry is one chain over
+// the whole inner index, so any kernel, any blocking and any thread count give the same bits.
 #include <attnlab/core/types.hpp>
 
 #include <cassert>
@@ -51,7 +52,8 @@ StridedView<T> view_of(const Matrix<T>& m) {
   return view_of(m.data(), m.rows(), m.cols());
 }
 
-// The rows of V for tiles of tile_cols columns, each tile in zero-padded panels of kPanel columns ([k][column]).
+// The rows of V for tiles of tile_cols columns, each tile in zero-padded panels ([k][column]) for the kernel that runs
+// (product_kernel(), below): kPanel columns for the hand-written register blocks, 256 bytes' for libxsmm's kernels.
 template <class T>
 class PackedColumns {
  public:
@@ -62,26 +64,33 @@ class PackedColumns {
   }
   Index tile_cols() const { return tile_cols_; }
   Index depth() const { return depth_; }
+  Index panel() const { return panel_; }
+  bool for_libxsmm() const { return for_libxsmm_; }
 
  private:
   typename TilePanels<T>::Buffer data_;  // grows only: no allocation once warm
-  Index tile_cols_ = 1, tile_stride_ = 0, depth_ = 0;
+  Index tile_cols_ = 1, tile_stride_ = 0, depth_ = 0, panel_ = TilePanels<T>::kPanel;
+  bool for_libxsmm_ = false;
 };
 
-// Rows [r0, r0 + nr) of U in zero-padded groups of kGroup rows ([k][row]).
+// Rows [r0, r0 + nr) of U for the kernel that runs: in zero-padded groups of kGroup rows ([k][row]) for the
+// hand-written one, read where they are (U must outlive the tiles) for libxsmm's.
 template <class T>
 class PackedRows {
  public:
   void pack(const Matrix<T>& U, Index r0, Index nr);
-  const T* data() const { return data_.data(); }
+  const T* data() const { return in_place_ ? in_place_ : data_.data(); }
   Index rows() const { return rows_; }
+  bool for_libxsmm() const { return in_place_ != nullptr; }
 
  private:
   typename TilePanels<T>::Buffer data_;
+  const T* in_place_ = nullptr;
   Index rows_ = 0;
 };
 
 // out (rows.rows() × nc, row stride ld) = the packed rows times the first nc columns of the tile that starts at c0.
+// rows and columns must have been packed for the same kernel (std::logic_error otherwise).
 template <class T>
 void tile_product(const PackedRows<T>& rows, const PackedColumns<T>& columns, Index c0, Index nc, T* out, Index ld);
 
@@ -92,11 +101,11 @@ enum class ProductPrecision { native, bf16 };
 ProductPrecision parse_product_precision(const std::string& name);  // "native" or "bf16"; throws naming the choices
 std::string to_string(ProductPrecision precision);
 
-// What multiplies a native-precision packed_product with a row-major A: libxsmm's kernels, generated at run time for
-// the running CPU (AVX2, AVX-512, ...; the default), or the hand-written register blocks (`packed`, which bf16
-// products, a transposed A, the logit tiles and a CPU without FMA always use). Both sum every entry as one fma chain
-// over k in order, so they give the same bits. The environment variable ATTNLAB_PRODUCT_KERNEL=libxsmm|packed picks one
-// for a process; set_product_kernel for tests. product_kernel() is the one that runs: `packed` on a CPU below
+// What multiplies the logit tiles and a native-precision packed_product with a row-major A: libxsmm's kernels,
+// generated at run time for the running CPU (AVX2, AVX-512, ...; the default), or the hand-written register blocks
+// (`packed`, which bf16 products, a transposed A and a CPU without FMA always use). Both sum every entry as one fma
+// chain over k in order, so they give the same bits. The environment variable ATTNLAB_PRODUCT_KERNEL=libxsmm|packed
+// picks one for a process; set_product_kernel for tests. product_kernel() is the one that runs: `packed` on a CPU below
 // libxsmm's AVX2 target (no FMA), whatever was picked.
 enum class ProductKernel { libxsmm, packed };
 ProductKernel product_kernel();
