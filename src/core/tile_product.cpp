@@ -244,15 +244,17 @@ JitKernel<T> jit_kernel(Index panel, Index rows, Index depth, Index rows_ld, Ind
 }
 
 // packed_product on libxsmm's kernels for a row-major A (read in place): B packed once per slab of k in panels of 256
-// bytes' columns (a slab's panel in L2), then per block of 32 rows of C (over the threads) one kernel per panel. Every
-// kernel is a whole panel wide: on AVX-512 a kernel one vector wide splits its chains over k for some row counts (not
-// the fma chain in order), so a partial last panel, like an accumulating product, is formed in a scratch of whole
-// panels and then copied (or added) into C.
+// bytes' columns, or 128 where those divide C's width and 256 do not (a slab's panel in L2), then per block of 32 rows
+// of C (over the threads) one kernel per panel. Every kernel is a whole panel wide, at least two AVX-512 vectors: on
+// AVX-512 a kernel one vector wide splits its chains over k for some row counts (not the fma chain in order), so a
+// partial last panel, like an accumulating product, is formed in a scratch of whole panels and then copied (or added)
+// into C. (Padding the sweeps' 32- and 96-wide layers to 256 bytes halved their rate on an Intel Xeon.)
 template <class T>
 void jit_product(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool accumulate) {
   using Buffer = std::vector<T, Eigen::aligned_allocator<T>>;
-  constexpr Index W = 256 / Index(sizeof(T)), block_rows = 32, slab_depth = 512;
-  const Index R = A.rows, O = B.cols, depth = A.cols, panels = (O + W - 1) / W;
+  constexpr Index wide = 256 / Index(sizeof(T)), block_rows = 32, slab_depth = 512;
+  const Index R = A.rows, O = B.cols, depth = A.cols;
+  const Index W = O % wide != 0 && O % (wide / 2) == 0 ? wide / 2 : wide, panels = (O + W - 1) / W;
   thread_local Buffer calling_thread_columns, calling_thread_scratch;
   Buffer& columns = calling_thread_columns;  // the bodies below name a thread_local as their own thread's instance
   Buffer& scratch = calling_thread_scratch;

@@ -114,8 +114,12 @@ TEST(AttentionNorms, PowerRowsOutsideDoublesRangeAreSummedScaled) {
     const MatrixD logits = s.X * s.Q * s.K.transpose() * s.X.transpose();
     const double largest = logits.cwiseAbs().maxCoeff(), smallest = logits.cwiseAbs().minCoeff();
     SCOPED_TRACE(text("logits in [", smallest, ", ", largest, "], k = ", k));
-    if (scale > 1) ASSERT_TRUE(std::isinf(std::pow(largest, 14))) << "the case must overflow the unscaled sums";
-    if (scale < 1) ASSERT_LT(std::pow(largest, 14), std::numeric_limits<double>::min()) << "and this one underflow";
+    if (scale > 1) {
+      ASSERT_TRUE(std::isinf(std::pow(largest, 14))) << "the case must overflow the unscaled sums";
+    }
+    if (scale < 1) {
+      ASSERT_LT(std::pow(largest, 14), std::numeric_limits<double>::min()) << "and this one underflow";
+    }
     const auto fast = attention_norms_streamed(s.X, s.Q, s.K, act, {3, 4});
     const MatrixD phi = reference::attention_matrix(s.X, s.Q, s.K, act);
     ASSERT_TRUE(std::isfinite(phi.squaredNorm()) && phi.squaredNorm() > 0);

@@ -39,7 +39,7 @@ void expect_tiles_are_fma_chains() {
         PackedColumns<T> columns;
         columns.pack(V, cols);
         PackedRows<T> rows;
-        for (const auto [r0, most] : {std::pair<Index, Index>{0, 13}, {N / 3, 13}, {N / 3, 64}}) {
+        for (const auto& [r0, most] : {std::pair<Index, Index>{0, 13}, {N / 3, 13}, {N / 3, 64}}) {
           const Index nr = std::min(N - r0, most);  // 13: not a whole number of register blocks
           rows.pack(U, r0, nr);
           // one row below the block and two columns past the last tile stay as they were
@@ -95,8 +95,9 @@ TEST(TileProduct, EveryEntryIsTheFmaChainOverKForEachKernel) {
   const KernelScope scope(ProductKernel::packed);
   rows.pack(U, 0, 8);
   Matrix<double> out(8, 8);
-  if (columns.for_libxsmm())  // a CPU without FMA has the hand-written kernel only
+  if (columns.for_libxsmm()) {  // a CPU without FMA has the hand-written kernel only
     EXPECT_THROW(tile_product(rows, columns, 0, 8, out.data(), 8), std::logic_error);
+  }
 }
 
 // A as stored (rows × cols) or, with `transposed`, stored as its transpose and viewed back.
@@ -176,6 +177,30 @@ TEST(TileProduct, WholeProductsAreFmaChainsForEveryLayoutAndKernel) {
   }
   for (const std::string name : {"libxsmm", "packed"}) EXPECT_EQ(to_string(parse_product_kernel(name)), name);
   EXPECT_THROW(parse_product_kernel("blis"), std::invalid_argument);
+}
+
+// libxsmm's kernels of half-width panels (128 bytes: C 32 or 96 floats, 16 or 48 doubles wide), for every row count of
+// a block (on AVX-512 a kernel one vector wide splits its chains for some of them): the fma chains, bit for bit.
+template <class T>
+void expect_half_width_panels_are_fma_chains() {
+  constexpr Index half = 128 / Index(sizeof(T));
+  for (const Index O : {half, 3 * half})
+    for (const Index K : {5, 600})
+      for (Index R = 1; R <= 33; ++R) {
+        const auto a = gaussian<T>(R, K, StreamTag::Q), b = gaussian<T>(K, O, StreamTag::K);
+        Matrix<T> C(R, O);
+        packed_product(view_of(a), view_of(b), C.data(), O);
+        for (Index i = 0; i < R; ++i)
+          for (Index j = 0; j < O; ++j)
+            ASSERT_EQ(C(i, j), fma_chain(a, b, i, j, ProductPrecision::native))
+                << "R=" << R << " K=" << K << " O=" << O << " entry (" << i << ", " << j << ")";
+      }
+}
+
+TEST(TileProduct, HalfWidthPanelsAreFmaChainsForEveryRowCount) {
+  const KernelScope scope(ProductKernel::libxsmm);
+  expect_half_width_panels_are_fma_chains<float>();
+  expect_half_width_panels_are_fma_chains<double>();
 }
 
 // Each register block of the hand-written kernel, whichever the CPU compiled for: AVX2's 6 × 2 vectors and AVX-512's
