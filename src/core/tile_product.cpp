@@ -36,15 +36,16 @@ template <class T, Index G, Index W>
   }
 }
 
-// One kGroup × kPanel block: acc[r][j] = Σ_k u[k][r]·v[k][j] as fma(v, u, acc) from k = 0; the first `rows` rows and
-// `cols` columns are written (added to, with `accumulate`). u is packed ([k][r]) or, `InPlace`, kGroup rows of a
-// row-major A read where they are (u[r·u_ld + k]). A chain split over blocks of k continues from `resume`
+// One kGroup × kPanel block: acc[r][j] = Σ_k u[k][r]·v[k·v_ld + j] as fma(v, u, acc) from k = 0; the first `rows`
+// rows and `cols` columns are written (added to, with `accumulate`). u is packed ([k][r]) or, `InPlace`, kGroup rows
+// of a row-major A read where they are (u[r·u_ld + k]); v is a packed panel (v_ld = kPanel) or kPanel columns of a
+// row-major B read where they are (v_ld: its row stride). A chain split over blocks of k continues from `resume`
 // (the G × W accumulators another call left) and leaves its own in `suspend`: stored and loaded exactly, so a split
 // product has the bits of an unsplit one.
 template <class T, RegisterBlock Block = kNativeBlock, bool InPlace = false>
 void block_product(const T* __restrict u, const T* __restrict v, Index depth, T* __restrict out, Index ld, Index rows,
                    Index cols, bool accumulate, const T* __restrict resume = nullptr, T* __restrict suspend = nullptr,
-                   Index u_ld = 0) {
+                   Index u_ld = 0, Index v_ld = TilePanels<T, Block>::kPanel) {
   constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel;
   const Index u_k = InPlace ? 1 : G, u_r = InPlace ? u_ld : 1;
   alignas(64) T acc[G][W];
@@ -61,7 +62,7 @@ void block_product(const T* __restrict u, const T* __restrict v, Index depth, T*
     k = 1;
   }
   for (; k < depth; ++k) {
-    const T* vk = v + k * W;
+    const T* vk = v + k * v_ld;
     for (Index r = 0; r < G; ++r) {
       const T b = u[k * u_k + r * u_r];
 #pragma omp simd
@@ -166,37 +167,43 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
 // `slab_depth` of the inner index (B's slab fits in L2): per slab, B's panels of kPanel columns packed once over the
 // threads, then each block of four groups' rows packed on its thread in groups of kGroup. pack(in, k_stride,
 // j_stride, depth, width, padded, out) lays out `depth` values per row or column (copy_transposed's contract);
-// kernel(u, u_ld, v, depth, out, rows, cols, resume, suspend) multiplies one group by one packed panel into out,
+// kernel(u, u_ld, v, v_ld, depth, out, rows, cols, resume, suspend) multiplies one group by one panel into out,
 // continuing the accumulators of the slab before from resume and leaving its own in suspend (null: none). With
-// `direct_rows`, a whole group of a row-major A is handed to the kernel in place (u_ld: A's row stride; 0: packed):
-// a group's slab is a few KiB of rows read in order, and packing it was a strided copy of all of A per product.
+// `direct_rows`, a whole group of a row-major A is handed to the kernel in place (u_ld: A's row stride; 0: packed),
+// with `direct_columns` every panel of a row-major B whose panels are all whole (v_ld: B's row stride, else kPanel):
+// a group's or a panel's slab is a few KiB read in order, and packing it was a copy of all of an operand per product
+// (for a weight's gradient over every token of the batch, as much time as its fmas on the sweeps' and small models).
 template <class Packed, RegisterBlock Block, class T, class Pack, class Kernel>
 void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, Index slab_depth, T* C, Index ldc,
-                             const Pack& pack, const Kernel& kernel, bool direct_rows = false) {
+                             const Pack& pack, const Kernel& kernel, bool direct_rows = false,
+                             bool direct_columns = false) {
   constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel, block_rows = 4 * G;
   using Buffer = std::vector<Packed, Eigen::aligned_allocator<Packed>>;  // grows only: no allocation once warm
   using Chains = std::vector<T, Eigen::aligned_allocator<T>>;
   const Index R = A.rows, O = B.cols, panels = (O + W - 1) / W, slabs = (depth + slab_depth - 1) / slab_depth;
   const Index groups_total = (R + G - 1) / G;
+  constexpr bool native = std::is_same_v<Packed, T>;
+  const bool columns_in_place = native && direct_columns && O % W == 0;
   thread_local Buffer calling_thread_columns;
   thread_local Chains calling_thread_chains;
   Buffer& columns = calling_thread_columns;  // the bodies below name a thread_local as their own thread's instance
   Chains& chains = calling_thread_chains;    // per group and panel, the accumulators between slabs
   const Index slab_max = std::min(depth, slab_depth);
-  columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * slab_max * W)));
+  if (!columns_in_place) columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * slab_max * W)));
   if (slabs > 1) chains.resize(std::max(chains.size(), static_cast<std::size_t>(groups_total * panels * G * W)));
   for (Index s = 0; s < slabs; ++s) {
     const Index k0 = s * slab_depth, kd = std::min(slab_depth, depth - k0);
     const bool first = s == 0, last = s == slabs - 1;
     // In runs of 16 rows across every panel: a panel at a time read each row's 64 bytes from a new line and page.
     constexpr Index run = 16;
-    for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
-      // within the slab and within B (bf16's depth pads B.rows to pairs)
-      const Index k = k0 + c * run, rows = std::min({run, k0 + kd - k, B.rows - k});
-      for (Index p = 0; p < panels; ++p)
-        pack(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows, std::min(W, O - p * W),
-             W, columns.data() + (p * kd + c * run) * W);
-    });
+    if (!columns_in_place)
+      for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
+        // within the slab and within B (bf16's depth pads B.rows to pairs)
+        const Index k = k0 + c * run, rows = std::min({run, k0 + kd - k, B.rows - k});
+        for (Index p = 0; p < panels; ++p)
+          pack(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows,
+               std::min(W, O - p * W), W, columns.data() + (p * kd + c * run) * W);
+      });
     for_each_in_parallel((R + block_rows - 1) / block_rows, [&](Index b) {
       thread_local Buffer rows;
       const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0), groups = (nr + G - 1) / G;
@@ -209,12 +216,16 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, In
       for (Index g = 0; g < groups; ++g) {
         const Packed* u = rows.data() + g * kd * G;
         Index u_ld = 0;
-        if constexpr (std::is_same_v<Packed, T>)
+        if constexpr (native)
           if (in_place(g)) u = A.data + (r0 + g * G) * A.row_stride + k0, u_ld = A.row_stride;
         for (Index p = 0; p < panels; ++p) {
           T* chain = slabs > 1 ? chains.data() + ((r0 / G + g) * panels + p) * G * W : nullptr;
-          kernel(u, u_ld, columns.data() + p * kd * W, kd, C + (r0 + g * G) * ldc + p * W, std::min(G, nr - g * G),
-                 std::min(W, O - p * W), first ? nullptr : chain, last ? nullptr : chain);
+          const Packed* v = columns.data() + p * kd * W;
+          Index v_ld = W;
+          if constexpr (native)
+            if (columns_in_place) v = B.data + k0 * B.row_stride + p * W, v_ld = B.row_stride;
+          kernel(u, u_ld, v, v_ld, kd, C + (r0 + g * G) * ldc + p * W, std::min(G, nr - g * G), std::min(W, O - p * W),
+                 first ? nullptr : chain, last ? nullptr : chain);
         }
       }
     });
@@ -401,9 +412,8 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
       const Index pairs = (A.cols + 1) / 2;
       return product_over_row_blocks<Bf16, Block>(
           A, B, 2 * pairs, 2 * pairs, C, ldc, pack_pairs,
-          [&](const Bf16* u, Index, const Bf16* v, Index, float* out, Index rows, Index cols, const float*, float*) {
-            block_product_bf16<Block>(u, v, pairs, out, ldc, rows, cols, accumulate);
-          });
+          [&](const Bf16* u, Index, const Bf16* v, Index, Index, float* out, Index rows, Index cols, const float*,
+              float*) { block_product_bf16<Block>(u, v, pairs, out, ldc, rows, cols, accumulate); });
     }
     throw std::invalid_argument("bf16 products take float operands, not double");
   }
@@ -412,13 +422,13 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
   constexpr Index slab_depth = 16384 / (TilePanels<T, Block>::kPanel * Index(sizeof(T)));
   product_over_row_blocks<T, Block>(
       A, B, A.cols, slab_depth, C, ldc, copy_transposed<T>,
-      [&](const T* u, Index u_ld, const T* v, Index depth, T* out, Index rows, Index cols, const T* resume,
+      [&](const T* u, Index u_ld, const T* v, Index v_ld, Index depth, T* out, Index rows, Index cols, const T* resume,
           T* suspend) {
         if (u_ld > 0)
-          block_product<T, Block, true>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend, u_ld);
-        else block_product<T, Block>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend);
+          block_product<T, Block, true>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend, u_ld, v_ld);
+        else block_product<T, Block>(u, v, depth, out, ldc, rows, cols, accumulate, resume, suspend, 0, v_ld);
       },
-      A.col_stride == 1);
+      A.col_stride == 1, B.col_stride == 1);
 }
 
 template <class T>

@@ -483,8 +483,9 @@ SoftmaxTileRow softmax_tile_row(const T* __restrict m, Index nc, double c, doubl
   // exp off its scalar path for underflowing arguments.
 #pragma omp simd
   for (Index j = 0; j < nc; ++j) {
-    y[j] = c * static_cast<double>(m[j]) - mx;
-    e[j] = std::max(y[j], -kNegligible);
+    const double shifted = c * static_cast<double>(m[j]) - mx;
+    y[j] = shifted;
+    e[j] = shifted < -kNegligible ? -kNegligible : shifted;  // std::max's reference became a gather from the stack
   }
 #pragma omp simd
   for (Index j = 0; j < nc; ++j) e[j] = vmath::exp(e[j]);

@@ -137,8 +137,10 @@ void expect_products_are_fma_chains(ProductPrecision precision, RegisterBlock bl
   const int saved_threads = omp_get_max_threads();
   for (const int threads : {1, 2})
     for (const Index R : {1, 33, 70})
-      for (const Index K : {1, 5, 600})     // 600: the chains carried over three slabs of depth
-        for (const Index O : {1, 10, 130})  // 10: under one vector; 130: past one tile in float and two in double
+      for (const Index K : {1, 5, 600})  // 600: the chains carried over three slabs of depth
+        // 10: under one vector; 64: whole panels of every block (a row-major B read in place); 130: past one tile in
+        // float and two in double
+        for (const Index O : {1, 10, 64, 130})
           for (const int layout : {0, 1, 2, 3})
             for (const bool accumulate : {false, true}) {
               const auto a = gaussian<T>(R, K, StreamTag::Q), b = gaussian<T>(K, O, StreamTag::K);
