@@ -13,11 +13,47 @@
 
 namespace attnlab::train {
 
+namespace {
+
+// body(i0, i1) over [0, n) in chunks spread over the threads, each chunk one vector loop (a `parallel for simd` left
+// GCC calling the scalar erfc and exp on two threads).
+constexpr Index kElementChunk = 16384;
+template <class Body>
+void over_chunks(Index n, const Body& body) {
+  for_each_chunk(n, kElementChunk, body);
+}
+
+}  // namespace
+
 template <class T>
 void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<T>& y, ProductPrecision precision) {
   y.resize(x.rows(), O);
   packed_product(view_of(x), view_of(W, x.cols(), O), y.data(), O, false, precision);
-  if (b) y.rowwise() += Eigen::Map<const RowVector<T>>(b, O);
+  if (b)
+    for_each_chunk(y.rows(), std::max<Index>(1, kElementChunk / O), [&](Index r0, Index r1) {
+      y.middleRows(r0, r1 - r0).rowwise() += Eigen::Map<const RowVector<T>>(b, O);
+    });
+}
+
+template <class T>
+void add(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& out) {
+  if (a.rows() != b.rows() || a.cols() != b.cols())
+    throw std::invalid_argument(text("add: ", a.rows(), "x", a.cols(), " and ", b.rows(), "x", b.cols()));
+  out.resize(a.rows(), a.cols());
+  const T *pa = a.data(), *pb = b.data();
+  T* po = out.data();
+  over_chunks(a.size(), [=](Index i0, Index i1) {
+#pragma omp simd
+    for (Index i = i0; i < i1; ++i) po[i] = pa[i] + pb[i];
+  });
+}
+
+template <class T>
+void copy(const Matrix<T>& from, Matrix<T>& to) {
+  to.resize(from.rows(), from.cols());
+  const T* in = from.data();
+  T* out = to.data();
+  over_chunks(from.size(), [=](Index i0, Index i1) { std::copy(in + i0, in + i1, out + i0); });
 }
 
 template <class T>
@@ -98,14 +134,6 @@ void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, con
 }
 
 namespace {
-
-// body(i0, i1) over [0, n) in fixed chunks spread over the threads, each chunk one vector loop (a `parallel for simd`
-// left GCC calling the scalar erfc and exp on two threads).
-template <class Body>
-void over_chunks(Index n, const Body& body) {
-  constexpr Index kChunk = 16384;
-  for_each_in_parallel((n + kChunk - 1) / kChunk, [&](Index c) { body(c * kChunk, std::min(n, (c + 1) * kChunk)); });
-}
 
 template <class T>
 void gelu_values(const T* __restrict x, Index n, T* __restrict y) {
@@ -377,8 +405,12 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
   check_attention_shape(s, qkv.rows(), qkv.cols(), "qkv");
   const Index B = s.batch, N = s.tokens, D = s.dim, H = s.heads, dh = s.head_dim();
   const T scale = T(logit_scale(activation));
-  cache.q = qkv.leftCols(D);
-  cache.k = qkv.middleCols(D, D);
+  cache.q.resize(B * N, D);
+  cache.k.resize(B * N, D);
+  for_each_chunk(B * N, std::max<Index>(1, kElementChunk / D), [&](Index r0, Index r1) {
+    cache.q.middleRows(r0, r1 - r0) = qkv.block(r0, 0, r1 - r0, D);
+    cache.k.middleRows(r0, r1 - r0) = qkv.block(r0, D, r1 - r0, D);
+  });
   if (activation.transforms.qk_layernorm) {
     cache.q_rstd.resize(B * N * H);
     cache.k_rstd.resize(B * N * H);
@@ -528,6 +560,8 @@ void cross_entropy_backward(const Matrix<T>& probabilities, std::span<const int>
   template void linear_forward<T>(const Matrix<T>&, const T*, const T*, Index, Matrix<T>&, ProductPrecision);       \
   template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*,                \
                                    ProductPrecision);                                                               \
+  template void add<T>(const Matrix<T>&, const Matrix<T>&, Matrix<T>&);                                             \
+  template void copy<T>(const Matrix<T>&, Matrix<T>&);                                                              \
   template void layernorm_forward<T>(const Matrix<T>&, const T*, const T*, double, Matrix<T>&, Vector<T>&,          \
                                      Vector<T>&);                                                                   \
   template void layernorm_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, const Vector<T>&,               \

@@ -265,7 +265,7 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
   for (Index l = 0; l < c.depth; ++l) {
     const auto& w = p_.blocks[static_cast<std::size_t>(l)];
     auto& k = blocks_[static_cast<std::size_t>(l)];
-    k.input = *x;
+    copy(*x, k.input);
     layernorm_forward(k.input, w.ln1_w, w.ln1_b, c.ln_eps, k.ln1, k.ln1_mean, k.ln1_rstd);
     linear_forward(k.ln1, w.qkv_w, w.qkv_b, 3 * D, k.qkv, c.matmul);
     AttentionNormSums sums;
@@ -276,12 +276,12 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
           sums.phi / double(sums.count),       sums.jacobian / double(sums.count), sums.phi_max, sums.jacobian_max,
           sums.saturated / double(sums.count), sums.kurtosis / double(sums.count)};
     linear_forward(k.attention, w.proj_w, w.proj_b, D, k.mid, c.matmul);
-    k.mid += k.input;
+    add(k.mid, k.input, k.mid);
     layernorm_forward(k.mid, w.ln2_w, w.ln2_b, c.ln_eps, k.ln2, k.ln2_mean, k.ln2_rstd);
     linear_forward(k.ln2, w.fc1_w, w.fc1_b, c.mlp_hidden, k.hidden, c.matmul);
     gelu_forward(k.hidden, k.gelu);
     linear_forward(k.gelu, w.fc2_w, w.fc2_b, D, residual, c.matmul);
-    residual += k.mid;
+    add(residual, k.mid, residual);
     x = &residual;
   }
 
@@ -317,7 +317,7 @@ void Vit<T>::backward() {
     gelu_backward(dgelu, k.hidden, dhidden);
     linear_backward(dhidden, k.ln2, w.fc1_w, &dln2, gw.fc1_w, gw.fc1_b, c.matmul);
     layernorm_backward(dln2, k.mid, w.ln2_w, k.ln2_mean, k.ln2_rstd, dmid, gw.ln2_w, gw.ln2_b);
-    dmid += dx;
+    add(dmid, dx, dmid);
     // mid = input + proj(attention(qkv(ln1(input))))
     linear_backward(dmid, k.attention, w.proj_w, &dattention, gw.proj_w, gw.proj_b, c.matmul);
     double dtheta = 0;
@@ -326,7 +326,7 @@ void Vit<T>::backward() {
     if (gw.scale) *gw.scale += T(dtheta);
     linear_backward(dqkv, k.ln1, w.qkv_w, &dln1, gw.qkv_w, gw.qkv_b, c.matmul);
     layernorm_backward(dln1, k.input, w.ln1_w, k.ln1_mean, k.ln1_rstd, dinput, gw.ln1_w, gw.ln1_b);
-    dx = dinput + dmid;
+    add(dinput, dmid, dx);
   }
 
   Map<T> dpos(g_.pos, N, D);

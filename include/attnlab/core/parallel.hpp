@@ -27,6 +27,13 @@ void for_each_in_parallel(Index n, const Body& body) {
   for (Index i = 0; i < n; ++i) body(i);
 }
 
+// body(i0, i1) over [0, n) in fixed chunks of `chunk` spread over the threads (for_each_in_parallel's rules), for
+// elementwise passes over large arrays: each element gets the same operations whatever the chunks and the threads.
+template <class Body>
+void for_each_chunk(Index n, Index chunk, const Body& body) {
+  for_each_in_parallel((n + chunk - 1) / chunk, [&](Index c) { body(c * chunk, std::min(n, (c + 1) * chunk)); });
+}
+
 // C = A·B, the rows of the result in blocks of kProductRowBlock; C keeps its buffer when its shape is A·B's.
 template <class Lhs, class Rhs, class Result>
 void row_blocked_product(const Lhs& A, const Rhs& B, Result& C) {
