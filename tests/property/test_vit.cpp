@@ -2,6 +2,7 @@
 // (linear, LayerNorm with and without affine, GELU, cross-entropy with label smoothing, the attention core
 // for every registered activation, with prenorm and qk-layernorm) and the whole model for every activation
 // family, every parameter.
+#include <omp.h>
 #include <attnlab/attention/row_map.hpp>
 #include <attnlab/core/ensemble.hpp>
 #include <attnlab/core/text.hpp>
@@ -128,6 +129,33 @@ TEST(VitLayers, GeluBackwardMatchesFiniteDifferences) {
   MatrixD one = MatrixD::Ones(1, 1), y;
   gelu_forward(one, y);
   EXPECT_TRUE(test::close(y(0, 0), 0.5 * std::erfc(-1 / std::sqrt(2.0)), test::tol.exact_rel, 0));
+}
+
+// The residual stream's passes and the biases over the threads in chunks: Eigen's elementwise results, bit for bit, on
+// 1 and 2 threads, over sizes that span several chunks and end in a partial one.
+TEST(VitLayers, ChunkedElementwisePassesAreEigensForAnyThreadCount) {
+  const int saved_threads = omp_get_max_threads();
+  const Matrix<float> a = random_matrix(301, 97, 20).cast<float>(), b = random_matrix(301, 97, 21).cast<float>();
+  const Matrix<float> x = random_matrix(301, 24, 22).cast<float>(), W = random_matrix(24, 97, 23).cast<float>();
+  const RowVector<float> bias = random_matrix(1, 97, 24).cast<float>();
+  Matrix<float> unbiased;
+  linear_forward(x, W.data(), static_cast<const float*>(nullptr), 97, unbiased);
+  const Matrix<float> biased = unbiased.rowwise() + bias;
+  for (const int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Matrix<float> sum, in_place = a, copied, y;
+    add(a, b, sum);
+    add(in_place, b, in_place);
+    copy(a, copied);
+    linear_forward(x, W.data(), bias.data(), 97, y);
+    EXPECT_TRUE(sum == Matrix<float>(a + b)) << threads << " threads";
+    EXPECT_TRUE(in_place == sum) << threads << " threads, out = a";
+    EXPECT_TRUE(copied == a) << threads << " threads";
+    EXPECT_TRUE(y == biased) << threads << " threads";
+  }
+  omp_set_num_threads(saved_threads);
+  Matrix<float> out;
+  EXPECT_THROW(add(a, x, out), std::invalid_argument) << "301x97 and 301x24";
 }
 
 TEST(VitLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
