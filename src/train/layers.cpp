@@ -15,12 +15,17 @@ namespace attnlab::train {
 
 namespace {
 
-// body(i0, i1) over [0, n) in chunks spread over the threads, each chunk one vector loop (a `parallel for simd` left
-// GCC calling the scalar erfc and exp on two threads).
+// The elementwise passes go over the threads in chunks of this many values, each chunk one vector loop (a `parallel
+// for simd` left GCC calling the scalar erfc and exp on two threads); over_chunks takes flat values, over_row_chunks
+// whole rows of `cols` values.
 constexpr Index kElementChunk = 16384;
 template <class Body>
 void over_chunks(Index n, const Body& body) {
   for_each_chunk(n, kElementChunk, body);
+}
+template <class Body>
+void over_row_chunks(Index rows, Index cols, const Body& body) {
+  for_each_chunk(rows, std::max<Index>(1, kElementChunk / cols), body);
 }
 
 }  // namespace
@@ -30,7 +35,7 @@ void linear_forward(const Matrix<T>& x, const T* W, const T* b, Index O, Matrix<
   y.resize(x.rows(), O);
   packed_product(view_of(x), view_of(W, x.cols(), O), y.data(), O, false, precision);
   if (b)
-    for_each_chunk(y.rows(), std::max<Index>(1, kElementChunk / O), [&](Index r0, Index r1) {
+    over_row_chunks(y.rows(), O, [&](Index r0, Index r1) {
       y.middleRows(r0, r1 - r0).rowwise() += Eigen::Map<const RowVector<T>>(b, O);
     });
 }
@@ -407,7 +412,7 @@ void attention_forward(const Matrix<T>& qkv, const AttentionShape& s, const Acti
   const T scale = T(logit_scale(activation));
   cache.q.resize(B * N, D);
   cache.k.resize(B * N, D);
-  for_each_chunk(B * N, std::max<Index>(1, kElementChunk / D), [&](Index r0, Index r1) {
+  over_row_chunks(B * N, D, [&](Index r0, Index r1) {
     cache.q.middleRows(r0, r1 - r0) = qkv.block(r0, 0, r1 - r0, D);
     cache.k.middleRows(r0, r1 - r0) = qkv.block(r0, D, r1 - r0, D);
   });
