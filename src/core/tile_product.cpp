@@ -76,23 +76,54 @@ void block_product(const T* __restrict u, const T* __restrict v, Index depth, T*
 // bfloat16 as its 16 bits: the upper half of a float, rounded to nearest even (a NaN stays a NaN).
 using Bf16 = std::uint16_t;
 Bf16 to_bf16(float x) {
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return Bf16((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return Bf16(bits >> 16);
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+  return Bf16(nan ? (bits >> 16) | 0x40u : (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 [[maybe_unused]] float from_bf16(Bf16 b) { return std::bit_cast<float>(std::uint32_t(b) << 16); }
 
+// A pair of bf16 along k as one word, the even k's in its low half: what one lane of VDPBF16PS multiplies.
+using Bf16Pair [[gnu::may_alias]] = std::uint32_t;
+Bf16Pair bf16_pair(float even, float odd) { return Bf16Pair(to_bf16(even)) | Bf16Pair(to_bf16(odd)) << 16; }
+
+// Words of pairs from two runs of floats `stride` apart (the odd one zero past depth), eight at a time: a group is
+// eight wide, and a vector loop of a count known only at run time ran it scalar.
+template <bool has_odd>
+void pack_pair_run(const float* __restrict even, const float* __restrict odd, Index stride, Index width,
+                   Bf16Pair* __restrict row) {
+  const auto word = [&](Index j) { return bf16_pair(even[j * stride], has_odd ? odd[j * stride] : 0.0f); };
+  Index j = 0;
+  for (; j + 8 <= width; j += 8)
+#pragma omp simd
+    for (Index e = 0; e < 8; ++e) row[j + e] = word(j + e);
+  for (; j < width; ++j) row[j] = word(j);
+}
+
 // The bf16 layout of copy_transposed's: out[kk][j][e] = bf16 of in[(2kk + e)·k_stride + j·j_stride], zero past depth
-// and width; a pair along k is what one lane of VDPBF16PS multiplies.
+// and width; along j, or along k where only k is contiguous.
 void pack_pairs(const float* __restrict in, Index k_stride, Index j_stride, Index depth, Index width, Index padded,
                 Bf16* __restrict out) {
-  for (Index kk = 0; kk < (depth + 1) / 2; ++kk)
-    for (Index j = 0; j < padded; ++j)
-      for (Index e = 0; e < 2; ++e) {
-        const Index k = 2 * kk + e;
-        out[(kk * padded + j) * 2 + e] = j < width && k < depth ? to_bf16(in[k * k_stride + j * j_stride]) : Bf16(0);
-      }
+  Bf16Pair* words = reinterpret_cast<Bf16Pair*>(out);
+  const Index pairs = (depth + 1) / 2, whole = depth / 2;
+  if (k_stride == 1 && j_stride != 1) {
+    // A column of contiguous k rounds in one vector loop into bf16 in order, which read as words are its pairs.
+    thread_local std::vector<Bf16> rounded;
+    rounded.resize(std::max(rounded.size(), static_cast<std::size_t>(2 * pairs)));
+    rounded[2 * pairs - 1] = 0;
+    const Bf16Pair* column_words = reinterpret_cast<const Bf16Pair*>(rounded.data());
+    for (Index j = 0; j < width; ++j) {
+      const float* column = in + j * j_stride;
+#pragma omp simd
+      for (Index k = 0; k < depth; ++k) rounded[k] = to_bf16(column[k]);
+      for (Index kk = 0; kk < pairs; ++kk) words[kk * padded + j] = column_words[kk];
+    }
+  } else {
+    for (Index kk = 0; kk < whole; ++kk)
+      pack_pair_run<true>(in + 2 * kk * k_stride, in + (2 * kk + 1) * k_stride, j_stride, width, words + kk * padded);
+    if (whole < pairs)
+      pack_pair_run<false>(in + 2 * whole * k_stride, nullptr, j_stride, width, words + whole * padded);
+  }
+  for (Index kk = 0; kk < pairs; ++kk) std::fill(words + kk * padded + width, words + (kk + 1) * padded, Bf16Pair(0));
 }
 
 // block_product on bf16 pairs, accumulated in float as VDPBF16PS defines it: per pair, the odd member's product added

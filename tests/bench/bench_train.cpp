@@ -32,10 +32,12 @@ constexpr BenchConfig kConfigs[] = {
     {.label = "sweep N=256", .dim = 32, .depth = 2, .heads = 2, .mlp = 128, .patch = 2, .batch = 64},
 };
 
-void train_step(benchmark::State& state, const ActivationSpec& activation) {
+void train_step(benchmark::State& state, const ActivationSpec& activation,
+                ProductPrecision matmul = ProductPrecision::native) {
   const BenchConfig& bc = kConfigs[state.range(0)];
   VitConfig c;
   c.activation = activation;
+  c.matmul = matmul;
   c.dim = bc.dim, c.depth = bc.depth, c.heads = bc.heads, c.mlp_hidden = bc.mlp, c.patch_h = c.patch_w = bc.patch;
   Vit<float> model(c);
   model.init(1);
@@ -58,6 +60,10 @@ void train_step(benchmark::State& state, const ActivationSpec& activation) {
   state.SetLabel(std::string(bc.label) + ", products: " + to_string(product_kernel()));
 }
 void BM_train_step(benchmark::State& state) { train_step(state, ActivationSpec::parse("softmax")); }
+// --matmul bf16: the linear layers' operands rounded to bfloat16, VDPBF16PS where the CPU has it
+void BM_train_step_bf16(benchmark::State& state) {
+  train_step(state, ActivationSpec::parse("softmax"), ProductPrecision::bf16);
+}
 // x^3/√N built in and as a formula (issue 43: the formula within 2× of the built-in)
 void BM_train_step_cube_builtin(benchmark::State& state) {
   train_step(state, ActivationSpec{"poly", 3, KScale::parse("sqrtN"), Convention::inside});
@@ -66,6 +72,7 @@ void BM_train_step_cube_formula(benchmark::State& state) {
   train_step(state, ActivationSpec::parse("expr:x^3/sqrt(N)"));
 }
 BENCHMARK(BM_train_step)->ArgName("config")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_train_step_bf16)->ArgName("config")->DenseRange(0, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_train_step_cube_builtin)
     ->ArgName("config")
     ->DenseRange(2, 3)
