@@ -196,7 +196,8 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
 
 // C (row stride ldc) = A·B from operands packed as `Packed`, the driver of both formats, over slabs of at most
 // `slab_depth` of the inner index (B's slab fits in L2): per slab, B's panels of kPanel columns packed once over the
-// threads, then each block of four groups' rows packed on its thread in groups of kGroup. pack(in, k_stride,
+// threads, then each group of kGroup rows packed on its thread (with B read in place, each thread's share of the
+// groups through every slab). pack(in, k_stride,
 // j_stride, depth, width, padded, out) lays out `depth` values per row or column (copy_transposed's contract);
 // kernel(u, u_ld, v, v_ld, depth, out, rows, cols, resume, suspend) multiplies one group by one panel into out,
 // continuing the accumulators of the slab before from resume and leaving its own in suspend (null: none). With
@@ -205,10 +206,10 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
 // a group's or a panel's slab is a few KiB read in order, and packing it was a copy of all of an operand per product
 // (for a weight's gradient over every token of the batch, as much time as its fmas on the sweeps' and small models).
 template <class Packed, RegisterBlock Block, class T, class Pack, class Kernel>
-void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, Index slab_depth, T* C, Index ldc,
-                             const Pack& pack, const Kernel& kernel, bool direct_rows = false,
-                             bool direct_columns = false) {
-  constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel, block_rows = 4 * G;
+void product_over_groups(StridedView<T> A, StridedView<T> B, Index depth, Index slab_depth, T* C, Index ldc,
+                         const Pack& pack, const Kernel& kernel, bool direct_rows = false,
+                         bool direct_columns = false) {
+  constexpr Index G = TilePanels<T, Block>::kGroup, W = TilePanels<T, Block>::kPanel;
   using Buffer = std::vector<Packed, Eigen::aligned_allocator<Packed>>;  // grows only: no allocation once warm
   using Chains = std::vector<T, Eigen::aligned_allocator<T>>;
   const Index R = A.rows, O = B.cols, panels = (O + W - 1) / W, slabs = (depth + slab_depth - 1) / slab_depth;
@@ -222,44 +223,53 @@ void product_over_row_blocks(StridedView<T> A, StridedView<T> B, Index depth, In
   const Index slab_max = std::min(depth, slab_depth);
   if (!columns_in_place) columns.resize(std::max(columns.size(), static_cast<std::size_t>(panels * slab_max * W)));
   if (slabs > 1) chains.resize(std::max(chains.size(), static_cast<std::size_t>(groups_total * panels * G * W)));
+  // Group g's rows times every panel over slab s of k, from B's packed panels of that slab or B in place.
+  const auto group_slab = [&](Index g, Index s) {
+    thread_local Buffer rows;
+    const Index k0 = s * slab_depth, kd = std::min(slab_depth, depth - k0), r0 = g * G, nr = std::min(G, R - r0);
+    const Packed* u = nullptr;
+    Index u_ld = 0;
+    if constexpr (native)
+      if (direct_rows && nr == G) u = A.data + r0 * A.row_stride + k0, u_ld = A.row_stride;  // a partial one is padded
+    if (!u) {
+      rows.resize(std::max(rows.size(), static_cast<std::size_t>(kd * G)));
+      pack(A.data + r0 * A.row_stride + k0 * A.col_stride, A.col_stride, A.row_stride, std::min(kd, A.cols - k0), nr, G,
+           rows.data());
+      u = rows.data();
+    }
+    for (Index p = 0; p < panels; ++p) {
+      T* chain = slabs > 1 ? chains.data() + (g * panels + p) * G * W : nullptr;
+      const Packed* v = columns.data() + p * kd * W;
+      Index v_ld = W;
+      if constexpr (native)
+        if (columns_in_place) v = B.data + k0 * B.row_stride + p * W, v_ld = B.row_stride;
+      kernel(u, u_ld, v, v_ld, kd, C + r0 * ldc + p * W, nr, std::min(W, O - p * W), s == 0 ? nullptr : chain,
+             s == slabs - 1 ? nullptr : chain);
+    }
+  };
+  if (columns_in_place) {
+    // No slab needs B packed, so a thread takes a share of the groups through every slab: a weight's gradient has as
+    // few groups as the layer has inputs (4 on the sweeps' model) and a slab per 128 tokens, and a parallel region
+    // per slab cost as much as its fmas.
+    const Index shares = std::min<Index>(groups_total, omp_get_max_threads());
+    for_each_in_parallel(shares, [&](Index t) {
+      for (Index s = 0; s < slabs; ++s)
+        for (Index g = groups_total * t / shares; g < groups_total * (t + 1) / shares; ++g) group_slab(g, s);
+    });
+    return;
+  }
   for (Index s = 0; s < slabs; ++s) {
     const Index k0 = s * slab_depth, kd = std::min(slab_depth, depth - k0);
-    const bool first = s == 0, last = s == slabs - 1;
     // In runs of 16 rows across every panel: a panel at a time read each row's 64 bytes from a new line and page.
     constexpr Index run = 16;
-    if (!columns_in_place)
-      for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
-        // within the slab and within B (bf16's depth pads B.rows to pairs)
-        const Index k = k0 + c * run, rows = std::min({run, k0 + kd - k, B.rows - k});
-        for (Index p = 0; p < panels; ++p)
-          pack(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows,
-               std::min(W, O - p * W), W, columns.data() + (p * kd + c * run) * W);
-      });
-    for_each_in_parallel((R + block_rows - 1) / block_rows, [&](Index b) {
-      thread_local Buffer rows;
-      const Index r0 = b * block_rows, nr = std::min(block_rows, R - r0), groups = (nr + G - 1) / G;
-      rows.resize(std::max(rows.size(), static_cast<std::size_t>(groups * kd * G)));
-      const auto in_place = [&](Index g) { return direct_rows && nr - g * G >= G; };  // a partial group is padded
-      for (Index g = 0; g < groups; ++g)
-        if (!in_place(g))
-          pack(A.data + (r0 + g * G) * A.row_stride + k0 * A.col_stride, A.col_stride, A.row_stride,
-               std::min(kd, A.cols - k0), std::min(G, nr - g * G), G, rows.data() + g * kd * G);
-      for (Index g = 0; g < groups; ++g) {
-        const Packed* u = rows.data() + g * kd * G;
-        Index u_ld = 0;
-        if constexpr (native)
-          if (in_place(g)) u = A.data + (r0 + g * G) * A.row_stride + k0, u_ld = A.row_stride;
-        for (Index p = 0; p < panels; ++p) {
-          T* chain = slabs > 1 ? chains.data() + ((r0 / G + g) * panels + p) * G * W : nullptr;
-          const Packed* v = columns.data() + p * kd * W;
-          Index v_ld = W;
-          if constexpr (native)
-            if (columns_in_place) v = B.data + k0 * B.row_stride + p * W, v_ld = B.row_stride;
-          kernel(u, u_ld, v, v_ld, kd, C + (r0 + g * G) * ldc + p * W, std::min(G, nr - g * G), std::min(W, O - p * W),
-                 first ? nullptr : chain, last ? nullptr : chain);
-        }
-      }
+    for_each_in_parallel((kd + run - 1) / run, [&](Index c) {
+      // within the slab and within B (bf16's depth pads B.rows to pairs)
+      const Index k = k0 + c * run, rows = std::min({run, k0 + kd - k, B.rows - k});
+      for (Index p = 0; p < panels; ++p)
+        pack(B.data + k * B.row_stride + p * W * B.col_stride, B.row_stride, B.col_stride, rows, std::min(W, O - p * W),
+             W, columns.data() + (p * kd + c * run) * W);
     });
+    for_each_in_parallel(groups_total, [&](Index g) { group_slab(g, s); });
   }
 }
 
@@ -441,7 +451,7 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
   if (precision == ProductPrecision::bf16) {
     if constexpr (std::is_same_v<T, float>) {
       const Index pairs = (A.cols + 1) / 2;
-      return product_over_row_blocks<Bf16, Block>(
+      return product_over_groups<Bf16, Block>(
           A, B, 2 * pairs, 2 * pairs, C, ldc, pack_pairs,
           [&](const Bf16* u, Index, const Bf16* v, Index, Index, float* out, Index rows, Index cols, const float*,
               float*) { block_product_bf16<Block>(u, v, pairs, out, ldc, rows, cols, accumulate); });
@@ -451,7 +461,7 @@ void packed_product_by(StridedView<T> A, StridedView<T> B, T* C, Index ldc, bool
   // A panel's slab in L1 (16 KiB): a deep product (a weight's gradient, over every token of the batch) streamed
   // B's panels from memory for every group of rows.
   constexpr Index slab_depth = 16384 / (TilePanels<T, Block>::kPanel * Index(sizeof(T)));
-  product_over_row_blocks<T, Block>(
+  product_over_groups<T, Block>(
       A, B, A.cols, slab_depth, C, ldc, copy_transposed<T>,
       [&](const T* u, Index u_ld, const T* v, Index v_ld, Index depth, T* out, Index rows, Index cols, const T* resume,
           T* suspend) {

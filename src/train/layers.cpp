@@ -28,6 +28,18 @@ void over_row_chunks(Index rows, Index cols, const Body& body) {
   for_each_chunk(rows, std::max<Index>(1, kElementChunk / cols), body);
 }
 
+// sum += m's column sums, over the threads in strips of 16 columns where m is large (a bias's gradient was a serial
+// pass over all of dy). Eigen sums each vector of columns over the rows on its own, in one order, so a strip's sums
+// have the whole matrix's bits. Into an aligned temporary first: Eigen vectorises a reduction assigned to an
+// unaligned Map with a peeled head, which changes the summation order with the buffer's address.
+template <class T, class Expr>
+void add_column_sums(const Expr& m, T* sum) {
+  const Index strip = m.size() < kElementChunk ? std::max<Index>(1, m.cols()) : 16;
+  for_each_chunk(m.cols(), strip, [&](Index c0, Index c1) {
+    Eigen::Map<RowVector<T>>(sum + c0, c1 - c0) += RowVector<T>(m.middleCols(c0, c1 - c0).colwise().sum());
+  });
+}
+
 }  // namespace
 
 template <class T>
@@ -70,9 +82,7 @@ void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix
     packed_product(view_of(dy), w.transposed(), dx->data(), x.cols(), false, precision);
   }
   packed_product(view_of(x).transposed(), view_of(dy), dW, dy.cols(), true, precision);
-  // Sums into an aligned temporary first: Eigen vectorises a reduction assigned to an unaligned Map with a
-  // peeled head, which changes the summation order with the buffer's address.
-  if (db) Eigen::Map<RowVector<T>>(db, dy.cols()) += RowVector<T>(dy.colwise().sum());
+  if (db) add_column_sums(dy, db);
 }
 
 namespace {
@@ -134,8 +144,8 @@ void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, con
       standardise_backward(dy.row(r), z.row(r), rstd(r), dx.row(r));
     }
   }
-  if (dw) Eigen::Map<RowVector<T>>(dw, C) += RowVector<T>(dy.cwiseProduct(z).colwise().sum());  // see linear_backward
-  if (db) Eigen::Map<RowVector<T>>(db, C) += RowVector<T>(dy.colwise().sum());
+  if (dw) add_column_sums(dy.cwiseProduct(z), dw);
+  if (db) add_column_sums(dy, db);
 }
 
 namespace {

@@ -158,6 +158,41 @@ TEST(VitLayers, ChunkedElementwisePassesAreEigensForAnyThreadCount) {
   EXPECT_THROW(add(a, x, out), std::invalid_argument) << "301x97 and 301x24";
 }
 
+// The bias and LayerNorm gradients summed in strips of columns over the threads are Eigen's whole-matrix column sums,
+// bit for bit, for widths of whole strips, a partial last strip and under one vector, and for a matrix too small to
+// split.
+TEST(VitLayers, StripedColumnSumsAreEigensForAnyThreadCount) {
+  const int saved_threads = omp_get_max_threads();
+  for (const Index C : {1, 10, 32, 42, 192}) {
+    const Index R = 16384 / 8 + 3;  // past the size at which the sums are split
+    const Matrix<float> dy = random_matrix(R, C, 30).cast<float>(), x = random_matrix(R, 24, 31).cast<float>();
+    const Matrix<float> W = random_matrix(24, C, 32).cast<float>(), w = random_matrix(1, C, 33).cast<float>();
+    Matrix<float> y, ln_dx;
+    Vector<float> mean, rstd;
+    layernorm_forward(dy, w.data(), w.data(), 1e-6, y, mean, rstd);
+    const Matrix<float> z = (dy.array().colwise() - mean.array()).colwise() * rstd.array();
+    const RowVector<float> start = random_matrix(1, C, 34).cast<float>();
+    for (const Index rows : {R, Index(5)}) {
+      const Matrix<float> part = dy.topRows(rows), x_part = x.topRows(rows);
+      const RowVector<float> expected_db = start + RowVector<float>(part.colwise().sum()),
+                             expected_ln_dw = start +
+                                              RowVector<float>(part.cwiseProduct(z.topRows(rows)).colwise().sum());
+      for (const int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        const auto where = text(rows, " x ", C, ", ", threads, " threads");
+        RowVector<float> db = start, ln_dw = start, ln_db = start, dW(24 * C);
+        linear_backward(part, x_part, W.data(), static_cast<Matrix<float>*>(nullptr), dW.data(), db.data());
+        layernorm_backward(part, part, static_cast<const float*>(nullptr), mean, rstd, ln_dx, ln_dw.data(),
+                           ln_db.data());
+        EXPECT_TRUE(db == expected_db) << where << ": the bias's gradient";
+        EXPECT_TRUE(ln_db == expected_db) << where << ": LayerNorm's bias";
+        EXPECT_TRUE(ln_dw == expected_ln_dw) << where << ": LayerNorm's weight";
+      }
+    }
+  }
+  omp_set_num_threads(saved_threads);
+}
+
 TEST(VitLayers, CrossEntropyBackwardMatchesFiniteDifferences) {
   for (double smoothing : {0.0, 0.1}) {
     SCOPED_TRACE(text("smoothing ", smoothing));
