@@ -196,15 +196,15 @@ void copy_transposed(const T* __restrict in, Index k_stride, Index j_stride, Ind
 
 // C (row stride ldc) = A·B from operands packed as `Packed`, the driver of both formats, over slabs of at most
 // `slab_depth` of the inner index (B's slab fits in L2): per slab, B's panels of kPanel columns packed once over the
-// threads, then each group of kGroup rows packed on its thread (with B read in place, each thread's share of the
-// groups through every slab). pack(in, k_stride,
-// j_stride, depth, width, padded, out) lays out `depth` values per row or column (copy_transposed's contract);
-// kernel(u, u_ld, v, v_ld, depth, out, rows, cols, resume, suspend) multiplies one group by one panel into out,
-// continuing the accumulators of the slab before from resume and leaving its own in suspend (null: none). With
-// `direct_rows`, a whole group of a row-major A is handed to the kernel in place (u_ld: A's row stride; 0: packed),
-// with `direct_columns` every panel of a row-major B whose panels are all whole (v_ld: B's row stride, else kPanel):
-// a group's or a panel's slab is a few KiB read in order, and packing it was a copy of all of an operand per product
-// (for a weight's gradient over every token of the batch, as much time as its fmas on the sweeps' and small models).
+// threads, then each group of kGroup rows packed on its thread (with B read in place, each thread's share of the groups
+// through every slab). pack(in, k_stride, j_stride, depth, width, padded, out) lays out `depth` values per row or
+// column (copy_transposed's contract); kernel(u, u_ld, v, v_ld, depth, out, rows, cols, resume, suspend) multiplies one
+// group by one panel into out, continuing the accumulators of the slab before from resume and leaving its own in
+// suspend (null: none). With `direct_rows`, a whole group of a row-major A is handed to the kernel in place (u_ld: A's
+// row stride; 0: packed), with `direct_columns` every panel of a row-major B whose panels are all whole (v_ld: B's row
+// stride, else kPanel): a group's or a panel's slab is a few KiB read in order, and packing it was a copy of all of an
+// operand per product (for a weight's gradient over every token of the batch, as much time as its fmas on the sweeps'
+// and small models).
 template <class Packed, RegisterBlock Block, class T, class Pack, class Kernel>
 void product_over_groups(StridedView<T> A, StridedView<T> B, Index depth, Index slab_depth, T* C, Index ldc,
                          const Pack& pack, const Kernel& kernel, bool direct_rows = false,
