@@ -86,12 +86,15 @@ Bf16 to_bf16(float x) {
 using Bf16Pair [[gnu::may_alias]] = std::uint32_t;
 Bf16Pair bf16_pair(float even, float odd) { return Bf16Pair(to_bf16(even)) | Bf16Pair(to_bf16(odd)) << 16; }
 
-// Words of pairs from two runs of floats `stride` apart (the odd one zero past depth), eight at a time: a group is
-// eight wide, and a vector loop of a count known only at run time ran it scalar.
+// Words of pairs from two runs of floats `stride` apart (the odd one zero past depth), eight at a time: an AVX-512
+// group is eight wide, and a vector loop of a count known only at run time ran it scalar.
 template <bool has_odd>
 void pack_pair_run(const float* __restrict even, const float* __restrict odd, Index stride, Index width,
                    Bf16Pair* __restrict row) {
-  const auto word = [&](Index j) { return bf16_pair(even[j * stride], has_odd ? odd[j * stride] : 0.0f); };
+  const auto word = [&](Index j) {
+    if constexpr (has_odd) return bf16_pair(even[j * stride], odd[j * stride]);
+    else return bf16_pair(even[j * stride], 0.0f);
+  };
   Index j = 0;
   for (; j + 8 <= width; j += 8)
 #pragma omp simd
@@ -103,6 +106,8 @@ void pack_pair_run(const float* __restrict even, const float* __restrict odd, In
 // and width; along j, or along k where only k is contiguous.
 void pack_pairs(const float* __restrict in, Index k_stride, Index j_stride, Index depth, Index width, Index padded,
                 Bf16* __restrict out) {
+  static_assert(std::endian::native == std::endian::little, "a word's low half is its first bf16");
+  if (depth == 0) return;
   Bf16Pair* words = reinterpret_cast<Bf16Pair*>(out);
   const Index pairs = (depth + 1) / 2, whole = depth / 2;
   if (k_stride == 1 && j_stride != 1) {
@@ -123,7 +128,7 @@ void pack_pairs(const float* __restrict in, Index k_stride, Index j_stride, Inde
     if (whole < pairs)
       pack_pair_run<false>(in + 2 * whole * k_stride, nullptr, j_stride, width, words + whole * padded);
   }
-  for (Index kk = 0; kk < pairs; ++kk) std::fill(words + kk * padded + width, words + (kk + 1) * padded, Bf16Pair(0));
+  for (Index kk = 0; kk < pairs; ++kk) std::fill(out + 2 * (kk * padded + width), out + 2 * (kk + 1) * padded, Bf16(0));
 }
 
 // block_product on bf16 pairs, accumulated in float as VDPBF16PS defines it: per pair, the odd member's product added
@@ -225,24 +230,25 @@ void product_over_groups(StridedView<T> A, StridedView<T> B, Index depth, Index 
   if (slabs > 1) chains.resize(std::max(chains.size(), static_cast<std::size_t>(groups_total * panels * G * W)));
   // Group g's rows times every panel over slab s of k, from B's packed panels of that slab or B in place.
   const auto group_slab = [&](Index g, Index s) {
-    thread_local Buffer rows;
+    thread_local Buffer packed_rows;
     const Index k0 = s * slab_depth, kd = std::min(slab_depth, depth - k0), r0 = g * G, nr = std::min(G, R - r0);
     const Packed* u = nullptr;
     Index u_ld = 0;
     if constexpr (native)
       if (direct_rows && nr == G) u = A.data + r0 * A.row_stride + k0, u_ld = A.row_stride;  // a partial one is padded
     if (!u) {
-      rows.resize(std::max(rows.size(), static_cast<std::size_t>(kd * G)));
+      packed_rows.resize(std::max(packed_rows.size(), static_cast<std::size_t>(kd * G)));
       pack(A.data + r0 * A.row_stride + k0 * A.col_stride, A.col_stride, A.row_stride, std::min(kd, A.cols - k0), nr, G,
-           rows.data());
-      u = rows.data();
+           packed_rows.data());
+      u = packed_rows.data();
     }
     for (Index p = 0; p < panels; ++p) {
       T* chain = slabs > 1 ? chains.data() + (g * panels + p) * G * W : nullptr;
-      const Packed* v = columns.data() + p * kd * W;
+      const Packed* v = nullptr;
       Index v_ld = W;
       if constexpr (native)
         if (columns_in_place) v = B.data + k0 * B.row_stride + p * W, v_ld = B.row_stride;
+      if (!v) v = columns.data() + p * kd * W;
       kernel(u, u_ld, v, v_ld, kd, C + r0 * ldc + p * W, nr, std::min(W, O - p * W), s == 0 ? nullptr : chain,
              s == slabs - 1 ? nullptr : chain);
     }

@@ -29,12 +29,15 @@ void over_row_chunks(Index rows, Index cols, const Body& body) {
 }
 
 // sum += m's column sums, over the threads in strips of 16 columns where m is large (a bias's gradient was a serial
-// pass over all of dy). Eigen sums each vector of columns over the rows on its own, in one order, so a strip's sums
-// have the whole matrix's bits. Into an aligned temporary first: Eigen vectorises a reduction assigned to an
-// unaligned Map with a peeled head, which changes the summation order with the buffer's address.
+// pass over all of dy). Eigen sums each packet of columns over the rows on its own and the columns past the last
+// packet one by one, so strips that start at whole packets give each column the whole matrix's order and bits. Into
+// an aligned temporary first: Eigen vectorises a reduction assigned to an unaligned Map with a peeled head, which
+// changes the summation order with the buffer's address.
 template <class T, class Expr>
 void add_column_sums(const Expr& m, T* sum) {
-  const Index strip = m.size() < kElementChunk ? std::max<Index>(1, m.cols()) : 16;
+  constexpr Index kStrip = 16;
+  static_assert(kStrip % Eigen::internal::packet_traits<T>::size == 0, "a strip starts at a whole packet");
+  const Index strip = m.size() < kElementChunk ? std::max<Index>(1, m.cols()) : kStrip;
   for_each_chunk(m.cols(), strip, [&](Index c0, Index c1) {
     Eigen::Map<RowVector<T>>(sum + c0, c1 - c0) += RowVector<T>(m.middleCols(c0, c1 - c0).colwise().sum());
   });
