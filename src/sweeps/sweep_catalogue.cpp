@@ -418,12 +418,6 @@ std::string preset_of(const train::VitConfig& model) {
   return is_tiny ? training_rows::model::vit_tiny : "";
 }
 
-std::string task_of(const TrainRun& run) {
-  if (run.data.name != "recall") return "";
-  const std::string task = run.config.model.readout == train::Readout::last ? "recall-query" : "recall";
-  return run.config.clip == 0 ? task + "-noclip" : task;
-}
-
 std::string point_key(const Sweep& sweep, const Grid& g, const Point& p) {
   return text(sweep.name, "|", run_key({.config = p.config, .data = g.run.data}), ":norms=", sweep.norms);
 }

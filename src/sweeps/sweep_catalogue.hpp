@@ -72,9 +72,6 @@ std::vector<Index> norm_layers(Index depth);
 // "vit-tiny" (trained with --model vit-tiny --out results/vit-tiny), or "" for every other shape (the sweeps' own, in
 // results/).
 std::string preset_of(const train::VitConfig& model);
-// The task folder of results/ whose claims judge a run on the recall task ("recall", "recall-query" and their "-noclip"
-// twins: the training claims' Regime::task), or "" for the images.
-std::string task_of(const TrainRun& run);
 // Everything that makes a point's numbers: the sweep, the run and its data.
 std::string point_key(const Sweep& sweep, const Grid& g, const Point& p);
 

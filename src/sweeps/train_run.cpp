@@ -1,5 +1,6 @@
 #include <attnlab/core/text.hpp>
 #include <attnlab/sweeps/train_run.hpp>
+#include <attnlab/theory/training_rows.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -161,6 +162,12 @@ std::string run_key(const TrainRun& run) {
   return text(train::fingerprint(run.config), run.data.name == "fashion-mnist" ? "" : "|data=" + run.data.name,
               "|validation=", run.data.validation, ":train-limit=", run.data.train_limit,
               run.data.test_limit == 0 ? "" : text(":test-limit=", run.data.test_limit));  // keys before it had none
+}
+
+std::string task_of(const TrainRun& run) {
+  if (run.data.name != "recall") return "";
+  const bool reads_query = run.config.model.readout == train::Readout::last;
+  return training_rows::recall_recipe(reads_query, run.config.clip != 0, run.config.lr).folder;
 }
 
 void fit_model_to_data(train::VitConfig& model, const TrainData& data) {

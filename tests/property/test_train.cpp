@@ -6,6 +6,7 @@
 #include <attnlab/core/rng.hpp>
 #include <attnlab/core/text.hpp>
 #include <attnlab/sweeps/train_run.hpp>
+#include <attnlab/theory/training_rows.hpp>
 #include <attnlab/train/data.hpp>
 #include <attnlab/train/optim.hpp>
 #include <attnlab/train/trainer.hpp>
@@ -371,6 +372,25 @@ TEST(TrainData, RecallIsARunsDataInItsJsonAndKey) {
   EXPECT_EQ(tokens.patches(), 24);
   EXPECT_TRUE(fails_with([&] { sweeps::fit_recall_tokens(tokens, 1025); }, "1025"));
   EXPECT_TRUE(fails_with([&] { sweeps::fit_recall_tokens(tokens, 1); }, "N"));
+}
+
+// Each recipe's flags, as its claims print them, train into its own folder, so that no recipe's runs reach another's
+// claims; a rate no recipe names falls to the recipe of the trainer's default.
+TEST(TrainData, EachRecallRecipesFlagsTrainIntoItsFolder) {
+  std::set<std::string> folders;
+  const auto folder_of = [](const std::string& flags) {
+    sweeps::TrainRun run;
+    CLI::App app;
+    sweeps::add_train_flags(app, run, sweeps::TrainFlags::every);
+    app.parse("--data recall " + flags, false);
+    return sweeps::task_of(run);
+  };
+  for (const auto& recipe : training_rows::kRecallRecipes) {
+    EXPECT_EQ(folder_of(recipe.flags), recipe.folder) << recipe.flags;
+    EXPECT_TRUE(folders.insert(recipe.folder).second) << recipe.folder << " twice";
+  }
+  EXPECT_EQ(folder_of("--readout last --clip 0 --lr 0.003"), "recall-query-noclip");
+  EXPECT_EQ(sweeps::task_of(sweeps::TrainRun{}), "") << "Fashion-MNIST has no task folder";
 }
 
 TEST(TrainOptim, CosineScheduleWarmsUpAndDecays) {

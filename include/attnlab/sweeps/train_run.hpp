@@ -86,6 +86,10 @@ nlohmann::json to_json(const TrainRun& run);
 // predate the choice) and its split. Two runs with the same key train alike.
 std::string run_key(const TrainRun& run);
 
+// The folder of results/ whose claims judge a run on the recall task (its recipe's: training_rows::kRecallRecipes, the
+// training claims' Regime::task), or "" for the images.
+std::string task_of(const TrainRun& run);
+
 // Throws std::invalid_argument naming data-dir when one of `files` is missing from `dir`.
 void require_data_files(const std::filesystem::path& dir, const std::vector<std::string>& files);
 

@@ -23,6 +23,44 @@ inline std::string sweep_path(const std::string& model, const std::string& sweep
   return model.empty() ? sweep : model + "/" + sweep;
 }
 
+// The recall task's recipes (--data recall), each trained into results/<folder>/ and read by claims of its own, so
+// that recipes never mix. Runs tell them apart by the token the head reads, the clip and the peak rate.
+struct RecallRecipe {
+  const char* folder;
+  bool reads_query;         // --readout last: one attention hop from the query fetches the answer
+  bool clipped;             // the trainer's global gradient clip (else --clip 0)
+  double lr;                // the peak rate it alone trains at; 0 for any other (the trainer's default)
+  const char* flags;        // what trains it beyond --data recall and a sweep's grid
+  const char* description;  // what the reports add to the task's name
+};
+inline constexpr RecallRecipe kRecallRecipes[] = {
+    {"recall", false, true, 0, "", ""},
+    {"recall-noclip", false, false, 0, "--clip 0", "no gradient clip"},
+    {"recall-query", true, true, 0, "--readout last", "the head reading the query token"},
+    {"recall-query-noclip", true, false, 0, "--readout last --clip 0",
+     "the head reading the query token, no gradient clip"},
+    {"recall-query-lowlr", true, false, 5e-4, "--readout last --clip 0 --steps 3000 --lr 0.0005",
+     "the head reading the query token, no gradient clip, peak rate 5e-4 over 3,000 steps"},
+};
+
+// The recipe trained into `folder`, or nullptr.
+inline const RecallRecipe* recall_recipe(const std::string& folder) {
+  for (const auto& r : kRecallRecipes)
+    if (folder == r.folder) return &r;
+  return nullptr;
+}
+
+// The recipe a recall run's settings train.
+inline const RecallRecipe& recall_recipe(bool reads_query, bool clipped, double lr) {
+  const RecallRecipe* any_rate = nullptr;
+  for (const auto& r : kRecallRecipes) {
+    if (r.reads_query != reads_query || r.clipped != clipped) continue;
+    if (r.lr == lr) return r;
+    if (r.lr == 0) any_rate = &r;
+  }
+  return *any_rate;  // every readout and clip has a recipe at any rate
+}
+
 // The control runs trained beside a sweep's points, by their registered activation names: what attention can move.
 namespace control {
 inline constexpr const char* softmax = "softmax";

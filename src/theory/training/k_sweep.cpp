@@ -438,12 +438,10 @@ void register_k_sweep_claims(ClaimRegistry& r) {
   // One verdict per regime: timm's init (the paper's training code) and unit-variance logits (its theorems'); and
   // ViT-Tiny's, POLY's Fig 1 model, under timm (the catalogue's vit-tiny grid, results/vit-tiny/k_sweep.csv).
   // xavier's variance 1/D gives the same weights as unit for x³ with the 1/√d inside, so it needs no run of its own.
-  // And the associative-recall task, where attention's content decides the answer, with and without the clip, and
-  // with the head reading the query token.
-  for (const Regime& regime :
-       {Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime, Regime{.init = "unit", .task = "recall"},
-        Regime{.init = "unit", .task = "recall-noclip"}, Regime{.init = "unit", .task = "recall-query"},
-        Regime{.init = "unit", .task = "recall-query-noclip"}}) {
+  // And the associative-recall task, where attention's content decides the answer, under each of its recipes.
+  std::vector<Regime> regimes{Regime{.init = "timm"}, Regime{.init = "unit"}, kVitTinyRegime};
+  for (const auto& recipe : kRecallRecipes) regimes.push_back(Regime{.init = "unit", .task = recipe.folder});
+  for (const Regime& regime : regimes) {
     const std::string init_text = regime.init == "timm" ? "timm's N(0, 0.02^2) Q and K (small logits)"
                                                         : "Q and K scaled to logits of unit variance at step 0";
     r.add(make_claim<KSweepEvidence>(

@@ -18,6 +18,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 namespace attnlab::training_claims {
@@ -272,9 +273,7 @@ std::string best_scale_method(const char* what, const char* along);
 struct Regime {
   std::string init = "timm";
   std::string model{};  // "" for the sweeps' model
-  // "" for Fashion-MNIST; else a task and recipe trained into results/<task>/: recall (associative recall, --data
-  // recall), recall-noclip (the same without the gradient clip that can hide instability, --clip 0) and recall-query
-  // (the head reads the query token, --readout last: one attention hop fetches the answer), recall-query-noclip.
+  // "" for Fashion-MNIST; else a recipe of the recall task, trained into results/<task>/ (kRecallRecipes).
   std::string task{};
   std::string sweep(const std::string& name) const {
     return task.empty() ? sweep_path(model, name) : sweep_path(model, task + "/" + name);
@@ -304,9 +303,9 @@ struct Regime {
   }
   std::string task_text() const {
     if (task.empty()) return kFashionTask;
+    const std::string description = recipe().description;
     return text("associative recall (--data recall: N - 1 key-value tokens and a query, 10 classes)",
-                reads_query() ? ", the head reading the query token" : "",
-                task.ends_with("noclip") ? ", no gradient clip" : "");
+                description.empty() ? "" : ", " + description);
   }
   // The sweep a claim's method names: "k_sweep", or "vit-tiny/k_sweep (--model vit-tiny)"; `flags` beyond the
   // regime's own join them.
@@ -319,9 +318,15 @@ struct Regime {
   // The flags that train the task's recipe: "--data recall --readout last --clip 0", or "" for Fashion-MNIST.
   std::string task_flags() const {
     if (task.empty()) return "";
-    return text("--data recall", reads_query() ? " --readout last" : "", task.ends_with("noclip") ? " --clip 0" : "");
+    const std::string flags = recipe().flags;
+    return flags.empty() ? "--data recall" : "--data recall " + flags;
   }
-  bool reads_query() const { return task.starts_with("recall-query"); }
+  bool reads_query() const { return !task.empty() && recipe().reads_query; }
+  const RecallRecipe& recipe() const {
+    const auto* r = recall_recipe(task);
+    if (r == nullptr) throw std::logic_error("no recall recipe trains into " + task);
+    return *r;
+  }
   double train_set() const { return task.empty() ? kFashionImages : kRecallExamples; }
 };
 
