@@ -174,6 +174,36 @@ void gelu_gradients(const T* __restrict x, const T* __restrict dy, Index n, T* _
   }
 }
 
+// GELU's loops over whole blocks of kGeluBlock values, the rest through a zero-padded block: every value goes through
+// the same vector variants of erfc and exp (the loops' epilogues call narrower or scalar ones, whose last bits can
+// differ), so a value's GELU does not depend on where it lies, and the last block's readout rows (vit.cpp) get the
+// bits they get among all tokens.
+constexpr Index kGeluBlock = 16;
+static_assert(kElementChunk % kGeluBlock == 0);
+
+template <class T>
+void gelu_values_in_blocks(const T* x, Index n, T* y) {
+  const Index whole = n - n % kGeluBlock;
+  gelu_values(x, whole, y);
+  if (whole == n) return;
+  alignas(64) T xs[kGeluBlock] = {}, ys[kGeluBlock];
+  std::copy(x + whole, x + n, xs);
+  gelu_values(xs, kGeluBlock, ys);
+  std::copy(ys, ys + (n - whole), y + whole);
+}
+
+template <class T>
+void gelu_gradients_in_blocks(const T* x, const T* dy, Index n, T* dx) {
+  const Index whole = n - n % kGeluBlock;
+  gelu_gradients(x, dy, whole, dx);
+  if (whole == n) return;
+  alignas(64) T xs[kGeluBlock] = {}, gs[kGeluBlock] = {}, out[kGeluBlock];
+  std::copy(x + whole, x + n, xs);
+  std::copy(dy + whole, dy + n, gs);
+  gelu_gradients(xs, gs, kGeluBlock, out);
+  std::copy(out, out + (n - whole), dx + whole);
+}
+
 }  // namespace
 
 template <class T>
@@ -181,7 +211,7 @@ void gelu_forward(const Matrix<T>& x, Matrix<T>& y) {
   y.resize(x.rows(), x.cols());
   const T* in = x.data();
   T* out = y.data();
-  over_chunks(x.size(), [in, out](Index i0, Index i1) { gelu_values(in + i0, i1 - i0, out + i0); });
+  over_chunks(x.size(), [in, out](Index i0, Index i1) { gelu_values_in_blocks(in + i0, i1 - i0, out + i0); });
 }
 
 template <class T>
@@ -189,7 +219,8 @@ void gelu_backward(const Matrix<T>& dy, const Matrix<T>& x, Matrix<T>& dx) {
   dx.resize(x.rows(), x.cols());
   const T *in = x.data(), *g = dy.data();
   T* out = dx.data();
-  over_chunks(x.size(), [in, g, out](Index i0, Index i1) { gelu_gradients(in + i0, g + i0, i1 - i0, out + i0); });
+  over_chunks(x.size(),
+              [in, g, out](Index i0, Index i1) { gelu_gradients_in_blocks(in + i0, g + i0, i1 - i0, out + i0); });
 }
 
 namespace {

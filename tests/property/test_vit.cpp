@@ -131,6 +131,30 @@ TEST(VitLayers, GeluBackwardMatchesFiniteDifferences) {
   EXPECT_TRUE(test::close(y(0, 0), 0.5 * std::erfc(-1 / std::sqrt(2.0)), test::tol.exact_rel, 0));
 }
 
+// A value's GELU and its gradient are the same bits wherever it lies: alone, at the start of a matrix and in its last
+// partial block of 16 (where a loop's epilogue would call a narrower or scalar erfc and exp). In double, where
+// libmvec's and libm's erfc part in the last bits, and in float.
+template <class T>
+void expect_gelu_independent_of_position() {
+  const Index n = 16 * 3 + 7;
+  const Matrix<T> x = random_matrix(1, n, 17, 2.0).cast<T>(), g = random_matrix(1, n, 18).cast<T>();
+  Matrix<T> y, dx;
+  gelu_forward(x, y);
+  gelu_backward(g, x, dx);
+  for (Index i = 0; i < n; ++i) {
+    const Matrix<T> xi = x.col(i), gi = g.col(i);
+    Matrix<T> yi, dxi;
+    gelu_forward(xi, yi);
+    gelu_backward(gi, xi, dxi);
+    ASSERT_EQ(yi(0, 0), y(0, i)) << "GELU of entry " << i;
+    ASSERT_EQ(dxi(0, 0), dx(0, i)) << "GELU's gradient at entry " << i;
+  }
+}
+TEST(VitLayers, GeluOfAValueDoesNotDependOnWhereItLies) {
+  expect_gelu_independent_of_position<double>();
+  expect_gelu_independent_of_position<float>();
+}
+
 // The residual stream's passes and the biases over the threads in chunks: Eigen's elementwise results, bit for bit, on
 // 1 and 2 threads, over sizes that span several chunks and end in a partial one.
 TEST(VitLayers, ChunkedElementwisePassesAreEigensForAnyThreadCount) {
@@ -416,6 +440,148 @@ TEST(VitModel, GradientMatchesFiniteDifferencesForEveryFamily) {
     model.backward();
     const std::vector<double> analytic(model.gradients().begin(), model.gradients().end());
     EXPECT_TRUE(matches_finite_differences(model.parameters(), analytic, loss, "all parameters"));
+  }
+}
+
+namespace {
+
+// The model's loss and gradients computed over every token of every block, as the trainer did before its last block
+// ran on the readout rows alone: from the layers, with the parameters found by name.
+template <class T>
+std::pair<double, std::vector<T>> every_token_step(Vit<T>& model, const Matrix<T>& images,
+                                                   std::span<const int> labels, double smoothing) {
+  const VitConfig& c = model.config();
+  std::vector<T> gradients(model.parameters().size(), T(0));
+  const auto tensor = [&](std::span<T> buffer, const std::string& name) -> T* {
+    for (const TensorInfo& t : model.tensors())
+      if (t.name == name) return buffer.data() + t.offset;
+    return nullptr;
+  };
+  const auto P = [&](const std::string& name) { return tensor(model.parameters(), name); };
+  const auto G = [&](const std::string& name) { return tensor(gradients, name); };
+  const Index B = images.rows(), N = c.tokens(), D = c.dim, read = c.readout_token();
+  const Matrix<T> patches = extract_patches(images, c);
+  Matrix<T> embedding;
+  linear_forward(patches, P("patch_embed.proj.weight"), P("patch_embed.proj.bias"), D, embedding, c.matmul);
+  const ConstMap<T> pos(P("pos_embed"), N, D);
+  Matrix<T> x(B * N, D);
+  for (Index b = 0; b < B; ++b) {
+    x.row(b * N) = Eigen::Map<const RowVector<T>>(P("cls_token"), D) + pos.row(0);
+    x.middleRows(b * N + 1, N - 1) = embedding.middleRows(b * (N - 1), N - 1) + pos.bottomRows(N - 1);
+  }
+  struct Saved {
+    Matrix<T> input, ln1, qkv, attention, mid, ln2, hidden, gelu;
+    Vector<T> m1, r1, m2, r2;
+    AttentionCache<T> cache;
+    Activation activation;
+  };
+  std::vector<Saved> saved(static_cast<std::size_t>(c.depth));
+  const AttentionShape shape{B, N, D, c.heads};
+  for (Index l = 0; l < c.depth; ++l) {
+    const std::string b = text("blocks.", l, ".");
+    Saved& s = saved[static_cast<std::size_t>(l)];
+    s.activation = c.resolved_activation();
+    if (const T* scale = P(b + "attn.scale")) std::get<ElementwiseActivation>(s.activation.fn).out_scale = *scale;
+    s.input = x;
+    layernorm_forward(s.input, P(b + "norm1.weight"), P(b + "norm1.bias"), c.ln_eps, s.ln1, s.m1, s.r1);
+    linear_forward(s.ln1, P(b + "attn.qkv.weight"), P(b + "attn.qkv.bias"), 3 * D, s.qkv, c.matmul);
+    attention_forward(s.qkv, shape, s.activation, s.attention, s.cache);
+    linear_forward(s.attention, P(b + "attn.proj.weight"), P(b + "attn.proj.bias"), D, s.mid, c.matmul);
+    add(s.mid, s.input, s.mid);
+    layernorm_forward(s.mid, P(b + "norm2.weight"), P(b + "norm2.bias"), c.ln_eps, s.ln2, s.m2, s.r2);
+    linear_forward(s.ln2, P(b + "mlp.fc1.weight"), P(b + "mlp.fc1.bias"), c.mlp_hidden, s.hidden, c.matmul);
+    gelu_forward(s.hidden, s.gelu);
+    linear_forward(s.gelu, P(b + "mlp.fc2.weight"), P(b + "mlp.fc2.bias"), D, x, c.matmul);
+    add(x, s.mid, x);
+  }
+  Matrix<T> final_input(B, D), normed, logits, probabilities, dlogits, dnormed, dfinal;
+  Vector<T> mean, rstd;
+  for (Index b = 0; b < B; ++b) final_input.row(b) = x.row(b * N + read);
+  layernorm_forward(final_input, P("norm.weight"), P("norm.bias"), c.ln_eps, normed, mean, rstd);
+  linear_forward(normed, P("head.weight"), P("head.bias"), c.classes, logits, c.matmul);
+  const double loss = cross_entropy_forward(logits, labels, smoothing, probabilities);
+
+  cross_entropy_backward(probabilities, labels, smoothing, dlogits);
+  linear_backward(dlogits, normed, P("head.weight"), &dnormed, G("head.weight"), G("head.bias"), c.matmul);
+  layernorm_backward(dnormed, final_input, P("norm.weight"), mean, rstd, dfinal, G("norm.weight"), G("norm.bias"));
+  Matrix<T> dx = Matrix<T>::Zero(B * N, D), dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput;
+  for (Index b = 0; b < B; ++b) dx.row(b * N + read) = dfinal.row(b);
+  for (Index l = c.depth - 1; l >= 0; --l) {
+    const std::string b = text("blocks.", l, ".");
+    const Saved& s = saved[static_cast<std::size_t>(l)];
+    linear_backward(dx, s.gelu, P(b + "mlp.fc2.weight"), &dgelu, G(b + "mlp.fc2.weight"), G(b + "mlp.fc2.bias"),
+                    c.matmul);
+    gelu_backward(dgelu, s.hidden, dhidden);
+    linear_backward(dhidden, s.ln2, P(b + "mlp.fc1.weight"), &dln2, G(b + "mlp.fc1.weight"), G(b + "mlp.fc1.bias"),
+                    c.matmul);
+    layernorm_backward(dln2, s.mid, P(b + "norm2.weight"), s.m2, s.r2, dmid, G(b + "norm2.weight"),
+                       G(b + "norm2.bias"));
+    add(dmid, dx, dmid);
+    linear_backward(dmid, s.attention, P(b + "attn.proj.weight"), &dattention, G(b + "attn.proj.weight"),
+                    G(b + "attn.proj.bias"), c.matmul);
+    double dtheta = 0;
+    attention_backward(dattention, s.qkv, shape, s.activation, s.cache, dqkv, &dtheta);
+    if (T* dscale = G(b + "attn.scale")) *dscale += T(dtheta);
+    linear_backward(dqkv, s.ln1, P(b + "attn.qkv.weight"), &dln1, G(b + "attn.qkv.weight"), G(b + "attn.qkv.bias"),
+                    c.matmul);
+    layernorm_backward(dln1, s.input, P(b + "norm1.weight"), s.m1, s.r1, dinput, G(b + "norm1.weight"),
+                       G(b + "norm1.bias"));
+    add(dinput, dmid, dx);
+  }
+  Map<T> dpos(G("pos_embed"), N, D);
+  Eigen::Map<RowVector<T>> dcls(G("cls_token"), D);
+  Matrix<T> dpatch(B * (N - 1), D);
+  for (Index b = 0; b < B; ++b) {
+    dpos += dx.middleRows(b * N, N);
+    dcls += dx.row(b * N);
+    dpatch.middleRows(b * (N - 1), N - 1) = dx.middleRows(b * N + 1, N - 1);
+  }
+  linear_backward(dpatch, patches, P("patch_embed.proj.weight"), static_cast<Matrix<T>*>(nullptr),
+                  G("patch_embed.proj.weight"), G("patch_embed.proj.bias"), c.matmul);
+  return {loss, gradients};
+}
+
+}  // namespace
+
+// The model's step, whose last block runs on the readout rows alone, has the bits of the step over every token: the
+// same loss and every gradient entry, in float with native and bf16 products, for both readouts, a learned scale, a
+// depth of one and two, 7 tokens (the fewest the row sums' argument needs is 4) and a patch grid of 65.
+TEST(VitModel, ReadoutRowsGiveTheBitsOfEveryToken) {
+  struct Case {
+    const char* activation;
+    Readout readout;
+    ProductPrecision matmul;
+    Index depth;
+    bool large;
+  };
+  for (const Case& k : {Case{"softmax", Readout::cls, ProductPrecision::native, 2, false},
+                        Case{"softmax", Readout::last, ProductPrecision::native, 1, false},
+                        Case{"poly-learned", Readout::cls, ProductPrecision::native, 2, false},
+                        Case{"poly+qkln", Readout::last, ProductPrecision::bf16, 2, false},
+                        Case{"softmax", Readout::cls, ProductPrecision::bf16, 2, true},
+                        Case{"poly", Readout::last, ProductPrecision::native, 2, true}}) {
+    SCOPED_TRACE(text(k.activation, ", readout ", to_string(k.readout), ", ", to_string(k.matmul), ", depth ", k.depth,
+                      k.large ? ", 65 tokens" : ", 7 tokens"));
+    VitConfig config = tiny_config(k.activation);
+    config.readout = k.readout, config.matmul = k.matmul, config.depth = k.depth;
+    if (k.large) config.image_h = 32, config.image_w = 16, config.channels = 1, config.dim = 32, config.mlp_hidden = 40;
+    Vit<float> model(config);
+    model.init(test::seed());
+    for (float& v : model.parameters()) v *= 10;  // gradients well above rounding in every layer
+    const Matrix<float> images = random_matrix(5, config.pixels(), 19).cast<float>();
+    const std::vector<int> labels{2, 0, 1, 1, 2};
+    const double loss = model.forward(images, std::span<const int>(labels), 0.1);
+    model.zero_grad();
+    model.backward();
+    const auto [expected_loss, expected] = every_token_step(model, images, std::span<const int>(labels), 0.1);
+    EXPECT_EQ(loss, expected_loss);
+    const std::span<const float> gradients = model.gradients();
+    Index nonzero = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_EQ(gradients[i], expected[i]) << "gradient entry " << i << " of " << expected.size();
+      nonzero += expected[i] != 0;
+    }
+    EXPECT_GT(nonzero, Index(expected.size()) / 2) << "most gradients zero: the comparison would be vacuous";
   }
 }
 

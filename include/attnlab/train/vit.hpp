@@ -151,17 +151,23 @@ class Vit {
   std::vector<int> labels_;
   double label_smoothing_ = 0;
   Matrix<T> patches_, embedded_, final_input_, final_normed_, logits_, probabilities_;
+  Matrix<T> readout_attention_;  // the last block's attention output on its readout rows (thin_to_readout)
   Vector<T> final_mean_, final_rstd_;
   std::vector<BlockCache> blocks_;
   std::vector<LayerNorms> layer_norms_;
   // Buffers a step fills and forgets, kept from step to step: fresh ones cost a page fault per page (at N = 256 the
   // kernel's faults and the zeroing of new pages were 46% of a step).
   struct ForwardScratch {
-    Matrix<T> patch_embedding, residual;
+    Matrix<T> patch_embedding, residual, readout_input, readout_output;
   } forward_scratch_;
   struct BackwardScratch {
-    Matrix<T> dlogits, dnormed, dfinal, dx, dgelu, dhidden, dln2, dmid, dattention, dqkv, dln1, dinput, dpatch;
+    Matrix<T> dlogits, dnormed, dfinal, dqkv, dln1, dinput, dpatch;
   } backward_scratch_;
+  // A block's gradients from its output back to its attention: over all B·N token rows, and over the last block's
+  // readout rows (thin_to_readout in vit.cpp), each in buffers of its own size.
+  struct BlockGradients {
+    Matrix<T> dout, dgelu, dhidden, dln2, dmid, dattention;
+  } token_gradients_, readout_gradients_;
 };
 
 // The B × patches × patch_dim patch matrix (rows b·P + p) of images (B × pixels): patch (a, c) of the
