@@ -448,8 +448,8 @@ namespace {
 // The model's loss and gradients computed over every token of every block, as the trainer did before its last block
 // ran on the readout rows alone: from the layers, with the parameters found by name.
 template <class T>
-std::pair<double, std::vector<T>> every_token_step(Vit<T>& model, const Matrix<T>& images,
-                                                   std::span<const int> labels, double smoothing) {
+std::pair<double, std::vector<T>> every_token_step(Vit<T>& model, const Matrix<T>& images, std::span<const int> labels,
+                                                   double smoothing) {
   const VitConfig& c = model.config();
   std::vector<T> gradients(model.parameters().size(), T(0));
   const auto tensor = [&](std::span<T> buffer, const std::string& name) -> T* {
