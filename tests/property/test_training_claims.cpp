@@ -350,15 +350,20 @@ TEST(TrainingClaims, PlateauEdgeRecoversTheConstructedExponent) {
                         "uniform 40%, off 39%)"),
         std::string::npos)
         << out.detail;
-    // The figure marks each edge at the height that defines it, delta = 0.2 under its curve's best.
+    // The figure marks each edge at the height that defines it, delta = 0.2 under its curve's best, in the colour the
+    // plot gives that curve (series c takes the palette's colour c).
     ASSERT_EQ(out.figures.size(), 1u);
-    const auto& marks = out.figures[0].series.back();
-    ASSERT_EQ(marks.x.size(), 4u) << marks.label;
+    const auto& series = out.figures[0].series;
+    ASSERT_EQ(series.size(), 8u);
     for (std::size_t c = 0; c < 4; ++c) {
-      EXPECT_EQ(marks.x[c], out.evidence[c].value.mean);
-      EXPECT_TRUE(marks.lo[c] <= marks.x[c] && marks.x[c] <= marks.hi[c]);
-      const auto& curve = out.figures[0].series[c].y;
-      EXPECT_TRUE(test::close(marks.y[c], *std::max_element(curve.begin(), curve.end()) - 0.2, 1e-9, 1e-9));
+      const auto& mark = series[4 + c];
+      ASSERT_EQ(mark.x.size(), 1u) << mark.label;
+      EXPECT_EQ(mark.x[0], out.evidence[c].value.mean);
+      EXPECT_TRUE(mark.lo[0] <= mark.x[0] && mark.x[0] <= mark.hi[0]);
+      const auto& curve = series[c].y;
+      EXPECT_TRUE(test::close(mark.y[0], *std::max_element(curve.begin(), curve.end()) - 0.2, 1e-9, 1e-9));
+      EXPECT_TRUE(series[c].colour.empty()) << series[c].label;
+      EXPECT_EQ(mark.colour, kSeriesColours[c]) << mark.label;
     }
   }
 }

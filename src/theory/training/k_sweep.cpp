@@ -380,15 +380,19 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
   std::tie(out.ci_lo, out.ci_hi) = exponent_interval(draws, curves, log_n, !censored.empty());
   out.verdict = exponent_verdict(out.ci_lo, out.ci_hi, band);
   std::string per_n, table = "| N | dynamic range | delta | plateau edge k | 95% interval |\n|---|---|---|---|---|\n";
-  // Each edge sits at the height that defines it, delta under its curve's best.
-  Series edge_marks{.label = "plateau edge (95% interval)", .connect = false, .x_bars = true};
+  // Each edge sits at the height that defines it, delta under its curve's best, in its curve's colour (the plot gives
+  // series i the palette's colour i).
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const auto [lo, hi] = draw_interval(draws, c);
     if (std::isfinite(edges[c])) {  // an interval reaching below the grid drawn to the grid's first k
-      edge_marks.x.push_back(std::pow(10, edges[c]));
-      edge_marks.y.push_back(fitted.fits[c].mu.maxCoeff() - deltas[c]);
-      edge_marks.lo.push_back(std::pow(10, std::isfinite(lo) ? lo : curves[c].x.front()));
-      edge_marks.hi.push_back(std::pow(10, std::isfinite(hi) ? hi : curves[c].x.back()));
+      accuracy.series.push_back({.label = text("N = ", sizes[c], " plateau edge (95% interval)"),
+                                 .x = {std::pow(10, edges[c])},
+                                 .y = {fitted.fits[c].mu.maxCoeff() - deltas[c]},
+                                 .lo = {std::pow(10, std::isfinite(lo) ? lo : curves[c].x.front())},
+                                 .hi = {std::pow(10, std::isfinite(hi) ? hi : curves[c].x.back())},
+                                 .connect = false,
+                                 .colour = kSeriesColours[fitted.kept[c] % std::size(kSeriesColours)],
+                                 .x_bars = true});
     }
     const auto k_text = [](double x) {
       return std::isfinite(x) ? sig(std::pow(10, x), 3)
@@ -406,7 +410,6 @@ ClaimOutcome judge_k_edge(const KSweepEvidence& e, const Thresholds& t) {
     r.extra = {{column::init, regime.init}, {"dynamic_range", *ranges[c].value()}, {"delta", deltas[c]}};
     out.evidence.push_back(r);
   }
-  if (!edge_marks.x.empty()) accuracy.series.push_back(edge_marks);
   out.figures = {accuracy};
   out.detail = text(regime.label(), ": plateau edge k (within ", share, " of the dynamic range of the best) ", per_n,
                     "; log k_edge = a + b log N: b = ", sig(out.measured, 3), ", 95% CI [", sig(out.ci_lo, 3), ", ",
