@@ -390,7 +390,10 @@ TEST(TrainingClaims, PlateauEdgeNeedsATaskThatCanShowIt) {
 TEST(TrainingClaims, ScaleBandIsJudgedAgainstThePlateau) {
   const auto inside = judge("poly.k_band", "k_sweep", edge_rows(0.5, 0.5, 0.4));
   EXPECT_EQ(inside.verdict, Verdict::holds) << inside.detail;
-  EXPECT_LT(inside.measured, 0.02) << inside.detail;
+  EXPECT_LT(inside.measured, 0.2) << "under delta at the N that decides: " << inside.detail;
+  // The estimate is the N that loses most over the band (N = 8's 3.51 points here, N = 256's 1.25 the least).
+  EXPECT_NE(inside.detail.find("the estimate is N=8's"), std::string::npos) << inside.detail;
+  EXPECT_NE(inside.detail.find(text("N=8: ", sig(100 * inside.measured, 3), " [")), std::string::npos) << inside.detail;
   const auto outside = judge("poly.k_band", "k_sweep", edge_rows(0.5, 3, 0.4));
   EXPECT_EQ(outside.verdict, Verdict::violated) << outside.detail;
   EXPECT_GT(outside.measured, 0.2) << outside.detail;

@@ -89,18 +89,21 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   };
   const auto draws = posterior_draws(fitted.fits, e.seed, "poly.k_band" + e.regime.suffix("."), gap_of);
   Verdict v = Verdict::holds;
+  std::vector<Verdict> per_n_verdicts;
+  std::vector<double> gaps;
   std::string per_n, table =
                          "| N | band k | dynamic range | delta | best less the band's worst | 95% interval | |\n"
                          "|---|---|---|---|---|---|---|\n";
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const Index n = e.sizes[picked[c]];
     const double delta = share * *e.ranges[picked[c]].value();
-    const double gap = gap_of(c, fitted.fits[c].mu);
+    const double gap = gaps.emplace_back(gap_of(c, fitted.fits[c].mu));
     const auto [lo, hi] = draw_interval(draws, c);
     // A curve whose best stays under content-free attention plus delta trained at no k: level at chance is no plateau.
     const bool trained = fitted.fits[c].mu.maxCoeff() >= *e.ranges[picked[c]].content_free() + delta;
     const Verdict at = trained ? equivalence_verdict(lo, hi, -HUGE_VAL, delta) : Verdict::inconclusive;
     v = worst(v, at);
+    per_n_verdicts.push_back(at);
     per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(100 * gap, 3), " [", sig(100 * lo, 3), ", ",
                   sig(100 * hi, 3), "] points against ", sig(100 * delta, 3), trained ? "" : " (trained at no k)");
     table += text("| ", n, " | ", sig(kBandLow * std::sqrt(double(n)), 3), " .. ",
@@ -109,13 +112,21 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
                   sig(100 * hi, 3), "] | ", to_string(at), " |\n");
   }
   out.verdict = v;
-  out.measured = draws.empty() ? NAN : gap_of(curves.size() - 1, fitted.fits.back().mu);
-  if (!draws.empty()) std::tie(out.ci_lo, out.ci_hi) = draw_interval(draws, curves.size() - 1);
-  out.detail = text(e.regime.label(), ": the best accuracy less the worst over k in [", sig(kBandLow, 3), ", ",
-                    sig(kBandHigh, 3), "] sqrt(N): ", per_n, " (holds: every interval below delta = ", share,
-                    " of the dynamic range; violated: one above it; a curve whose best stays under content-free "
-                    "attention plus delta trained at no k: inconclusive there)",
-                    fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
+  // The estimate is the deciding N's: of those whose own verdict is the claim's, the one that loses most over the band.
+  std::size_t deciding = 0;
+  for (std::size_t c = 0; c < curves.size(); ++c)
+    if (per_n_verdicts[c] == v && (per_n_verdicts[deciding] != v || gaps[c] > gaps[deciding])) deciding = c;
+  if (!draws.empty()) {
+    out.measured = gaps[deciding];
+    std::tie(out.ci_lo, out.ci_hi) = draw_interval(draws, deciding);
+  }
+  out.detail = text(
+      e.regime.label(), ": the best accuracy less the worst over k in [", sig(kBandLow, 3), ", ", sig(kBandHigh, 3),
+      "] sqrt(N): ", per_n, "; the estimate is N=", e.sizes[picked[deciding]],
+      "'s, whose verdict is the claim's and whose loss is largest (holds: every interval below delta = ", share,
+      " of the dynamic range; violated: one above it; a curve whose best stays under content-free "
+      "attention plus delta trained at no k: inconclusive there)",
+      fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
   out.markdown = text(
       "Per N whose dynamic range can show the effect and whose grid holds the band: the seed-adjusted "
       "accuracy's best grid value less its worst over the band (its ends interpolated linearly in log k, "
