@@ -69,14 +69,6 @@ void add(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& out) {
 }
 
 template <class T>
-void copy(const Matrix<T>& from, Matrix<T>& to) {
-  to.resize(from.rows(), from.cols());
-  const T* in = from.data();
-  T* out = to.data();
-  over_chunks(from.size(), [=](Index i0, Index i1) { std::copy(in + i0, in + i1, out + i0); });
-}
-
-template <class T>
 void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db,
                      ProductPrecision precision) {
   const StridedView<T> w = view_of(W, x.cols(), dy.cols());
@@ -610,7 +602,6 @@ void cross_entropy_backward(const Matrix<T>& probabilities, std::span<const int>
   template void linear_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, Matrix<T>*, T*, T*,                \
                                    ProductPrecision);                                                               \
   template void add<T>(const Matrix<T>&, const Matrix<T>&, Matrix<T>&);                                             \
-  template void copy<T>(const Matrix<T>&, Matrix<T>&);                                                              \
   template void layernorm_forward<T>(const Matrix<T>&, const T*, const T*, double, Matrix<T>&, Vector<T>&,          \
                                      Vector<T>&);                                                                   \
   template void layernorm_backward<T>(const Matrix<T>&, const Matrix<T>&, const T*, const Vector<T>&,               \

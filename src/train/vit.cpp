@@ -276,22 +276,22 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
   label_smoothing_ = label_smoothing;
 
   patches_ = extract_patches(images, c);
-  auto& [patch_embedding, residual, readout_input, readout_output] = forward_scratch_;
+  auto& [patch_embedding, readout_input, readout_output] = forward_scratch_;
   linear_forward(patches_, p_.patch_w, p_.patch_b, D, patch_embedding, c.matmul);
   const ConstMap<T> pos(p_.pos, N, D);
-  embedded_.resize(B * N, D);
+  // Each block writes its output where the next block keeps its input.
+  Matrix<T>& embedded = blocks_.front().input;
+  embedded.resize(B * N, D);
   for (Index b = 0; b < B; ++b) {
-    embedded_.row(b * N) = Eigen::Map<const RowVector<T>>(p_.cls, D) + pos.row(0);
-    embedded_.middleRows(b * N + 1, P) = patch_embedding.middleRows(b * P, P) + pos.bottomRows(P);
+    embedded.row(b * N) = Eigen::Map<const RowVector<T>>(p_.cls, D) + pos.row(0);
+    embedded.middleRows(b * N + 1, P) = patch_embedding.middleRows(b * P, P) + pos.bottomRows(P);
   }
 
   const AttentionShape shape{B, N, D, c.heads};
-  const Matrix<T>* x = &embedded_;
   for (Index l = 0; l < c.depth; ++l) {
     const auto& w = p_.blocks[static_cast<std::size_t>(l)];
     auto& k = blocks_[static_cast<std::size_t>(l)];
     const bool last = l == c.depth - 1;
-    copy(*x, k.input);
     layernorm_forward(k.input, w.ln1_w, w.ln1_b, c.ln_eps, k.ln1, k.ln1_mean, k.ln1_rstd);
     linear_forward(k.ln1, w.qkv_w, w.qkv_b, 3 * D, k.qkv, c.matmul);
     AttentionNormSums sums;
@@ -305,7 +305,7 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
       thin_to_readout(k.attention, N, c.readout_token(), readout_attention_);
       thin_to_readout(k.input, N, c.readout_token(), readout_input);
     }
-    Matrix<T>& out = last ? readout_output : residual;
+    Matrix<T>& out = last ? readout_output : blocks_[static_cast<std::size_t>(l + 1)].input;
     linear_forward(last ? readout_attention_ : k.attention, w.proj_w, w.proj_b, D, k.mid, c.matmul);
     add(k.mid, last ? readout_input : k.input, k.mid);
     layernorm_forward(k.mid, w.ln2_w, w.ln2_b, c.ln_eps, k.ln2, k.ln2_mean, k.ln2_rstd);
@@ -313,11 +313,10 @@ double Vit<T>::forward(const Matrix<T>& images, std::span<const int> labels, dou
     gelu_forward(k.hidden, k.gelu);
     linear_forward(k.gelu, w.fc2_w, w.fc2_b, D, out, c.matmul);
     add(out, k.mid, out);
-    x = &out;
   }
 
   final_input_.resize(B, D);
-  for (Index b = 0; b < B; ++b) final_input_.row(b) = x->row(b * kReadoutStride);
+  for (Index b = 0; b < B; ++b) final_input_.row(b) = readout_output.row(b * kReadoutStride);
   layernorm_forward(final_input_, p_.norm_w, p_.norm_b, c.ln_eps, final_normed_, final_mean_, final_rstd_);
   linear_forward(final_normed_, p_.head_w, p_.head_b, c.classes, logits_, c.matmul);
   return cross_entropy_forward(logits_, std::span<const int>(labels_), label_smoothing_, probabilities_);

@@ -167,14 +167,12 @@ TEST(VitLayers, ChunkedElementwisePassesAreEigensForAnyThreadCount) {
   const Matrix<float> biased = unbiased.rowwise() + bias;
   for (const int threads : {1, 2}) {
     omp_set_num_threads(threads);
-    Matrix<float> sum, in_place = a, copied, y;
+    Matrix<float> sum, in_place = a, y;
     add(a, b, sum);
     add(in_place, b, in_place);
-    copy(a, copied);
     linear_forward(x, W.data(), bias.data(), 97, y);
     EXPECT_TRUE(sum == Matrix<float>(a + b)) << threads << " threads";
     EXPECT_TRUE(in_place == sum) << threads << " threads, out = a";
-    EXPECT_TRUE(copied == a) << threads << " threads";
     EXPECT_TRUE(y == biased) << threads << " threads";
   }
   omp_set_num_threads(saved_threads);

@@ -27,12 +27,10 @@ template <class T>
 void linear_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* W, Matrix<T>* dx, T* dW, T* db,
                      ProductPrecision precision = ProductPrecision::native);
 
-// out = a + b and to = from, over the threads (the residual stream's passes); out may be a or b. std::invalid_argument
-// when a and b differ in shape.
+// out = a + b over the threads (the residual stream's adds); out may be a or b. std::invalid_argument when a and b
+// differ in shape.
 template <class T>
 void add(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& out);
-template <class T>
-void copy(const Matrix<T>& from, Matrix<T>& to);
 
 // Per row of x (R×C): y = (x − mean)·rstd ∘ w + b, rstd = 1/√(biased var + eps). w, b null: no affine.
 template <class T>

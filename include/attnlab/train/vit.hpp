@@ -150,7 +150,7 @@ class Vit {
   // The last forward's batch and everything its backward reads.
   std::vector<int> labels_;
   double label_smoothing_ = 0;
-  Matrix<T> patches_, embedded_, final_input_, final_normed_, logits_, probabilities_;
+  Matrix<T> patches_, final_input_, final_normed_, logits_, probabilities_;
   Matrix<T> readout_attention_;  // the last block's attention output on its readout rows (thin_to_readout)
   Vector<T> final_mean_, final_rstd_;
   std::vector<BlockCache> blocks_;
@@ -158,7 +158,7 @@ class Vit {
   // Buffers a step fills and forgets, kept from step to step: fresh ones cost a page fault per page (at N = 256 the
   // kernel's faults and the zeroing of new pages were 46% of a step).
   struct ForwardScratch {
-    Matrix<T> patch_embedding, residual, readout_input, readout_output;
+    Matrix<T> patch_embedding, readout_input, readout_output;
   } forward_scratch_;
   struct BackwardScratch {
     Matrix<T> dlogits, dnormed, dfinal, dqkv, dln1, dinput, dpatch;
