@@ -146,7 +146,7 @@ void layernorm_backward(const Matrix<T>& dy, const Matrix<T>& x, const T* w, con
 namespace {
 
 template <class T>
-void gelu_values(const T* __restrict x, Index n, T* __restrict y) {
+void gelu_values(Index n, T* __restrict y, const T* __restrict x) {
 #pragma omp simd
   for (Index i = 0; i < n; ++i) {
     const double v = x[i];
@@ -156,7 +156,7 @@ void gelu_values(const T* __restrict x, Index n, T* __restrict y) {
 
 // dx = dy ∘ (Φ(x) + x φ(x))
 template <class T>
-void gelu_gradients(const T* __restrict x, const T* __restrict dy, Index n, T* __restrict dx) {
+void gelu_gradients(Index n, T* __restrict dx, const T* __restrict x, const T* __restrict dy) {
 #pragma omp simd
   for (Index i = 0; i < n; ++i) {
     const double v = x[i];
@@ -166,34 +166,29 @@ void gelu_gradients(const T* __restrict x, const T* __restrict dy, Index n, T* _
   }
 }
 
-// GELU's loops over whole blocks of kGeluBlock values, the rest through a zero-padded block: every value goes through
-// the same vector variants of erfc and exp (the loops' epilogues call narrower or scalar ones, whose last bits can
-// differ), so a value's GELU does not depend on where it lies, and the last block's readout rows (vit.cpp) get the
+// GELU's loops run over whole blocks of kGeluBlock values and the rest through a zero-padded block: every value goes
+// through the same vector variants of erfc and exp (a loop's epilogue calls narrower or scalar ones, whose last bits
+// can differ), so a value's GELU does not depend on where it lies, and the last block's readout rows (vit.cpp) get the
 // bits they get among all tokens.
 constexpr Index kGeluBlock = 16;
 static_assert(kElementChunk % kGeluBlock == 0);
 
-template <class T>
-void gelu_values_in_blocks(const T* x, Index n, T* y) {
+template <class T, class... In>
+void in_whole_blocks(void (*loop)(Index, T*, const In*...), Index n, T* out, const In*... in) {
   const Index whole = n - n % kGeluBlock;
-  gelu_values(x, whole, y);
+  loop(whole, out, in...);
   if (whole == n) return;
-  alignas(64) T xs[kGeluBlock] = {}, ys[kGeluBlock];
-  std::copy(x + whole, x + n, xs);
-  gelu_values(xs, kGeluBlock, ys);
-  std::copy(ys, ys + (n - whole), y + whole);
-}
-
-template <class T>
-void gelu_gradients_in_blocks(const T* x, const T* dy, Index n, T* dx) {
-  const Index whole = n - n % kGeluBlock;
-  gelu_gradients(x, dy, whole, dx);
-  if (whole == n) return;
-  alignas(64) T xs[kGeluBlock] = {}, gs[kGeluBlock] = {}, out[kGeluBlock];
-  std::copy(x + whole, x + n, xs);
-  std::copy(dy + whole, dy + n, gs);
-  gelu_gradients(xs, gs, kGeluBlock, out);
-  std::copy(out, out + (n - whole), dx + whole);
+  struct alignas(64) Block {
+    T v[kGeluBlock] = {};
+  };
+  const auto padded = [&](const T* from) {
+    Block b;
+    std::copy(from + whole, from + n, b.v);
+    return b;
+  };
+  Block result;
+  loop(kGeluBlock, result.v, padded(in).v...);
+  std::copy(result.v, result.v + (n - whole), out + whole);
 }
 
 }  // namespace
@@ -203,7 +198,7 @@ void gelu_forward(const Matrix<T>& x, Matrix<T>& y) {
   y.resize(x.rows(), x.cols());
   const T* in = x.data();
   T* out = y.data();
-  over_chunks(x.size(), [in, out](Index i0, Index i1) { gelu_values_in_blocks(in + i0, i1 - i0, out + i0); });
+  over_chunks(x.size(), [in, out](Index i0, Index i1) { in_whole_blocks(gelu_values<T>, i1 - i0, out + i0, in + i0); });
 }
 
 template <class T>
@@ -211,8 +206,9 @@ void gelu_backward(const Matrix<T>& dy, const Matrix<T>& x, Matrix<T>& dx) {
   dx.resize(x.rows(), x.cols());
   const T *in = x.data(), *g = dy.data();
   T* out = dx.data();
-  over_chunks(x.size(),
-              [in, g, out](Index i0, Index i1) { gelu_gradients_in_blocks(in + i0, g + i0, i1 - i0, out + i0); });
+  over_chunks(x.size(), [in, g, out](Index i0, Index i1) {
+    in_whole_blocks(gelu_gradients<T>, i1 - i0, out + i0, in + i0, g + i0);
+  });
 }
 
 namespace {

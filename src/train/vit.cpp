@@ -12,10 +12,11 @@ namespace attnlab::train {
 namespace {
 
 // The loss reads one token per image, and every layer of the last block after attention works row by row: there they
-// run on the readout rows alone, each followed by kReadoutStride − 1 zero rows (6% of vit-tiny's linear products, 37%
-// of a depth-2 model's). A sum over rows then meets the same nonzero terms in the same order as over all B·N rows when
-// N ≥ 4 (Eigen's column sums add rows in fours, bf16 products in pairs, and a weight gradient's fma chain over the rows
-// skips only zeros), so a step's bits are those of the whole block.
+// run on the readout rows alone, each followed by kReadoutStride − 1 filler rows, zero where they enter (6% of
+// vit-tiny's linear products, 35% of a depth-2 model's at N = 65). The fillers' gradients are zero, so a sum over rows
+// meets the same nonzero terms in the same order as over all B·N rows when N ≥ 4 (Eigen's column sums add rows in
+// fours, bf16 products in pairs, and a weight gradient's fma chain over the rows skips only zeros): a step's bits are
+// those of the whole block. Below 4 tokens (one or two patches) two readout rows can share a group of four.
 constexpr Index kReadoutStride = 4;
 
 template <class T>

@@ -155,7 +155,7 @@ TEST(VitLayers, GeluOfAValueDoesNotDependOnWhereItLies) {
   expect_gelu_independent_of_position<float>();
 }
 
-// The residual stream's passes and the biases over the threads in chunks: Eigen's elementwise results, bit for bit, on
+// The residual stream's adds and the biases over the threads in chunks: Eigen's elementwise results, bit for bit, on
 // 1 and 2 threads, over sizes that span several chunks and end in a partial one.
 TEST(VitLayers, ChunkedElementwisePassesAreEigensForAnyThreadCount) {
   const int saved_threads = omp_get_max_threads();
@@ -543,35 +543,37 @@ std::pair<double, std::vector<T>> every_token_step(Vit<T>& model, const Matrix<T
 
 // The model's step, whose last block runs on the readout rows alone, has the bits of the step over every token: the
 // same loss and every gradient entry, in float with native and bf16 products, for both readouts, a learned scale, a
-// depth of one and two, 7 tokens (the fewest the row sums' argument needs is 4) and a patch grid of 65.
+// depth of one and two, a batch of one, 4 tokens (the fewest the row sums' argument holds for), 7 and 65.
 TEST(VitModel, ReadoutRowsGiveTheBitsOfEveryToken) {
   struct Case {
     const char* activation;
     Readout readout;
     ProductPrecision matmul;
-    Index depth;
-    bool large;
+    Index depth, image_h, image_w, batch;  // 4 × 2 patches: (h/4)(w/2) + 1 tokens
   };
-  for (const Case& k : {Case{"softmax", Readout::cls, ProductPrecision::native, 2, false},
-                        Case{"softmax", Readout::last, ProductPrecision::native, 1, false},
-                        Case{"poly-learned", Readout::cls, ProductPrecision::native, 2, false},
-                        Case{"poly+qkln", Readout::last, ProductPrecision::bf16, 2, false},
-                        Case{"softmax", Readout::cls, ProductPrecision::bf16, 2, true},
-                        Case{"poly", Readout::last, ProductPrecision::native, 2, true}}) {
-    SCOPED_TRACE(text(k.activation, ", readout ", to_string(k.readout), ", ", to_string(k.matmul), ", depth ", k.depth,
-                      k.large ? ", 65 tokens" : ", 7 tokens"));
+  for (const Case& k : {Case{"softmax", Readout::cls, ProductPrecision::native, 2, 8, 6, 5},
+                        Case{"softmax", Readout::last, ProductPrecision::native, 1, 8, 6, 5},
+                        Case{"poly-learned", Readout::cls, ProductPrecision::native, 2, 8, 6, 5},
+                        Case{"poly+qkln", Readout::last, ProductPrecision::bf16, 2, 8, 6, 5},
+                        Case{"softmax", Readout::last, ProductPrecision::bf16, 2, 4, 6, 5},
+                        Case{"poly", Readout::cls, ProductPrecision::native, 2, 4, 6, 1},
+                        Case{"softmax", Readout::cls, ProductPrecision::bf16, 2, 32, 16, 5},
+                        Case{"poly", Readout::last, ProductPrecision::native, 2, 32, 16, 5}}) {
     VitConfig config = tiny_config(k.activation);
     config.readout = k.readout, config.matmul = k.matmul, config.depth = k.depth;
-    if (k.large) config.image_h = 32, config.image_w = 16, config.channels = 1, config.dim = 32, config.mlp_hidden = 40;
+    config.image_h = k.image_h, config.image_w = k.image_w;
+    SCOPED_TRACE(text(k.activation, ", readout ", to_string(k.readout), ", ", to_string(k.matmul), ", depth ", k.depth,
+                      ", ", config.tokens(), " tokens, batch ", k.batch));
     Vit<float> model(config);
     model.init(test::seed());
     for (float& v : model.parameters()) v *= 10;  // gradients well above rounding in every layer
-    const Matrix<float> images = random_matrix(5, config.pixels(), 19).cast<float>();
-    const std::vector<int> labels{2, 0, 1, 1, 2};
-    const double loss = model.forward(images, std::span<const int>(labels), 0.1);
+    const Matrix<float> images = random_matrix(k.batch, config.pixels(), 19).cast<float>();
+    constexpr int kLabels[] = {2, 0, 1, 1, 2};
+    const std::span<const int> labels(kLabels, static_cast<std::size_t>(k.batch));
+    const double loss = model.forward(images, labels, 0.1);
     model.zero_grad();
     model.backward();
-    const auto [expected_loss, expected] = every_token_step(model, images, std::span<const int>(labels), 0.1);
+    const auto [expected_loss, expected] = every_token_step(model, images, labels, 0.1);
     EXPECT_EQ(loss, expected_loss);
     const std::span<const float> gradients = model.gradients();
     Index nonzero = 0;

@@ -135,6 +135,7 @@ class Vit {
   const std::vector<LayerNorms>& layer_norms() const { return layer_norms_; }
 
  private:
+  // The last block's mid, ln2, hidden, gelu and ln2's statistics hold its readout rows only (vit.cpp).
   struct BlockCache {
     Matrix<T> input, ln1, qkv, attention, mid, ln2, hidden, gelu;
     Vector<T> ln1_mean, ln1_rstd, ln2_mean, ln2_rstd;

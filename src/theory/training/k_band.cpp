@@ -91,6 +91,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
   Verdict v = Verdict::holds;
   std::vector<Verdict> per_n_verdicts;
   std::vector<double> gaps;
+  std::vector<bool> trained_at;
   std::string per_n, table =
                          "| N | band k | dynamic range | delta | best less the band's worst | 95% interval | |\n"
                          "|---|---|---|---|---|---|---|\n";
@@ -103,7 +104,7 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
     const bool trained = fitted.fits[c].mu.maxCoeff() >= *e.ranges[picked[c]].content_free() + delta;
     const Verdict at = trained ? equivalence_verdict(lo, hi, -HUGE_VAL, delta) : Verdict::inconclusive;
     v = worst(v, at);
-    per_n_verdicts.push_back(at);
+    per_n_verdicts.push_back(at), trained_at.push_back(trained);
     per_n += text(per_n.empty() ? "" : ", ", "N=", n, ": ", sig(100 * gap, 3), " [", sig(100 * lo, 3), ", ",
                   sig(100 * hi, 3), "] points against ", sig(100 * delta, 3), trained ? "" : " (trained at no k)");
     table += text("| ", n, " | ", sig(kBandLow * std::sqrt(double(n)), 3), " .. ",
@@ -112,21 +113,24 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
                   sig(100 * hi, 3), "] | ", to_string(at), " |\n");
   }
   out.verdict = v;
-  // The estimate is the deciding N's: of those whose own verdict is the claim's, the one that loses most over the band.
+  // The estimate is the deciding N's: of those whose own verdict is the claim's, a trained curve before one at chance,
+  // then the one that loses most over the band.
+  const auto rank = [&](std::size_t c) { return std::tuple(per_n_verdicts[c] == v, bool(trained_at[c]), gaps[c]); };
   std::size_t deciding = 0;
-  for (std::size_t c = 0; c < curves.size(); ++c)
-    if (per_n_verdicts[c] == v && (per_n_verdicts[deciding] != v || gaps[c] > gaps[deciding])) deciding = c;
+  for (std::size_t c = 1; c < curves.size(); ++c)
+    if (rank(c) > rank(deciding)) deciding = c;
+  std::string estimate;
   if (!draws.empty()) {
     out.measured = gaps[deciding];
     std::tie(out.ci_lo, out.ci_hi) = draw_interval(draws, deciding);
+    estimate = text("; the estimate is N=", e.sizes[picked[deciding]],
+                    "'s, the N whose verdict is the claim's and whose loss is largest (a trained curve first)");
   }
-  out.detail = text(
-      e.regime.label(), ": the best accuracy less the worst over k in [", sig(kBandLow, 3), ", ", sig(kBandHigh, 3),
-      "] sqrt(N): ", per_n, "; the estimate is N=", e.sizes[picked[deciding]],
-      "'s, whose verdict is the claim's and whose loss is largest (holds: every interval below delta = ", share,
-      " of the dynamic range; violated: one above it; a curve whose best stays under content-free "
-      "attention plus delta trained at no k: inconclusive there)",
-      fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
+  out.detail = text(e.regime.label(), ": the best accuracy less the worst over k in [", sig(kBandLow, 3), ", ",
+                    sig(kBandHigh, 3), "] sqrt(N): ", per_n, estimate, " (holds: every interval below delta = ", share,
+                    " of the dynamic range; violated: one above it; a curve whose best stays under content-free "
+                    "attention plus delta trained at no k: inconclusive there)",
+                    fitted.left_out.empty() ? "" : "; " + fitted.left_out, "; ", range_text);
   out.markdown = text(
       "Per N whose dynamic range can show the effect and whose grid holds the band: the seed-adjusted "
       "accuracy's best grid value less its worst over the band (its ends interpolated linearly in log k, "
@@ -136,7 +140,10 @@ ClaimOutcome judge_k_band(const KSweepEvidence& e, const Thresholds& t) {
       "after the recall sweeps' data: a draw's own maximum over a flat plateau lies above the fit's, and N = 16's "
       "interval had excluded its estimate). An N whose fitted best stays under the better content-free control plus "
       "delta trained at no k and is inconclusive, not level (added on 2026-12-01, after recall-query-noclip's N = 128 "
-      "read level at chance; it can only turn holds into inconclusive).\n\n",
+      "read level at chance; it can only turn holds into inconclusive). The estimate and interval reported are the "
+      "deciding N's: of the N whose verdict is the claim's, a trained curve first, then the largest loss (changed on "
+      "2026-12-08, after seeing the data, from the largest N's, which on recall-query-lowlr was a curve at chance; no "
+      "verdict depends on it).\n\n",
       table, e.setup);
   return out;
 }
